@@ -1,0 +1,28 @@
+// Runs every spec test of the build tree with node's test runner.
+// Usage: node scripts/test.mjs [filter...]   (filters match test file paths)
+import { readdirSync, statSync, existsSync } from "node:fs";
+import { join } from "node:path";
+import { spawnSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+process.chdir(root);
+function walk(dir, out = []) {
+  if (!existsSync(dir)) return out;
+  for (const name of readdirSync(dir).sort()) {
+    const p = join(dir, name);
+    if (statSync(p).isDirectory()) walk(p, out);
+    else if (p.endsWith(".test.js")) out.push(p);
+  }
+  return out;
+}
+const filters = process.argv.slice(2);
+const files = walk(join("build", "spec-tests")).filter((f) => filters.length === 0 || filters.some((x) => f.includes(x)));
+if (files.length === 0) {
+  console.error("test: no test files found");
+  process.exit(1);
+}
+const r = spawnSync(process.execPath, ["--test", "--test-concurrency=2", "--test-timeout=120000", ...files], {
+  stdio: "inherit",
+});
+process.exit(r.status ?? 1);

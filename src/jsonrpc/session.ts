@@ -1,0 +1,432 @@
+/**
+ * The JSON-RPC 2.0 session: ids, pending requests, timeouts, cancellation,
+ * progress, and dispatch of what the server sends (J1–J7). Transport-agnostic.
+ *
+ * @module
+ */
+import {
+  CancelledError,
+  ConnectionClosedError,
+  JsonRpcError,
+  LimitError,
+  TimeoutError,
+  YadaError,
+} from "../errors.js";
+import {
+  DEFAULT_MAX_TOTAL_TIMEOUT_MS,
+  MAX_CANCEL_REASON_CHARS,
+  MAX_PENDING_REQUESTS,
+  MAX_RPC_ERROR_MESSAGE_CHARS,
+} from "../limits.js";
+import { silentLogger, type Logger } from "../log.js";
+import type { Transport } from "../transport/types.js";
+import {
+  classifyMessage,
+  RPC,
+  type JsonRpcFailure,
+  type JsonRpcMessage,
+  type JsonRpcNotification,
+  type JsonRpcRequest,
+  type RequestId,
+} from "./messages.js";
+
+/** One `notifications/progress` update for a request (J6). */
+export interface Progress {
+  progress: number;
+  total?: number;
+  message?: string;
+}
+
+/** Options of one request. */
+export interface RequestOptions {
+  /** Bound in ms counted from when the request is sent; `null` = no bound. */
+  timeoutMs?: number | null;
+  /** Aborting it cancels the request (J5). */
+  signal?: AbortSignal;
+  /** Receives progress; when given, a `_meta.progressToken` is added to the request (J6). */
+  onProgress?: (progress: Progress) => void;
+  /** Restart the timeout on every progress update (J6). */
+  resetTimeoutOnProgress?: boolean;
+  /** With `resetTimeoutOnProgress`, the hard bound on the total time (J6). */
+  maxTotalTimeoutMs?: number;
+}
+
+/** Context passed to a handler of a server-initiated request. */
+export interface RequestContext {
+  /** The server's request id. */
+  id: RequestId;
+  /** Aborted when the server cancels the request or the session closes. */
+  signal: AbortSignal;
+}
+
+/** Answers one server-initiated request; throw {@link RpcErrorReply} to answer with an error. */
+export type RequestHandler = (
+  params: Record<string, unknown> | undefined,
+  context: RequestContext,
+) => Promise<Record<string, unknown>> | Record<string, unknown>;
+
+/** Receives every notification the server sends that the session does not consume itself. */
+export type NotificationListener = (method: string, params: Record<string, unknown> | undefined) => void;
+
+/**
+ * Thrown by a {@link RequestHandler} to answer with a specific JSON-RPC error.
+ *
+ * @example
+ * ```ts
+ * session.onRequest("roots/list", () => { throw new RpcErrorReply(-32602, "no roots"); });
+ * ```
+ */
+export class RpcErrorReply extends Error {
+  readonly rpcCode: number;
+  readonly data: unknown;
+  constructor(rpcCode: number, message: string, data?: unknown) {
+    super(message);
+    this.rpcCode = rpcCode;
+    this.data = data;
+  }
+}
+
+/** Options of a {@link JsonRpcSession}. */
+export interface SessionOptions {
+  /** Names the server in every error message. */
+  name: string;
+  /** Diagnostics sink; silent by default. */
+  logger?: Logger;
+}
+
+interface Pending {
+  method: string;
+  resolve(result: Record<string, unknown>): void;
+  reject(error: YadaError): void;
+  /** Aborted when the request settles, so the transport can stop reading for it. */
+  done: AbortController;
+  timer?: ReturnType<typeof setTimeout>;
+  onProgress?: (progress: Progress) => void;
+  progressToken?: RequestId;
+  cleanup(): void;
+}
+
+function truncate(text: string, max: number): string {
+  return text.length <= max ? text : text.slice(0, max) + "…";
+}
+
+/**
+ * A JSON-RPC session over one {@link Transport}.
+ *
+ * Requests get increasing integer ids; each waits for the response with its own id
+ * (J2). Server requests go to handlers registered with {@link onRequest}; `ping` is
+ * answered `{}` and anything unhandled `-32601` (J3). Notifications go to listeners
+ * (J4). Timeouts and aborts send `notifications/cancelled` (J5).
+ */
+export class JsonRpcSession {
+  readonly #transport: Transport;
+  readonly #name: string;
+  readonly #log: Logger;
+  readonly #pending = new Map<RequestId, Pending>();
+  readonly #progress = new Map<RequestId, Pending>();
+  readonly #handlers = new Map<string, RequestHandler>();
+  readonly #inbound = new Map<RequestId, AbortController>();
+  readonly #listeners = new Set<NotificationListener>();
+  readonly #closeListeners = new Set<(error: YadaError) => void>();
+  #nextId = 1;
+  #closeError: YadaError | undefined;
+  #started = false;
+
+  constructor(transport: Transport, options: SessionOptions) {
+    this.#transport = transport;
+    this.#name = options.name;
+    this.#log = options.logger ?? silentLogger;
+  }
+
+  /** The transport this session runs over. */
+  get transport(): Transport {
+    return this.#transport;
+  }
+
+  /** Why the session ended, or `undefined` while it is open. */
+  get closeError(): YadaError | undefined {
+    return this.#closeError;
+  }
+
+  /** Starts the transport; incoming messages flow from here on. */
+  async start(): Promise<void> {
+    if (this.#started) return;
+    this.#started = true;
+    await this.#transport.start({
+      message: (value) => this.#receive(value),
+      requestError: (id, error) => this.#settle(id, undefined, error),
+      closed: (error) => this.#onClosed(error),
+    });
+  }
+
+  /** Registers the handler of a server-initiated request method (J3, H13). */
+  onRequest(method: string, handler: RequestHandler): void {
+    this.#handlers.set(method, handler);
+  }
+
+  /** Adds a notification listener (J4); returns a function that removes it. */
+  onNotification(listener: NotificationListener): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /** Calls `listener` once when the session ends. */
+  onClose(listener: (error: YadaError) => void): () => void {
+    this.#closeListeners.add(listener);
+    return () => this.#closeListeners.delete(listener);
+  }
+
+  /**
+   * Sends a request and resolves with its `result`.
+   *
+   * @throws JsonRpcError (`jsonrpc`) when the server answers with an error object.
+   * @throws TimeoutError (`timeout`) / CancelledError (`cancelled`): the server may still carry the call out.
+   * @throws ConnectionClosedError (`connection_closed`) when the session ended.
+   * @throws LimitError (`limit`) beyond `MAX_PENDING_REQUESTS` requests in flight.
+   */
+  request(method: string, params?: Record<string, unknown>, options: RequestOptions = {}): Promise<Record<string, unknown>> {
+    if (this.#closeError) return Promise.reject(this.#closeError);
+    if (this.#pending.size >= MAX_PENDING_REQUESTS) {
+      return Promise.reject(
+        new LimitError("MAX_PENDING_REQUESTS", MAX_PENDING_REQUESTS, `${this.#name}: more than ${MAX_PENDING_REQUESTS} requests in flight`),
+      );
+    }
+    const signal = options.signal;
+    if (signal?.aborted) {
+      return Promise.reject(new CancelledError(`${this.#name}: ${method} was cancelled before it was sent`, { cause: signal.reason }));
+    }
+    const id = this.#nextId++;
+    let outParams = params;
+    if (options.onProgress) {
+      const meta = (params?._meta ?? {}) as Record<string, unknown>;
+      outParams = { ...params, _meta: { ...meta, progressToken: id } };
+    }
+    const message: JsonRpcRequest = { jsonrpc: "2.0", id, method };
+    if (outParams !== undefined) message.params = outParams;
+
+    return new Promise<Record<string, unknown>>((resolve, reject) => {
+      const done = new AbortController();
+      const onAbort = (): void => {
+        this.#cancel(id, "cancelled by the caller");
+        this.#settle(
+          id,
+          undefined,
+          new CancelledError(`${this.#name}: ${method} was cancelled; the server may still carry the call out`, { cause: signal?.reason }),
+        );
+      };
+      const pending: Pending = {
+        method,
+        resolve,
+        reject,
+        done,
+        cleanup: () => {
+          if (pending.timer !== undefined) clearTimeout(pending.timer);
+          signal?.removeEventListener("abort", onAbort);
+          if (pending.progressToken !== undefined) this.#progress.delete(pending.progressToken);
+          done.abort();
+        },
+      };
+      if (options.onProgress) {
+        pending.onProgress = options.onProgress;
+        pending.progressToken = id;
+        this.#progress.set(id, pending);
+      }
+      this.#pending.set(id, pending);
+      signal?.addEventListener("abort", onAbort, { once: true });
+
+      // S6: the bound counts from when the request is handed to the transport.
+      const timeoutMs = options.timeoutMs ?? null;
+      if (timeoutMs !== null && Number.isFinite(timeoutMs)) {
+        const startedAt = Date.now();
+        const hardMax = options.maxTotalTimeoutMs ?? DEFAULT_MAX_TOTAL_TIMEOUT_MS;
+        const arm = (ms: number, total: boolean): void => {
+          pending.timer = setTimeout(() => {
+            const bound = total ? hardMax : timeoutMs;
+            this.#cancel(id, `timed out after ${bound} ms`);
+            this.#settle(
+              id,
+              undefined,
+              new TimeoutError(`${this.#name}: ${method} timed out after ${bound} ms; the server may still carry the call out`, bound),
+            );
+          }, ms);
+        };
+        arm(timeoutMs, false);
+        if (options.resetTimeoutOnProgress && pending.onProgress) {
+          const user = pending.onProgress;
+          pending.onProgress = (p) => {
+            if (pending.timer !== undefined) clearTimeout(pending.timer);
+            const left = hardMax - (Date.now() - startedAt);
+            if (left <= timeoutMs) arm(Math.max(0, left), true);
+            else arm(timeoutMs, false);
+            user(p);
+          };
+        }
+      }
+      this.#send(message, done.signal).catch((error: unknown) => this.#settle(id, undefined, this.#asYadaError(error, method)));
+    });
+  }
+
+  /**
+   * Sends a notification.
+   *
+   * @throws ConnectionClosedError (`connection_closed`) when the session ended; any
+   * transport error when the message could not be delivered.
+   */
+  async notify(method: string, params?: Record<string, unknown>): Promise<void> {
+    if (this.#closeError) throw this.#closeError;
+    const message: JsonRpcNotification = { jsonrpc: "2.0", method };
+    if (params !== undefined) message.params = params;
+    await this.#send(message);
+  }
+
+  /** Closes the transport and fails everything still pending. Idempotent. */
+  async close(): Promise<void> {
+    if (!this.#closeError) {
+      this.#onClosed(new ConnectionClosedError(`${this.#name}: connection closed`));
+    }
+    await this.#transport.close();
+  }
+
+  #send(message: JsonRpcMessage, signal?: AbortSignal): Promise<void> {
+    return this.#transport.send(message, signal ? { signal } : undefined);
+  }
+
+  #asYadaError(error: unknown, method: string): YadaError {
+    if (error instanceof YadaError) return error;
+    return new ConnectionClosedError(`${this.#name}: ${method} could not be sent`, {}, { cause: error });
+  }
+
+  #cancel(id: RequestId, reason: string): void {
+    const pending = this.#pending.get(id);
+    // The spec forbids cancelling initialize; a closed session has nobody to tell.
+    if (!pending || pending.method === "initialize" || this.#closeError) return;
+    this.notify("notifications/cancelled", { requestId: id, reason: truncate(reason, MAX_CANCEL_REASON_CHARS) }).catch((e: unknown) =>
+      this.#log("debug", "notifications/cancelled could not be sent", { server: this.#name, error: String(e) }),
+    );
+  }
+
+  #settle(id: RequestId, result: Record<string, unknown> | undefined, error: YadaError | undefined): boolean {
+    const pending = this.#pending.get(id);
+    if (!pending) return false;
+    this.#pending.delete(id);
+    pending.cleanup();
+    if (error) pending.reject(error);
+    else pending.resolve(result ?? {});
+    return true;
+  }
+
+  #onClosed(error: YadaError): void {
+    if (this.#closeError) return;
+    this.#closeError = error;
+    for (const id of [...this.#pending.keys()]) this.#settle(id, undefined, error);
+    for (const controller of this.#inbound.values()) controller.abort(error);
+    this.#inbound.clear();
+    for (const listener of this.#closeListeners) {
+      try {
+        listener(error);
+      } catch (e) {
+        this.#log("warn", "close listener threw", { server: this.#name, error: String(e) });
+      }
+    }
+  }
+
+  #receive(value: unknown): void {
+    let incoming;
+    try {
+      incoming = classifyMessage(value);
+    } catch (e) {
+      // J1: an invalid message is reported and dropped, never a crash.
+      this.#log("warn", "dropped an invalid JSON-RPC message", { server: this.#name, error: (e as Error).message });
+      return;
+    }
+    switch (incoming.kind) {
+      case "response": {
+        const m = incoming.message;
+        if (m.id === null) {
+          const err = (m as JsonRpcFailure).error;
+          this.#log("warn", "server sent an error without an id", { server: this.#name, code: err.code, message: truncate(err.message, 200) });
+          return;
+        }
+        const pending = this.#pending.get(m.id);
+        if (!pending) {
+          // J2: a response for an unknown or timed-out id.
+          this.#log("debug", "dropped a response for an unknown id", { server: this.#name, id: m.id });
+          return;
+        }
+        if ("error" in m) {
+          const e = m.error;
+          this.#settle(m.id, undefined, new JsonRpcError(`${this.#name}: ${pending.method}`, e.code, truncate(e.message, MAX_RPC_ERROR_MESSAGE_CHARS), e.data));
+        } else {
+          this.#settle(m.id, m.result, undefined);
+        }
+        return;
+      }
+      case "notification":
+        this.#onNotification(incoming.message);
+        return;
+      case "request":
+        void this.#onRequest(incoming.message);
+        return;
+    }
+  }
+
+  #onNotification(n: JsonRpcNotification): void {
+    const params = n.params;
+    if (n.method === "notifications/progress") {
+      const token = params?.progressToken;
+      const pending = typeof token === "string" || typeof token === "number" ? this.#progress.get(token) : undefined;
+      if (pending?.onProgress && typeof params?.progress === "number") {
+        const p: Progress = { progress: params.progress };
+        if (typeof params.total === "number") p.total = params.total;
+        if (typeof params.message === "string") p.message = params.message;
+        try {
+          pending.onProgress(p);
+        } catch (e) {
+          this.#log("warn", "progress callback threw", { server: this.#name, error: String(e) });
+        }
+      }
+    } else if (n.method === "notifications/cancelled") {
+      const id = params?.requestId;
+      if (typeof id === "string" || typeof id === "number") this.#inbound.get(id)?.abort(new CancelledError("cancelled by the server"));
+    }
+    for (const listener of this.#listeners) {
+      try {
+        listener(n.method, params);
+      } catch (e) {
+        this.#log("warn", "notification listener threw", { server: this.#name, method: n.method, error: String(e) });
+      }
+    }
+  }
+
+  async #onRequest(r: JsonRpcRequest): Promise<void> {
+    const handler = this.#handlers.get(r.method) ?? (r.method === "ping" ? () => ({}) : undefined);
+    if (!handler) {
+      // J3: answer so the server never waits on us.
+      this.#log("warn", "declined a server request with no handler", { server: this.#name, method: r.method });
+      this.#reply({ jsonrpc: "2.0", id: r.id, error: { code: RPC.METHOD_NOT_FOUND, message: "Method not found" } });
+      return;
+    }
+    const controller = new AbortController();
+    this.#inbound.set(r.id, controller);
+    try {
+      const result = await handler(r.params, { id: r.id, signal: controller.signal });
+      if (controller.signal.aborted) return;
+      this.#reply({ jsonrpc: "2.0", id: r.id, result });
+    } catch (e) {
+      if (controller.signal.aborted) return;
+      const error =
+        e instanceof RpcErrorReply
+          ? { code: e.rpcCode, message: e.message, ...(e.data === undefined ? {} : { data: e.data }) }
+          : { code: RPC.INTERNAL_ERROR, message: "Internal error" };
+      if (!(e instanceof RpcErrorReply)) this.#log("warn", "a server request handler threw", { server: this.#name, method: r.method, error: String(e) });
+      this.#reply({ jsonrpc: "2.0", id: r.id, error });
+    } finally {
+      this.#inbound.delete(r.id);
+    }
+  }
+
+  #reply(message: JsonRpcMessage): void {
+    if (this.#closeError) return;
+    this.#send(message).catch((e: unknown) => this.#log("debug", "a reply could not be sent", { server: this.#name, error: String(e) }));
+  }
+}

@@ -1,0 +1,130 @@
+/**
+ * The tool model the agent loop runs: every tool has an `effect`. A `"read"`
+ * tool executes directly; `"write"` (contract-bound, W1–W6) and `"confirm"`
+ * (one approval, at most once, W7) tools never execute inside a plain `run`: they
+ * prepare an action that a host approves and a worker executes (W8).
+ *
+ * @module
+ */
+
+/** Who acts: comes from the host's authenticated backend, never from the model (T1). */
+export interface Identity {
+  /** The authenticated actor (user or service). */
+  actorId: string;
+  /** The tenant the actor acts in. */
+  tenantId: string;
+}
+
+/**
+ * The host's permission check, awaited on every invocation with the original
+ * remote tool name (T4). Return `true` to allow.
+ */
+export type Authorize = (identity: Identity, toolName: string) => boolean | Promise<boolean>;
+
+/** A JSON Schema object as given to a model provider. */
+export type JsonSchemaObject = Record<string, unknown>;
+
+/** A text part of a tool result. */
+export interface TextPart {
+  type: "text";
+  text: string;
+}
+/** An image part of a tool result (base64), within the bounds of T7. */
+export interface ImagePart {
+  type: "image";
+  mimeType: string;
+  data: string;
+}
+/** One part of what a tool returns to the model. */
+export type ToolResultPart = TextPart | ImagePart;
+
+/** What a tool returns to the model. `isError` results go back with is_error (R4). */
+export interface ToolResult {
+  content: ToolResultPart[];
+  isError: boolean;
+}
+
+/** Progress of a running tool (R2 tool execution update). */
+export interface ToolUpdate {
+  progress?: number;
+  total?: number;
+  message?: string;
+}
+
+/** What the agent loop passes to a tool call. */
+export interface ToolCallContext {
+  /** The caller; tools bound to an identity refuse any other (T1). */
+  identity: Identity;
+  /** Aborts the call (T10). */
+  signal?: AbortSignal;
+  /** Receives progress updates. */
+  onUpdate?: (update: ToolUpdate) => void;
+}
+
+/** What every tool has. */
+export interface ToolBase {
+  /** The name the model sees (for MCP tools `server__tool`, T2). */
+  name: string;
+  /** What the model reads about the tool (untrusted when it comes from a server). */
+  description: string;
+  /** JSON Schema of the arguments. */
+  inputSchema: JsonSchemaObject;
+}
+
+/** A tool that only reads: the agent loop executes it directly. */
+export interface ReadTool extends ToolBase {
+  readonly effect: "read";
+  /** Runs the tool. Failures come back as `isError` results; it throws only for cancellation. */
+  execute(args: unknown, context: ToolCallContext): Promise<ToolResult>;
+}
+
+/** A prepared, not yet approved write: what a host shows a person (W8). */
+export interface PreparedAction {
+  /** The tool's model-facing name. */
+  tool: string;
+  /** The reviewed contract version the approval covers (W6, W7). */
+  version: string;
+  /** The validated arguments. */
+  arguments: Record<string, unknown>;
+  /** For contract writes: the state version the preparation returned (W3). */
+  stateVersion?: string;
+  /** For contract writes: the preparation's summary for the approver (untrusted text). */
+  preview?: string;
+}
+
+/** The outcome of executing or reconciling an approved action (W5). */
+export type ActionOutcome =
+  | { status: "succeeded"; result: ToolResult }
+  | { status: "failed"; result: ToolResult }
+  | { status: "unknown"; reason: string };
+
+/** An approved action handed to the worker. */
+export interface ApprovedAction extends PreparedAction {
+  /** Unique per action; the server's idempotency key (W2). */
+  operationId: string;
+}
+
+/** A contract-bound write tool (W1–W6): prepare, execute once, reconcile by receipt. */
+export interface WriteTool extends ToolBase {
+  readonly effect: "write";
+  /** Reviewed version plus the contract fingerprint (W6). */
+  readonly version: string;
+  prepare(args: unknown, context: ToolCallContext): Promise<PreparedAction>;
+  execute(action: ApprovedAction, context: ToolCallContext): Promise<ActionOutcome>;
+  reconcile(action: ApprovedAction, context: ToolCallContext): Promise<ActionOutcome>;
+}
+
+/** A mutating tool behind one approval, run at most once, never retried (W7). */
+export interface ConfirmTool extends ToolBase {
+  readonly effect: "confirm";
+  /** Covers the tool name and input schema (W7). */
+  readonly version: string;
+  prepare(args: unknown, context: ToolCallContext): Promise<PreparedAction>;
+  execute(action: ApprovedAction, context: ToolCallContext): Promise<ActionOutcome>;
+}
+
+/** Any tool the agent loop can be given. */
+export type Tool = ReadTool | WriteTool | ConfirmTool;
+
+/** The effects a tool can have. */
+export type ToolEffect = Tool["effect"];

@@ -1,0 +1,53 @@
+/**
+ * The transport contract: the JSON-RPC session above sends messages through it
+ * and receives decoded JSON values from it. Two verbs out (`send`, `close`), one
+ * sink in.
+ *
+ * @module
+ */
+import type { YadaError } from "../errors.js";
+import type { JsonRpcMessage, RequestId } from "../jsonrpc/messages.js";
+
+/** Where a transport delivers what it receives. */
+export interface TransportSink {
+  /** One decoded JSON value from the peer; the session validates it (J1). */
+  message(value: unknown): void;
+  /**
+   * A failure that concerns one request only (for HTTP: its POST failed or its
+   * response stream broke). The session rejects that request with `error`.
+   */
+  requestError(id: RequestId, error: YadaError): void;
+  /** The transport ended for good; every pending request fails with `error`. */
+  closed(error: YadaError): void;
+}
+
+/** Per-message options of {@link Transport.send}. */
+export interface SendOptions {
+  /**
+   * Aborted when the request it carries is settled, timed out or cancelled, so a
+   * transport can stop reading a response stream nobody waits for.
+   */
+  signal?: AbortSignal;
+}
+
+/** A bidirectional message channel to one MCP server. */
+export interface Transport {
+  /** Begins delivering incoming messages to `sink`. Called once, before any send. */
+  start(sink: TransportSink): Promise<void>;
+  /**
+   * Sends one message. Resolves once the message is handed over (stdio: written to
+   * the pipe; HTTP: the POST answered and, for a request, its response delivered to
+   * the sink or a failure reported through `sink.requestError`).
+   *
+   * @throws YadaError when the message cannot be sent at all.
+   */
+  send(message: JsonRpcMessage, options?: SendOptions): Promise<void>;
+  /** Ends the connection and releases every resource. Idempotent. */
+  close(): Promise<void>;
+  /** Told the negotiated protocol revision (HTTP sends it as MCP-Protocol-Version, H9). */
+  setProtocolVersion?(version: string): void;
+  /** Called once the session is initialized: may open a channel for server-initiated messages (H12). */
+  openInbound?(): void;
+  /** A short description for error messages: "stdio server 'x'", "HTTP server http://...". */
+  readonly description: string;
+}
