@@ -1,10 +1,11 @@
 // Builds dist/ (the vendorable bundles and their .d.ts) and build/ (the test tree).
-// Usage: node scripts/build.mjs [--no-types]
+// Usage: node scripts/build.mjs [--no-types] [--lenient]
 import * as esbuild from "esbuild";
 import { readdirSync, readFileSync, statSync, existsSync, rmSync } from "node:fs";
 import { join, relative, sep } from "node:path";
 import { execFileSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import { purityViolations } from "./purity.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 process.chdir(root);
@@ -19,33 +20,6 @@ function walk(dir, out = []) {
   return out;
 }
 
-// X1: the web entry is web-standard. Everything under src/ except src/node/, src/cli/
-// and src/node.ts must not import node:* nor touch process / Buffer; nothing may eval.
-const WEB_FORBIDDEN = [
-  [/\bfrom\s+["']node:/, "imports a node: module"],
-  [/\bimport\s*\(\s*["']node:/, "imports a node: module"],
-  [/\brequire\s*\(/, "calls require"],
-  [/(?<![.\w])process\s*\./, "touches process"],
-  [/(?<![.\w])Buffer\s*[.(]/, "touches Buffer"],
-];
-const EVERYWHERE_FORBIDDEN = [
-  [/(?<![.\w])eval\s*\(/, "calls eval"],
-  [/\bnew\s+Function\s*\(/, "calls new Function"],
-];
-export function purityViolations(files) {
-  const problems = [];
-  for (const file of files) {
-    const rel = relative("src", file).split(sep).join("/");
-    const nodeSide = rel.startsWith("node/") || rel.startsWith("cli/") || rel === "node.ts";
-    const text = readFileSync(file, "utf8")
-      .replace(/\/\*[\s\S]*?\*\//g, "")
-      .replace(/(^|[^:"'`])\/\/.*$/gm, "$1");
-    const rules = nodeSide ? EVERYWHERE_FORBIDDEN : [...WEB_FORBIDDEN, ...EVERYWHERE_FORBIDDEN];
-    for (const [re, why] of rules) if (re.test(text)) problems.push(`${file} ${why}`);
-  }
-  return problems;
-}
-
 const srcFiles = walk("src");
 const problems = purityViolations(srcFiles);
 if (problems.length) {
@@ -56,8 +30,7 @@ if (problems.length) {
 rmSync("build", { recursive: true, force: true });
 // Test tree: every .ts of src/ and spec-tests/ transpiled one to one (no bundling), so
 // tests import the modules they exercise.
-await esbuild.build({
-  entryPoints: [...srcFiles, ...walk("spec-tests")],
+const testTree = {
   outdir: "build",
   outbase: ".",
   format: "esm",
@@ -65,7 +38,18 @@ await esbuild.build({
   target: "node20",
   sourcemap: "inline",
   logLevel: "warning",
-});
+};
+if (process.argv.includes("--lenient")) {
+  // Transpile file by file and skip the ones that do not compile (work in progress
+  // elsewhere in the tree); never used by `npm test`.
+  const results = await Promise.allSettled(
+    [...srcFiles, ...walk("spec-tests")].map((f) => esbuild.build({ ...testTree, entryPoints: [f], logLevel: "silent" })),
+  );
+  const failed = results.filter((r) => r.status === "rejected").length;
+  if (failed) console.error(`build: ${failed} file(s) skipped (--lenient)`);
+} else {
+  await esbuild.build({ ...testTree, entryPoints: [...srcFiles, ...walk("spec-tests")] });
+}
 
 const bundles = [
   { entry: "src/index.ts", out: "dist/yada.js", platform: "neutral" },
@@ -74,7 +58,7 @@ const bundles = [
   { entry: "src/cli/demo.ts", out: "dist/demo.js", platform: "node" },
 ];
 for (const b of bundles) {
-  if (!existsSync(b.entry)) continue;
+  if (!existsSync(b.entry) || process.argv.includes("--lenient")) continue;
   await esbuild.build({
     entryPoints: [b.entry],
     outfile: b.out,

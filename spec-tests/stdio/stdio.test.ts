@@ -1,0 +1,223 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { McpClient } from "../../src/node/client.js";
+import { ConnectionClosedError, LimitError, TimeoutError } from "../../src/errors.js";
+import { DEFAULT_CALL_TIMEOUT_MS, STDERR_TAIL_BYTES } from "../../src/limits.js";
+import type { TextContent } from "../../src/mcp/types.js";
+import { captureLogs, connectFixture, rejection, waitFor } from "../helpers/clients.js";
+import { repoPath } from "../helpers/paths.js";
+
+const everything = repoPath("node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js");
+const text = (r: { content: unknown[] }): string => (r.content as TextContent[]).map((c) => c.text).join("");
+
+test("S1: the server gets the given env on top of a minimal inherited set, nothing else of ours", async () => {
+  process.env.YADA_TEST_SECRET = "must-not-leak";
+  const client = await McpClient.connectStdio("node", [everything, "stdio"], { YADA_GIVEN: "given-value" });
+  try {
+    const env = JSON.parse(text(await client.callTool("get-env", {}))) as Record<string, string>;
+    assert.equal(env.YADA_GIVEN, "given-value");
+    assert.equal(env.YADA_TEST_SECRET, undefined);
+    assert.equal(env.PATH, process.env.PATH);
+  } finally {
+    delete process.env.YADA_TEST_SECRET;
+    await client.close();
+  }
+});
+
+test("S1: newlines inside values travel as escapes, one message per line both ways", async () => {
+  const { client } = await connectFixture("echo.mjs");
+  try {
+    const r = await client.callTool("echo", { text: "line one\nline two\r\n\u2028end" });
+    assert.equal(text(r), "line one\nline two\r\n\u2028end");
+  } finally {
+    await client.close();
+  }
+});
+
+test("S2: non-JSON stdout lines are skipped and logged at warn", async () => {
+  const { client, logs } = await connectFixture("noisy.mjs");
+  try {
+    assert.equal(text(await client.callTool("echo", { text: "ok" })), "ok");
+    const skipped = logs.filter((l) => l.level === "warn" && l.message === "skipped a stdout line that is not JSON");
+    assert.ok(skipped.some((l) => String(l.data?.line).includes("Noisy MCP server v1.0 starting up")));
+  } finally {
+    await client.close();
+  }
+});
+
+test("S2: when the server exits after a skipped line, the error mentions it", async () => {
+  const { client } = await connectFixture("exit-mid-call.mjs", ["--skipped-line"]);
+  const e = await rejection(client.callTool("echo", { text: "x" }));
+  assert.ok(e instanceof ConnectionClosedError);
+  assert.match(e.message, /panic: connection pool exhausted/);
+  await client.close();
+});
+
+test("S3: a server flooding stderr (with invalid UTF-8) never blocks, its stderr is logged at debug and its tail kept", async () => {
+  const { client, logs } = await connectFixture("stderr-flood.mjs");
+  try {
+    for (let i = 0; i < 4; i++) assert.equal(text(await client.callTool("echo", { text: `n${i}` })), `n${i}`);
+    const debug = logs.filter((l) => l.level === "debug" && l.message === "server stderr");
+    const bytes = debug.reduce((n, l) => n + String(l.data?.text).length, 0);
+    assert.ok(bytes > 1024 * 1024, `only ${bytes} bytes of stderr logged`);
+    assert.ok(logs.every((l) => l.level !== "warn" || !/stderr/.test(l.message)));
+  } finally {
+    await client.close();
+  }
+});
+
+test("S3, S4: when the server dies mid-call, the pending call fails with exit code and the kept stderr", async () => {
+  const { client } = await connectFixture("exit-mid-call.mjs");
+  const e = await rejection(client.callTool("echo", { text: "x" }));
+  assert.ok(e instanceof ConnectionClosedError);
+  assert.equal(e.code, "connection_closed");
+  assert.equal(e.info.exitCode, 3);
+  assert.match(e.info.stderrTail ?? "", /fatal: database unreachable/);
+  assert.match(e.message, /exited with code 3.*fatal: database unreachable/);
+  // Later calls fail the same way, without hanging.
+  const later = await rejection(client.callTool("echo", { text: "y" }));
+  assert.ok(later instanceof ConnectionClosedError);
+  assert.equal(later, e);
+  await client.close();
+});
+
+test("S3: only the last STDERR_TAIL_BYTES of stderr are kept", async () => {
+  const { client } = await connectFixture("stderr-flood.mjs");
+  await client.close();
+  // A fresh flood server that dies: its tail must be bounded.
+  const { client: dying } = await connectFixture("exit-mid-call.mjs");
+  const e = await rejection(dying.callTool("echo", { text: "x" }));
+  assert.ok(e instanceof ConnectionClosedError);
+  assert.ok((e.info.stderrTail ?? "").length <= STDERR_TAIL_BYTES);
+  await dying.close();
+});
+
+test("S5: a server that never answers initialize fails the connect within the handshake bound", async () => {
+  const t0 = Date.now();
+  const e = await rejection(connectFixture("silent.mjs", ["--no-init"], { handshakeTimeoutMs: 300 }));
+  assert.ok(e instanceof TimeoutError);
+  assert.match(e.message, /handshake did not finish within 300 ms/);
+  assert.ok(Date.now() - t0 < 5000);
+});
+
+test("S5: a server that exits on start fails the connect with its stderr", async () => {
+  const e = await rejection(connectFixture("exit-on-start.mjs"));
+  assert.ok(e instanceof ConnectionClosedError);
+  assert.match(e.message, /cannot start: missing API key/);
+});
+
+test("S5: a command that does not exist fails the connect with a transport error", async () => {
+  const e = await rejection(McpClient.connectStdio("/nonexistent/yada-server", []));
+  assert.equal(e.code, "transport");
+});
+
+test("S5: initialized is sent as a notification after the initialize answer", async () => {
+  const { client, logs } = await connectFixture("silent.mjs");
+  try {
+    const stderr = () => logs.filter((l) => l.message === "server stderr").map((l) => String(l.data?.text)).join("");
+    await waitFor(() => /received notifications\/initialized/.test(stderr()));
+    assert.ok(stderr().indexOf("received initialize") < stderr().indexOf("received notifications/initialized"));
+  } finally {
+    await client.close();
+  }
+});
+
+test("S6: calls are bounded at five minutes by default; withCallTimeout sets or removes the bound", async () => {
+  const { client } = await connectFixture("silent.mjs");
+  try {
+    assert.equal(client.callTimeoutMs, DEFAULT_CALL_TIMEOUT_MS);
+    assert.equal(DEFAULT_CALL_TIMEOUT_MS, 300_000);
+    assert.equal(client.withCallTimeout(null).callTimeoutMs, null);
+    const t0 = Date.now();
+    const e = await rejection(client.withCallTimeout(150).callTool("echo", { text: "x" }));
+    assert.ok(e instanceof TimeoutError);
+    assert.ok(Date.now() - t0 >= 140);
+    // With no bound, the call is still waiting when the connection closes.
+    const unbounded = rejection(client.withCallTimeout(null).callTool("echo", { text: "x" }));
+    await new Promise((r) => setTimeout(r, 300));
+    await client.close();
+    assert.ok((await unbounded) instanceof ConnectionClosedError);
+  } finally {
+    await client.close();
+  }
+});
+
+test("S6: the bound counts from the send: many concurrent calls each get their full time", async () => {
+  const { client } = await connectFixture("echo.mjs");
+  try {
+    const bounded = client.withCallTimeout(2000);
+    const results = await Promise.all(Array.from({ length: 50 }, (_, i) => bounded.callTool("slow", { ms: 100 + (i % 5) })));
+    assert.equal(results.length, 50);
+  } finally {
+    await client.close();
+  }
+});
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+test("S7: close() ends stdin and the server exits; no process or listener is left", async () => {
+  const exitListeners = process.listenerCount("exit");
+  const { client } = await connectFixture("echo.mjs");
+  await client.callTool("echo", { text: "x" });
+  const t0 = Date.now();
+  await client.close();
+  assert.ok(Date.now() - t0 < 1500, "a polite server exits on stdin end");
+  assert.ok(process.listenerCount("exit") <= Math.max(exitListeners, 1));
+  assert.ok(client.isClosed);
+  const e = await rejection(client.callTool("echo", { text: "x" }));
+  assert.equal(e.code, "connection_closed");
+});
+
+test("S7: a server that ignores stdin end and SIGTERM is killed with SIGKILL", async () => {
+  const { logs, logger } = captureLogs();
+  const { fixtureServer } = await import("../helpers/paths.js");
+  const client = await McpClient.connectStdio("node", [fixtureServer("ignore-stdin-close.mjs")], undefined, { logger });
+  const stderr = () => logs.filter((l) => l.message === "server stderr").map((l) => String(l.data?.text)).join("");
+  await waitFor(() => /pid \d+/.test(stderr()));
+  const pid = Number(/pid (\d+)/.exec(stderr())?.[1]);
+  assert.ok(alive(pid));
+  await client.close();
+  assert.equal(alive(pid), false);
+  assert.match(stderr(), /ignoring SIGTERM/);
+});
+
+test("S8: a line over the bound fails its call with a limit error and the session goes on", async () => {
+  const { client } = await connectFixture("long-line.mjs", [], { maxLineBytes: 1024 * 1024 });
+  try {
+    const e = await rejection(client.callTool("big", { bytes: 2 * 1024 * 1024 }));
+    assert.ok(e instanceof LimitError);
+    assert.equal(e.limit, "MAX_LINE_BYTES");
+    assert.equal(text(await client.callTool("big", { bytes: 1000 })).length, 1000);
+  } finally {
+    await client.close();
+  }
+});
+
+test("S8: the default bound is 16 MiB: a 17 MiB line is refused", async () => {
+  const { client } = await connectFixture("long-line.mjs");
+  try {
+    const e = await rejection(client.callTool("big", { bytes: 17 * 1024 * 1024 }));
+    assert.ok(e instanceof LimitError);
+    assert.equal(e.max, 16 * 1024 * 1024);
+  } finally {
+    await client.close();
+  }
+});
+
+test("S1: invalid UTF-8 and multi-byte characters split across writes are handled", async () => {
+  const { client, logs } = await connectFixture("bad-utf8.mjs");
+  try {
+    assert.equal(text(await client.callTool("unicode", {})), "héllo 👋 世界 🎉 ok");
+    assert.equal(text(await client.callTool("echo", { text: "日本語 ✓" })), "日本語 ✓");
+    assert.ok(logs.some((l) => l.message === "skipped a stdout line that is not JSON"));
+  } finally {
+    await client.close();
+  }
+});
