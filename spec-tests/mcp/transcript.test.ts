@@ -65,6 +65,7 @@ test("X4: a client that strays from the transcript fails the replay", async () =
 test("X4: the schema check rejects a malformed client message", () => {
   assert.throws(() => checkClientMessage("2025-11-25", { jsonrpc: "2.0", id: 1, method: "tools/call", params: { arguments: {} } }));
   assert.throws(() => checkClientMessage("2025-11-25", { jsonrpc: "2.0", id: 1, method: "initialize", params: { capabilities: {} } }));
-  assert.throws(() => checkClientMessage("2025-11-25", { jsonrpc: "2.0", method: "notifications/cancelled", params: {} }));
+  assert.throws(() => checkClientMessage("2025-11-25", { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: null } }));
+  assert.throws(() => checkClientMessage("2025-11-25", { jsonrpc: "2.0", method: "notifications/no-such-thing" }));
   checkClientMessage("2025-11-25", { jsonrpc: "2.0", id: 1, method: "ping" });
 });
