@@ -221,6 +221,14 @@ export class StdioTransport implements Transport {
       return Promise.reject(new ConnectionClosedError(`${this.description} is not running`));
     }
     const line = encodeMessage(message) + "\n";
+    if ("id" in message && "method" in message) {
+      // A request needs no write callback: if the pipe breaks, the process exit
+      // fails the pending request with its status and stderr (S4). Measured: the
+      // callback cost a third of the round-trip throughput.
+      stdin.write(line);
+      return Promise.resolve();
+    }
+    // Notifications and replies have nothing else to fail: wait for the write (S5).
     return new Promise<void>((resolve, reject) => {
       stdin.write(line, (e) => {
         if (e) reject(new TransportError(`${this.description}: write failed: ${e.message}`, { cause: e }));

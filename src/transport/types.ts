@@ -48,6 +48,12 @@ export interface Transport {
   setProtocolVersion?(version: string): void;
   /** Called once the session is initialized: may open a channel for server-initiated messages (H12). */
   openInbound?(): void;
+  /**
+   * `true` when the transport wants `SendOptions.signal` on requests (it streams
+   * responses and stops reading when a request settles). Creating that signal has
+   * a cost per request, so transports that do not use it leave this unset.
+   */
+  readonly needsRequestSignal?: boolean;
   /** A short description for error messages: "stdio server 'x'", "HTTP server http://...". */
   readonly description: string;
 }
