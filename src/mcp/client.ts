@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { LimitError, ProtocolError, TimeoutError, UnsupportedVersionError, YadaError } from "../errors.js";
+import { LimitError, ProtocolError, TimeoutError, UnsupportedVersionError, ValidationError, YadaError } from "../errors.js";
 import { JsonRpcSession, type NotificationListener, type Progress, type RequestHandler, type RequestOptions } from "../jsonrpc/session.js";
 import {
   DEFAULT_CALL_TIMEOUT_MS,
@@ -37,6 +37,7 @@ import {
   type ServerInfo,
 } from "./types.js";
 import { isSupportedLegacyVersion, LATEST_LEGACY_VERSION } from "./versions.js";
+import { answerElicitation, answerRoots, answerSampling, capabilitiesFor, type ClientHandlers } from "./handlers.js";
 
 /** The name and version yada reports to servers unless the host sets its own. */
 export const DEFAULT_CLIENT_INFO = { name: "yada", version: "0.1.0" } as const;
@@ -57,11 +58,35 @@ export interface ClientOptions {
   requestTimeoutMs?: number | null;
   /** Aborts the handshake. */
   signal?: AbortSignal;
-  /** Handlers for server-initiated requests, keyed by method (J3, H13). Unhandled ones are declined. */
+  /**
+   * Host handlers for roots, sampling and elicitation (V6). Each declares its
+   * capability; without a handler the capability is not declared and the server's
+   * request is declined with -32601.
+   */
+  handlers?: ClientHandlers;
+  /** Receives the server's `notifications/message` log entries (V7). */
+  onServerLog?: (entry: ServerLogEntry) => void;
+  /** The server log level to ask for once connected (V7). */
+  logLevel?: LoggingLevel;
+  /** Raw handlers for other server-initiated requests, keyed by method (J3, H13). */
   requestHandlers?: Record<string, RequestHandler>;
-  /** Capabilities declared in the handshake (only for what `requestHandlers` can serve). */
+  /** Extra capabilities declared in the handshake, merged over those of `handlers`. */
   capabilities?: JsonRecord;
 }
+
+/** Server log severities (RFC 5424 names, as MCP uses them). */
+export type LoggingLevel = "debug" | "info" | "notice" | "warning" | "error" | "critical" | "alert" | "emergency";
+const LOGGING_LEVELS: readonly string[] = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"];
+
+/** One `notifications/message` entry from the server (V7); `data` is untrusted. */
+export interface ServerLogEntry {
+  level: LoggingLevel;
+  logger?: string;
+  data: unknown;
+}
+
+/** Which list a `list_changed` notification is about (V5). */
+export type ListKind = "tools" | "resources" | "prompts";
 
 /** Per-call options. */
 export interface CallOptions {
@@ -128,7 +153,7 @@ export class McpClient {
   static async connect(transport: Transport, options: ClientOptions = {}): Promise<McpClient> {
     const name = options.name ?? transport.description;
     const session = new JsonRpcSession(transport, { name, ...(options.logger ? { logger: options.logger } : {}) });
-    for (const [method, handler] of Object.entries(options.requestHandlers ?? {})) session.onRequest(method, handler);
+    McpClient.#wire(session, options);
     const handshakeMs = options.handshakeTimeoutMs ?? DEFAULT_HANDSHAKE_TIMEOUT_MS;
     const deadline = new AbortController();
     const timer = setTimeout(() => deadline.abort(), handshakeMs);
@@ -137,7 +162,9 @@ export class McpClient {
       await session.start();
       const shared = await McpClient.#handshake(session, name, options, signal, handshakeMs, deadline.signal);
       transport.openInbound?.();
-      return new this(shared, options.callTimeoutMs === undefined ? DEFAULT_CALL_TIMEOUT_MS : options.callTimeoutMs);
+      const client = new this(shared, options.callTimeoutMs === undefined ? DEFAULT_CALL_TIMEOUT_MS : options.callTimeoutMs);
+      if (options.logLevel !== undefined && isRecord(shared.capabilities.logging)) await client.setLogLevel(options.logLevel);
+      return client;
     } catch (e) {
       await session.close().catch(() => {});
       if (deadline.signal.aborted && !(options.signal?.aborted ?? false)) {
@@ -146,6 +173,23 @@ export class McpClient {
       throw e;
     } finally {
       clearTimeout(timer);
+    }
+  }
+
+  static #wire(session: JsonRpcSession, options: ClientOptions): void {
+    const h = options.handlers;
+    if (h?.roots) session.onRequest("roots/list", (_p, ctx) => answerRoots(h, ctx));
+    if (h?.sampling) session.onRequest("sampling/createMessage", (p, ctx) => answerSampling(h, p, ctx));
+    if (h?.elicitation) session.onRequest("elicitation/create", (p, ctx) => answerElicitation(h, p, ctx));
+    for (const [method, handler] of Object.entries(options.requestHandlers ?? {})) session.onRequest(method, handler);
+    const onLog = options.onServerLog;
+    if (onLog) {
+      session.onNotification((method, params) => {
+        if (method !== "notifications/message" || !params || typeof params.level !== "string" || !LOGGING_LEVELS.includes(params.level)) return;
+        const entry: ServerLogEntry = { level: params.level as LoggingLevel, data: params.data };
+        if (typeof params.logger === "string") entry.logger = params.logger;
+        onLog(entry);
+      });
     }
   }
 
@@ -161,7 +205,7 @@ export class McpClient {
       "initialize",
       {
         protocolVersion: LATEST_LEGACY_VERSION,
-        capabilities: options.capabilities ?? {},
+        capabilities: { ...capabilitiesFor(options.handlers), ...options.capabilities },
         clientInfo: options.clientInfo ?? DEFAULT_CLIENT_INFO,
       },
       { signal, timeoutMs: handshakeMs },
@@ -237,6 +281,50 @@ export class McpClient {
   /** Listens to every server notification (J4); returns a function that removes the listener. */
   onNotification(listener: NotificationListener): () => void {
     return this.#s.session.onNotification(listener);
+  }
+
+  /**
+   * Calls `listener` when the server says a list changed (V5): tools, resources or
+   * prompts. Returns a function that removes the listener.
+   */
+  onListChanged(listener: (kind: ListKind) => void): () => void {
+    return this.#s.session.onNotification((method) => {
+      const m = /^notifications\/(tools|resources|prompts)\/list_changed$/.exec(method);
+      if (m) listener(m[1] as ListKind);
+    });
+  }
+
+  /** Calls `listener` with the URI of each resource the server says was updated (V5). */
+  onResourceUpdated(listener: (uri: string) => void): () => void {
+    return this.#s.session.onNotification((method, params) => {
+      if (method === "notifications/resources/updated" && typeof params?.uri === "string") listener(params.uri);
+    });
+  }
+
+  /** Asks for updates of one resource (`resources/subscribe`). */
+  async subscribeResource(uri: string): Promise<void> {
+    await this.request("resources/subscribe", { uri });
+  }
+
+  /** Stops updates of one resource (`resources/unsubscribe`). */
+  async unsubscribeResource(uri: string): Promise<void> {
+    await this.request("resources/unsubscribe", { uri });
+  }
+
+  /**
+   * Sets the server's log level (V7): `logging/setLevel`. Entries arrive at the
+   * `onServerLog` option.
+   *
+   * @throws ValidationError (`validation`) for an unknown level; request errors.
+   */
+  async setLogLevel(level: LoggingLevel): Promise<void> {
+    if (!LOGGING_LEVELS.includes(level)) throw new ValidationError(`unknown log level`);
+    await this.request("logging/setLevel", { level });
+  }
+
+  /** Tells the server the roots changed (`notifications/roots/list_changed`, V6). */
+  async notifyRootsChanged(): Promise<void> {
+    await this.#s.session.notify("notifications/roots/list_changed");
   }
 
   /** Calls `listener` once when the connection ends, with the reason. */

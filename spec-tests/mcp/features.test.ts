@@ -1,0 +1,152 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { McpClient } from "../../src/node/client.js";
+import { capabilitiesFor, type ClientHandlers, type FormElicitation, type UrlElicitation, type SamplingRequest } from "../../src/mcp/handlers.js";
+import type { ListKind, ServerLogEntry } from "../../src/mcp/client.js";
+import type { TextContent } from "../../src/mcp/types.js";
+import { fixtureServer, repoPath } from "../helpers/paths.js";
+import { waitFor } from "../helpers/clients.js";
+
+const everything = repoPath("node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js");
+const catalog = fixtureServer("catalog/stdio.mjs");
+const text = (r: { content: unknown[] }): string => (r.content as TextContent[]).map((c) => c.text ?? "").join("");
+
+async function everythingWith(handlers: ClientHandlers | undefined): Promise<McpClient> {
+  return McpClient.connectStdio("node", [everything, "stdio"], undefined, handlers ? { handlers } : {});
+}
+
+async function toolNames(client: McpClient): Promise<string[]> {
+  // server-everything registers capability-dependent tools shortly after the handshake.
+  await new Promise((r) => setTimeout(r, 200));
+  return (await client.listTools()).map((t) => t.name);
+}
+
+test("V5: tools/list_changed reaches onListChanged listeners", async () => {
+  const client = await McpClient.connectStdio("node", [catalog]);
+  try {
+    const kinds: ListKind[] = [];
+    client.onListChanged((k) => kinds.push(k));
+    await client.callTool("touch", { mode: "same" });
+    await waitFor(() => kinds.includes("tools"));
+  } finally {
+    await client.close();
+  }
+});
+
+test("V6: without handlers no capability is declared and the server's features stay off", async () => {
+  const client = await everythingWith(undefined);
+  try {
+    const names = await toolNames(client);
+    assert.ok(!names.includes("trigger-sampling-request"));
+    assert.ok(!names.includes("trigger-elicitation-request"));
+    assert.ok(!names.includes("get-roots-list"));
+  } finally {
+    await client.close();
+  }
+});
+
+test("V6: a sampling handler answers sampling/createMessage", async () => {
+  const seen: SamplingRequest[] = [];
+  const client = await everythingWith({
+    sampling: {
+      handle: async (request) => {
+        seen.push(request);
+        return { role: "assistant", model: "test-model", content: { type: "text", text: "sampled answer" }, stopReason: "endTurn" };
+      },
+    },
+  });
+  try {
+    assert.ok((await toolNames(client)).includes("trigger-sampling-request"));
+    const r = await client.callTool("trigger-sampling-request", { prompt: "say hi", maxTokens: 50 });
+    assert.match(text(r), /sampled answer/);
+    assert.equal(seen.length, 1);
+    assert.equal(seen[0]?.maxTokens, 50);
+  } finally {
+    await client.close();
+  }
+});
+
+test("V6: a form elicitation handler's answer is completed with schema defaults and validated", async () => {
+  const seen: FormElicitation[] = [];
+  const client = await everythingWith({
+    elicitation: {
+      form: async (request) => {
+        seen.push(request);
+        return { action: "accept", content: { name: "Ada", check: true, email: "ada@example.com", integer: 42 } };
+      },
+    },
+  });
+  try {
+    assert.ok((await toolNames(client)).includes("trigger-elicitation-request"));
+    const r = await client.callTool("trigger-elicitation-request", {});
+    assert.equal(seen.length, 1);
+    assert.equal(seen[0]?.mode, "form");
+    // The server echoes what it received: the default of firstLine was filled in.
+    assert.match(text(r), /It was a dark and stormy night/);
+    assert.match(text(r), /Ada/);
+  } finally {
+    await client.close();
+  }
+});
+
+test("V6: URL elicitation reaches only a URL handler, with the domain to show", async () => {
+  const seen: UrlElicitation[] = [];
+  const client = await everythingWith({
+    elicitation: {
+      url: async (request) => {
+        seen.push(request);
+        return { action: "decline" };
+      },
+    },
+  });
+  try {
+    const names = await toolNames(client);
+    assert.ok(names.includes("trigger-url-elicitation"));
+    await client.callTool("trigger-url-elicitation", { url: "https://auth.example.com/start?x=1" });
+    assert.equal(seen.length, 1);
+    assert.equal(seen[0]?.domain, "auth.example.com");
+    assert.equal(seen[0]?.url, "https://auth.example.com/start?x=1");
+  } finally {
+    await client.close();
+  }
+});
+
+test("V6: a roots handler answers roots/list", async () => {
+  const client = await McpClient.connectStdio("node", [catalog], undefined, {
+    handlers: { roots: () => [{ uri: "file:///srv/catalog", name: "catalog" }] },
+  });
+  try {
+    const r = await client.callTool("list_roots", {});
+    assert.deepEqual(JSON.parse(text(r)), { result: { roots: [{ uri: "file:///srv/catalog", name: "catalog" }] } });
+    await client.notifyRootsChanged();
+  } finally {
+    await client.close();
+  }
+});
+
+test("V6: capabilities are declared exactly for the handlers given", () => {
+  const noop = async () => ({ action: "cancel" as const });
+  assert.deepEqual(capabilitiesFor(undefined), {});
+  assert.deepEqual(capabilitiesFor({ roots: () => [] }), { roots: { listChanged: true } });
+  assert.deepEqual(capabilitiesFor({ elicitation: { url: noop } }), { elicitation: { url: {} } });
+  assert.deepEqual(capabilitiesFor({ elicitation: { form: noop, url: noop } }), { elicitation: { form: {}, url: {} } });
+  const handle = async () => ({ role: "assistant" as const, model: "m", content: { type: "text", text: "" } });
+  assert.deepEqual(capabilitiesFor({ sampling: { handle } }), { sampling: {} });
+  assert.deepEqual(capabilitiesFor({ sampling: { handle, tools: true } }), { sampling: { tools: {} } });
+});
+
+test("V7: server log messages reach the host logger, and the level filters them", async () => {
+  const entries: ServerLogEntry[] = [];
+  const client = await McpClient.connectStdio("node", [catalog], undefined, { onServerLog: (e) => entries.push(e), logLevel: "debug" });
+  try {
+    await client.callTool("lookup", { sku: "ABC-123" });
+    await waitFor(() => entries.some((e) => e.level === "info"));
+    const before = entries.length;
+    await client.setLogLevel("warning");
+    await client.callTool("lookup", { sku: "ABC-123" });
+    await new Promise((r) => setTimeout(r, 100));
+    assert.equal(entries.length, before);
+  } finally {
+    await client.close();
+  }
+});
