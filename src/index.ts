@@ -16,4 +16,5 @@ export { createLineSplitter, type LineSink, type LineSplitter } from "./transpor
 export { McpClient, DEFAULT_CLIENT_INFO, type ClientOptions, type CallOptions, type ListKind, type LoggingLevel, type ServerLogEntry } from "./mcp/client.js";
 export type { ClientHandlers, Root, SamplingRequest, SamplingResult, FormElicitation, UrlElicitation, ElicitationAnswer, HandlerContext } from "./mcp/handlers.js";
 export * from "./mcp/types.js";
+export * from "./schema/index.js";
 export { LEGACY_VERSIONS, LATEST_LEGACY_VERSION, type LegacyVersion } from "./mcp/versions.js";

@@ -88,3 +88,94 @@ export const MAX_SSE_RESUME_ATTEMPTS = 3;
 export const MAX_CUSTOM_HEADERS = 64;
 /** Longest custom header value, in characters (H10; ours, a common server line limit is 8 KiB). */
 export const MAX_HEADER_VALUE_CHARS = 8_192;
+
+// ── Tool layer (src/tools) ─────────────────────────────────────────────────────
+
+/** Largest tool arguments sent, as UTF-8 bytes of their JSON (T6; seed 003: 32,000 UTF-8 bytes). */
+export const MAX_TOOL_ARGUMENT_BYTES = 32_000;
+/** Largest rendered tool result text, in UTF-8 bytes, cut marker included (T6; seed 003: 32,000 UTF-8 bytes). */
+export const MAX_TOOL_RESULT_BYTES = 32_000;
+/** Longest `tool_failed` message, in characters (T8; seed 003: "bounded to 4,000 characters"). */
+export const MAX_TOOL_ERROR_CHARS = 4_000;
+/** Longest model-facing tool name `server__tool` (T2; seed 003: the provider-compatible 64-character limit). */
+export const MAX_TOOL_NAME_CHARS = 64;
+/** Largest decoded image passed to the model as an image part (T7; seed 003: "within 5 MB"). */
+export const MAX_IMAGE_BYTES = 5 * 1024 * 1024;
+/** Image parts in one tool result; later images become placeholders (T7; seed 003: "at most 4 per result"). */
+export const MAX_IMAGES_PER_RESULT = 4;
+/** Longest text `<server>__list_resources` / `<server>__read_resource` return, in characters (T11; seed 003: 32,000). */
+export const MAX_RESOURCE_TEXT_CHARS = 32_000;
+/** Pages followed when listing prompts (T12; seed 003: "at most 100 cursor pages"). */
+export const MAX_PROMPT_PAGES = 100;
+/** Wait after a failed reconnect before reconnectingMcp tries again (W10; seed 003: 30 seconds). */
+export const RECONNECT_BACKOFF_MS = 30_000;
+/** Largest `timeoutMs` in a server config or connect option (ours: the largest delay setTimeout honours). */
+export const MAX_MCP_TIMEOUT_MS = 2_147_483_647;
+/** Longest `YADA_MCP_SERVERS` value, in characters (T14; ours). */
+export const MAX_MCP_SERVERS_ENV_CHARS = 256 * 1024;
+/** Servers one `YADA_MCP_SERVERS` value may configure (T14; ours). */
+export const MAX_MCP_SERVERS = 64;
+/** Strings longer than this that look like base64 are replaced by their size when unknown content is rendered as JSON (T16; ours). */
+export const MAX_INLINE_BASE64_CHARS = 256;
+/** Nesting followed when an unknown content block is rendered as JSON; deeper values are elided (T16; ours). */
+export const MAX_UNKNOWN_CONTENT_DEPTH = 32;
+
+// ── Agent loop and providers (src/agent) ───────────────────────────────────────
+
+/** Model calls one run makes before it stops with `max_steps` (R1; ours). */
+export const DEFAULT_MAX_STEPS = 20;
+/** Read-tool calls of one turn executed at the same time (R1; ours). */
+export const DEFAULT_TOOL_CONCURRENCY = 4;
+/** Consecutive identical tool calls (same tool, same arguments) that stop a run with `loop_detected` (R1; ours). */
+export const DEFAULT_LOOP_THRESHOLD = 3;
+/** Tool calls accepted in one model answer; more is a `bad_response` (R1; ours). */
+export const MAX_TOOL_CALLS_PER_TURN = 64;
+/** Characters of a thrown tool error's message sent to the model (R4; seed 003 bounds tool_failed messages to 4,000). */
+export const MAX_AGENT_TOOL_ERROR_CHARS = 4_000;
+/** UTF-8 bytes of text in one tool result sent to the model (R4; seed 003: rendered results ≤ 32,000 bytes). */
+export const MAX_AGENT_TOOL_RESULT_BYTES = 32_000;
+/** Image parts of one tool result sent to the model (R3; seed 003 T7: at most 4 per result). */
+export const MAX_AGENT_TOOL_RESULT_IMAGES = 4;
+/** Base64 characters of one image part sent to the model (R3; seed 003 T7: 5 MB, as base64). */
+export const MAX_AGENT_IMAGE_BASE64_CHARS = Math.ceil((5 * 1024 * 1024) / 3) * 4;
+/** Attempts of one model request: the first plus retries on 429 / 5xx / network failure before any output (R3; ours). */
+export const DEFAULT_PROVIDER_MAX_ATTEMPTS = 3;
+/** First retry wait when the provider sends no retry-after; doubled per attempt (R3; ours). */
+export const PROVIDER_RETRY_BASE_DELAY_MS = 500;
+/** Longest wait before a retry; a longer retry-after fails at once with the provider's error (R3; ours). */
+export const PROVIDER_MAX_RETRY_DELAY_MS = 30_000;
+/** Idle bound of a model stream, reset on every read (R3; H5's 120 s applied to providers; ours). */
+export const DEFAULT_PROVIDER_IDLE_TIMEOUT_MS = 120_000;
+/** Largest SSE event accepted from a model provider (R3; ours: real events are a few KB, thinking signatures included). */
+export const MAX_PROVIDER_EVENT_BYTES = 1024 * 1024;
+/** Bytes of one streamed model answer (R3; ours: far above any max_tokens a provider allows). */
+export const MAX_PROVIDER_RESPONSE_BYTES = 32 * 1024 * 1024;
+/** Bytes of a provider's error body read to classify the failure (R3; ours). */
+export const MAX_PROVIDER_ERROR_BODY_BYTES = 64 * 1024;
+/** Characters of a provider's error message kept in a ProviderError (R3; ours). */
+export const MAX_PROVIDER_ERROR_MESSAGE_CHARS = 500;
+/** UTF-8 bytes of one tool call's streamed argument JSON; more becomes an error result (R3; ours: twice seed 003's 32,000-byte argument bound). */
+export const MAX_TOOL_CALL_ARGUMENT_BYTES = 64_000;
+/** `max_tokens` of an Anthropic request when the host sets none (R3; ours; the API requires a value). */
+export const DEFAULT_ANTHROPIC_MAX_TOKENS = 4_096;
+
+// ── Node read-only built-in tools (src/node/builtins) ──────────────────────────
+
+/** UTF-8 bytes of text one built-in returns to the model (R5; seed 003: results ≤ 32,000 bytes). */
+export const MAX_BUILTIN_OUTPUT_BYTES = 32_000;
+/** Bytes readFile reads from one file (R5; ours). */
+export const MAX_BUILTIN_FILE_BYTES = 8 * 1024 * 1024;
+/** Characters of one line in built-in output; longer lines are cut (R5; ours). */
+export const MAX_BUILTIN_LINE_CHARS = 2_000;
+/** Entries listFiles returns (R5; ours). */
+export const MAX_BUILTIN_LIST_ENTRIES = 1_000;
+/** Directory levels listFiles and searchFiles descend (R5; ours). */
+export const MAX_BUILTIN_DEPTH = 16;
+/** Files searchFiles reads in one call (R5; ours). */
+export const MAX_BUILTIN_SEARCH_FILES = 5_000;
+/** Bytes of one file searchFiles reads; larger files are skipped (R5; ours). */
+export const MAX_BUILTIN_SEARCH_FILE_BYTES = 1024 * 1024;
+/** Matching lines searchFiles returns (R5; ours). */
+export const MAX_BUILTIN_SEARCH_MATCHES = 200;
+/** Characters of a searchFiles query or a path argument (R5; ours). */
+export const MAX_BUILTIN_ARGUMENT_CHARS = 4_096;

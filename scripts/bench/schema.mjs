@@ -1,0 +1,281 @@
+// Validations per second of yada's JSON Schema validator against @cfworker/json-schema
+// (the other eval-free validator) and ajv (code generation), on MCP-like tool schemas.
+// Usage: node scripts/build.mjs --no-types && node scripts/bench/schema.mjs [--quick]
+import { Validator } from "@cfworker/json-schema";
+import Ajv from "ajv";
+import Ajv2020 from "ajv/dist/2020.js";
+import { compileSchema } from "../../build/src/schema/index.js";
+
+const QUICK = process.argv.includes("--quick");
+const RUN_MS = QUICK ? 100 : 400;
+
+// A filesystem-like edit tool: nested objects, arrays of objects, closed objects.
+const editFile = {
+  type: "object",
+  properties: {
+    path: { type: "string", minLength: 1, maxLength: 4096 },
+    edits: {
+      type: "array",
+      minItems: 1,
+      items: {
+        type: "object",
+        properties: {
+          oldText: { type: "string" },
+          newText: { type: "string" },
+          occurrence: { type: "integer", minimum: 1 },
+        },
+        required: ["oldText", "newText"],
+        additionalProperties: false,
+      },
+    },
+    dryRun: { type: "boolean", default: false },
+    options: {
+      type: "object",
+      properties: { encoding: { enum: ["utf8", "latin1", "utf16le"] }, createBackup: { type: "boolean" } },
+      additionalProperties: false,
+    },
+  },
+  required: ["path", "edits"],
+  additionalProperties: false,
+};
+const editFileValid = {
+  path: "/home/user/project/src/index.ts",
+  edits: [
+    { oldText: "const a = 1;", newText: "const a = 2;" },
+    { oldText: "foo()", newText: "bar()", occurrence: 2 },
+    { oldText: "import x from 'y';", newText: "import { x } from 'y';" },
+  ],
+  dryRun: false,
+  options: { encoding: "utf8", createBackup: true },
+};
+const editFileInvalid = { path: "", edits: [{ oldText: "a", newText: 3 }, { oldText: "b" }], options: { encoding: "ascii" } };
+
+// A search tool: enum, pattern, integer bounds, oneOf between two query shapes.
+const search = {
+  type: "object",
+  properties: {
+    query: {
+      oneOf: [
+        { type: "string", minLength: 1, maxLength: 500 },
+        {
+          type: "object",
+          properties: {
+            field: { type: "string", pattern: "^[a-z_][a-z0-9_]*$" },
+            op: { enum: ["eq", "ne", "lt", "gt", "contains"] },
+            value: { type: ["string", "number", "boolean"] },
+          },
+          required: ["field", "op", "value"],
+          additionalProperties: false,
+        },
+      ],
+    },
+    limit: { type: "integer", minimum: 1, maximum: 100 },
+    sort: { type: "string", enum: ["relevance", "date", "name"] },
+    lang: { type: "string", pattern: "^[a-z]{2}(-[A-Z]{2})?$" },
+    tags: { type: "array", items: { type: "string", maxLength: 50 }, uniqueItems: true, maxItems: 20 },
+  },
+  required: ["query"],
+};
+const searchValid = {
+  query: { field: "created_at", op: "gt", value: 1700000000 },
+  limit: 25,
+  sort: "date",
+  lang: "en-US",
+  tags: ["infra", "urgent", "backend"],
+};
+const searchInvalid = { query: { field: "Created-At", op: "like", value: null }, limit: 500, lang: "english", tags: ["a", "a"] };
+
+// A GitHub-MCP-like create_issue schema, as zod-to-json-schema emits it (draft 7).
+const createIssue = {
+  $schema: "http://json-schema.org/draft-07/schema#",
+  type: "object",
+  properties: {
+    owner: { type: "string", description: "Repository owner" },
+    repo: { type: "string", description: "Repository name" },
+    title: { type: "string", description: "Issue title" },
+    body: { type: "string", description: "Issue body content" },
+    assignees: { type: "array", items: { type: "string" }, description: "Usernames to assign to this issue" },
+    labels: { type: "array", items: { type: "string" }, description: "Labels to apply to this issue" },
+    milestone: { type: "number", description: "Milestone number" },
+    type: { type: "string", description: "Type of this issue" },
+  },
+  required: ["owner", "repo", "title"],
+  additionalProperties: false,
+};
+const createIssueValid = {
+  owner: "octocat",
+  repo: "hello-world",
+  title: "Crash when opening settings",
+  body: "Steps to reproduce:\n1. Open the app\n2. Click settings",
+  assignees: ["octocat", "hubot"],
+  labels: ["bug", "p1"],
+  milestone: 3,
+};
+const createIssueInvalid = { owner: "octocat", title: 7, labels: ["bug", 2], extra: true };
+
+// A large schema: $defs, a recursive filter tree through $ref, shared definitions.
+const report = {
+  type: "object",
+  $defs: {
+    field: { type: "string", pattern: "^[A-Za-z_][A-Za-z0-9_.]*$", maxLength: 128 },
+    scalar: { type: ["string", "number", "boolean", "null"] },
+    condition: {
+      type: "object",
+      properties: {
+        field: { $ref: "#/$defs/field" },
+        op: { enum: ["=", "!=", "<", "<=", ">", ">=", "in", "like"] },
+        value: { anyOf: [{ $ref: "#/$defs/scalar" }, { type: "array", items: { $ref: "#/$defs/scalar" }, maxItems: 100 }] },
+      },
+      required: ["field", "op", "value"],
+      additionalProperties: false,
+    },
+    group: {
+      type: "object",
+      properties: {
+        combinator: { enum: ["and", "or"] },
+        rules: { type: "array", items: { $ref: "#/$defs/rule" }, minItems: 1 },
+        negate: { type: "boolean" },
+      },
+      required: ["combinator", "rules"],
+      additionalProperties: false,
+    },
+    rule: { oneOf: [{ $ref: "#/$defs/condition" }, { $ref: "#/$defs/group" }] },
+    column: {
+      type: "object",
+      properties: {
+        field: { $ref: "#/$defs/field" },
+        label: { type: "string", maxLength: 200 },
+        aggregate: { enum: ["sum", "avg", "min", "max", "count"] },
+        format: { type: "object", properties: { decimals: { type: "integer", minimum: 0, maximum: 10 }, unit: { type: "string" } } },
+      },
+      required: ["field"],
+      additionalProperties: false,
+    },
+  },
+  properties: {
+    name: { type: "string", minLength: 1, maxLength: 200 },
+    source: { type: "string", enum: ["orders", "customers", "products", "events"] },
+    columns: { type: "array", items: { $ref: "#/$defs/column" }, minItems: 1, maxItems: 50 },
+    filter: { $ref: "#/$defs/group" },
+    orderBy: { type: "array", items: { type: "object", properties: { field: { $ref: "#/$defs/field" }, desc: { type: "boolean" } }, required: ["field"] } },
+    limit: { type: "integer", minimum: 1, maximum: 10000 },
+  },
+  required: ["name", "source", "columns"],
+  additionalProperties: false,
+};
+const reportValid = {
+  name: "Weekly revenue",
+  source: "orders",
+  columns: [
+    { field: "region", label: "Region" },
+    { field: "amount", aggregate: "sum", format: { decimals: 2, unit: "EUR" } },
+    { field: "order_id", aggregate: "count" },
+  ],
+  filter: {
+    combinator: "and",
+    rules: [
+      { field: "status", op: "in", value: ["paid", "shipped"] },
+      { combinator: "or", rules: [{ field: "amount", op: ">", value: 100 }, { field: "customer.vip", op: "=", value: true }] },
+      { combinator: "and", negate: true, rules: [{ field: "country", op: "=", value: "FR" }, { combinator: "or", rules: [{ field: "x", op: "<", value: 1 }] }] },
+    ],
+  },
+  orderBy: [{ field: "amount", desc: true }],
+  limit: 500,
+};
+const reportInvalid = {
+  name: "Weekly revenue",
+  source: "orders",
+  columns: [{ field: "1bad" }],
+  filter: { combinator: "xor", rules: [{ field: "status", op: "~", value: {} }, { combinator: "or", rules: [] }] },
+};
+
+const cases = [
+  { name: "edit_file", schema: editFile, draft: "2020-12", valid: editFileValid, invalid: editFileInvalid },
+  { name: "search (oneOf, pattern)", schema: search, draft: "2020-12", valid: searchValid, invalid: searchInvalid },
+  { name: "create_issue (draft 7)", schema: createIssue, draft: "7", valid: createIssueValid, invalid: createIssueInvalid },
+  { name: "report ($defs, recursive $ref)", schema: report, draft: "2020-12", valid: reportValid, invalid: reportInvalid },
+];
+
+function newAjv(draft) {
+  const opts = { strict: false, validateFormats: false, allErrors: false };
+  return draft === "7" ? new Ajv(opts) : new Ajv2020(opts);
+}
+
+function opsPerSec(fn) {
+  for (let i = 0; i < 2000; i++) fn();
+  let n = 0;
+  const start = performance.now();
+  let now = start;
+  while (now - start < RUN_MS) {
+    for (let i = 0; i < 1000; i++) fn();
+    n += 1000;
+    now = performance.now();
+  }
+  return (n * 1000) / (now - start);
+}
+
+/** Microseconds per compile; ajv gets a fresh copy of the schema each time (it caches by object). */
+function compileMicros(make, schema) {
+  const copies = Array.from({ length: QUICK ? 200 : 1000 }, () => structuredClone(schema));
+  for (let i = 0; i < 50; i++) make(copies[i]);
+  const start = performance.now();
+  for (const c of copies) make(c);
+  return ((performance.now() - start) * 1000) / copies.length;
+}
+
+const fmt = (x) => (x >= 1e6 ? `${(x / 1e6).toFixed(2)}M` : x >= 1e3 ? `${(x / 1e3).toFixed(0)}k` : x.toFixed(0));
+const rows = [];
+const ratiosCf = [];
+const ratiosAjv = [];
+const byKind = { valid: { cf: [], ajv: [] }, invalid: { cf: [], ajv: [] } };
+const compileRows = [];
+const compileRatiosCf = [];
+for (const c of cases) {
+  const ours = compileSchema(c.schema);
+  const cf = new Validator(c.schema, c.draft);
+  const ajv = newAjv(c.draft).compile(c.schema);
+  for (const kind of ["valid", "invalid"]) {
+    const inst = c[kind];
+    const expect = kind === "valid";
+    if (ours.validate(inst).valid !== expect || cf.validate(inst).valid !== expect || ajv(inst) !== expect) {
+      throw new Error(`${c.name} ${kind}: validators disagree`);
+    }
+    const y = opsPerSec(() => ours.validate(inst));
+    const f = opsPerSec(() => cf.validate(inst));
+    const a = opsPerSec(() => ajv(inst));
+    ratiosCf.push(y / f);
+    ratiosAjv.push(y / a);
+    byKind[kind].cf.push(y / f);
+    byKind[kind].ajv.push(y / a);
+    rows.push([c.name, kind, fmt(y), fmt(f), fmt(a), `${(y / f).toFixed(1)}x`, `${(y / a).toFixed(2)}x`]);
+  }
+  const ajvShared = newAjv(c.draft);
+  const cy = compileMicros((s) => compileSchema(s), c.schema);
+  const cc = compileMicros((s) => new Validator(s, c.draft), c.schema);
+  const ca = compileMicros((s) => ajvShared.compile(s), c.schema);
+  compileRatiosCf.push(cc / cy);
+  compileRows.push([c.name, cy.toFixed(1), cc.toFixed(1), ca.toFixed(1)]);
+}
+
+function table(head, body) {
+  const w = head.map((h, i) => Math.max(h.length, ...body.map((r) => String(r[i]).length)));
+  const line = (r) => "| " + r.map((x, i) => String(x).padEnd(w[i])).join(" | ") + " |";
+  console.log(line(head));
+  console.log("|" + w.map((n) => "-".repeat(n + 2)).join("|") + "|");
+  for (const r of body) console.log(line(r));
+}
+const geo = (xs) => Math.exp(xs.reduce((s, x) => s + Math.log(x), 0) / xs.length);
+
+console.log(`node ${process.version}; validations per second (higher is better)\n`);
+table(["schema", "instance", "yada", "cfworker", "ajv", "yada/cfworker", "yada/ajv"], rows);
+console.log(`\ngeometric mean, all rows: ${geo(ratiosCf).toFixed(1)}x cfworker (target >= 20x), ${geo(ratiosAjv).toFixed(2)}x ajv (target >= 0.33x)`);
+for (const kind of ["valid", "invalid"]) {
+  console.log(`geometric mean, ${kind} instances: ${geo(byKind[kind].cf).toFixed(1)}x cfworker, ${geo(byKind[kind].ajv).toFixed(2)}x ajv`);
+}
+console.log(
+  "note: on invalid instances ajv (allErrors: false) stops at the first error and returns a boolean;\n" +
+    "yada re-runs to collect up to MAX_SCHEMA_ISSUES issues with instance and schema paths.\n",
+);
+console.log("compile time, microseconds per schema (lower is better)\n");
+table(["schema", "yada", "cfworker", "ajv"], compileRows);
+console.log(`\ngeometric mean: yada compiles ${geo(compileRatiosCf).toFixed(1)}x faster than cfworker (target >= 1x)`);

@@ -1,0 +1,102 @@
+// References never leave the schema: no fetch, no async, registry only.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { compileSchema } from "../../src/schema/index.js";
+import { SchemaError } from "../../src/errors.js";
+
+const isSchemaError = (e: unknown) => e instanceof SchemaError && e.code === "schema";
+
+test("T4: a $ref to a remote URI is a SchemaError at compile time, nothing is fetched", () => {
+  let fetched = false;
+  const saved = globalThis.fetch;
+  globalThis.fetch = (() => {
+    fetched = true;
+    throw new Error("no");
+  }) as typeof fetch;
+  try {
+    assert.throws(() => compileSchema({ $ref: "https://example.com/schema.json" }), (e) => isSchemaError(e) && /never fetched/.test((e as Error).message));
+    assert.throws(() => compileSchema({ properties: { a: { $ref: "other.json#/x" } } }), isSchemaError);
+  } finally {
+    globalThis.fetch = saved;
+  }
+  assert.equal(fetched, false);
+});
+
+test("T4: a $ref to a missing pointer or anchor is a SchemaError", () => {
+  assert.throws(() => compileSchema({ $ref: "#/$defs/missing" }), isSchemaError);
+  assert.throws(() => compileSchema({ $ref: "#nowhere" }), isSchemaError);
+});
+
+test("T4: a $ref into the caller's registry resolves", () => {
+  const registry = { "https://example.com/name.json": { type: "string", minLength: 2 } };
+  const v = compileSchema({ properties: { name: { $ref: "https://example.com/name.json" } } }, { registry });
+  assert.equal(v.validate({ name: "ok" }).valid, true);
+  assert.equal(v.validate({ name: "x" }).valid, false);
+});
+
+test("T4: $async schemas are refused", () => {
+  assert.throws(() => compileSchema({ $async: true, type: "object" }), (e) => isSchemaError(e) && /\$async/.test((e as Error).message));
+  assert.throws(() => compileSchema({ properties: { a: { $async: true } } }), isSchemaError);
+});
+
+test("T4: malformed keywords are SchemaErrors naming the location", () => {
+  assert.throws(() => compileSchema({ properties: { a: { minLength: -1 } } }), (e) => isSchemaError(e) && /\/properties\/a\/minLength/.test((e as Error).message));
+  assert.throws(() => compileSchema({ type: "int" }), isSchemaError);
+  assert.throws(() => compileSchema({ required: "a" }), isSchemaError);
+  assert.throws(() => compileSchema([] as unknown), isSchemaError);
+});
+
+test("T4: an unknown $schema dialect is treated as 2020-12", () => {
+  const v = compileSchema({ $schema: "https://example.com/my-dialect", prefixItems: [{ type: "string" }], items: false });
+  assert.equal(v.validate(["a"]).valid, true);
+  assert.equal(v.validate(["a", 1]).valid, false);
+});
+
+test("T4: draft 7 ignores $ref siblings; 2020-12 applies them", () => {
+  const schema = { $defs: { s: { type: "string" } }, definitions: { s: { type: "string" } }, $ref: "#/definitions/s", maxLength: 2 };
+  const d7 = compileSchema({ ...schema, $schema: "http://json-schema.org/draft-07/schema#" });
+  const d2020 = compileSchema(schema);
+  assert.equal(d7.validate("long").valid, true);
+  assert.equal(d2020.validate("long").valid, false);
+});
+
+test("T4: $dynamicRef resolves to the outermost dynamic anchor", () => {
+  const registry = {
+    "https://example.com/tree": {
+      $id: "https://example.com/tree",
+      $dynamicAnchor: "node",
+      type: "object",
+      properties: { data: true, children: { type: "array", items: { $dynamicRef: "#node" } } },
+    },
+  };
+  const strict = compileSchema(
+    { $id: "https://example.com/strict-tree", $dynamicAnchor: "node", $ref: "tree", unevaluatedProperties: false },
+    { registry },
+  );
+  assert.equal(strict.validate({ children: [{ data: 1 }] }).valid, true);
+  assert.equal(strict.validate({ children: [{ daat: 1 }] }).valid, false);
+});
+
+test("T4: 2019-09 $recursiveRef follows $recursiveAnchor to the outermost schema", () => {
+  const registry = {
+    "https://example.com/tree": {
+      $schema: "https://json-schema.org/draft/2019-09/schema",
+      $id: "https://example.com/tree",
+      $recursiveAnchor: true,
+      type: "object",
+      properties: { children: { type: "array", items: { $recursiveRef: "#" } } },
+    },
+  };
+  const strict = compileSchema(
+    {
+      $schema: "https://json-schema.org/draft/2019-09/schema",
+      $id: "https://example.com/strict",
+      $recursiveAnchor: true,
+      $ref: "tree",
+      unevaluatedProperties: false,
+    },
+    { registry },
+  );
+  assert.equal(strict.validate({ children: [{ children: [] }] }).valid, true);
+  assert.equal(strict.validate({ children: [{ extra: 1 }] }).valid, false);
+});

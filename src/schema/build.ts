@@ -1,0 +1,227 @@
+/**
+ * The per-subschema builder handed to each keyword module: it reads keyword
+ * values (checking their shape, so a malformed schema fails at compile time),
+ * compiles child subschemas, and collects keyword closures into lists by the
+ * instance type they apply to. {@link assemble} turns those lists into one
+ * closure that dispatches on `typeof` once per instance.
+ *
+ * @module
+ */
+import { SchemaError } from "../errors.js";
+import { escapeToken, type Place, type SchemaIndex } from "./refs.js";
+import { mergeEvaluated, newEvaluated, type Check, type Ctx, type Dialect, type Evaluated, type SchemaNode } from "./types.js";
+
+/** Which instances a keyword closure applies to. */
+export const COMMON = 0;
+export const STRING = 1;
+export const NUMBER = 2;
+export const OBJECT = 3;
+export const ARRAY = 4;
+export type Kind = typeof COMMON | typeof STRING | typeof NUMBER | typeof OBJECT | typeof ARRAY;
+
+/** What keyword modules need from the compiler. */
+export interface CompilerHooks {
+  readonly index: SchemaIndex;
+  readonly assertFormats: boolean;
+  /** Set when a `$dynamicRef` / `$recursiveRef` needs the dynamic scope at run time. */
+  usesDynamic: boolean;
+  node(raw: unknown, place: Place): SchemaNode;
+}
+
+// Keywords by vocabulary (2020-12 validation §6, core §10 and §11), for meta-schemas
+// that declare `$vocabulary`.
+const VALIDATION = new Set([
+  "type", "enum", "const", "multipleOf", "maximum", "exclusiveMaximum", "minimum", "exclusiveMinimum",
+  "maxLength", "minLength", "pattern", "maxItems", "minItems", "uniqueItems", "maxContains", "minContains",
+  "maxProperties", "minProperties", "required", "dependentRequired",
+]);
+const APPLICATOR = new Set([
+  "prefixItems", "items", "contains", "additionalProperties", "properties", "patternProperties",
+  "dependentSchemas", "propertyNames", "if", "then", "else", "allOf", "anyOf", "oneOf", "not", "additionalItems",
+]);
+const UNEVALUATED = new Set(["unevaluatedItems", "unevaluatedProperties"]);
+
+/** Builder for one subschema object. */
+export class Build {
+  readonly lists: [Check[], Check[], Check[], Check[], Check[]] = [[], [], [], [], []];
+  /** Uses unevaluated* keywords, so it gathers annotations. */
+  tracked = false;
+  /** Set when `type` names a single kind: lets {@link assemble} skip the type dispatch. */
+  singleKind: Kind | null = null;
+
+  constructor(
+    readonly hooks: CompilerHooks,
+    readonly raw: Record<string, unknown>,
+    readonly place: Place,
+  ) {
+    this.present = new Set(Object.keys(raw));
+  }
+
+  /** Own keys of the subschema (looked up once: most keywords are absent). */
+  private readonly present: ReadonlySet<string>;
+
+  get dialect(): Dialect {
+    return this.place.dialect;
+  }
+
+  /** Display location of this subschema plus `segs`, as a JSON pointer. */
+  at(...segs: (string | number)[]): string {
+    let p = this.place.label + this.place.pointer;
+    for (const s of segs) p += "/" + escapeToken(s);
+    return p;
+  }
+
+  /** Is keyword `kw` present (own property) and enabled by the vocabulary? */
+  has(kw: string): boolean {
+    if (!this.present.has(kw)) return false;
+    const vocab = this.place.vocab;
+    if (vocab === null) return true;
+    if (VALIDATION.has(kw)) return vocab.has("validation");
+    if (APPLICATOR.has(kw)) return vocab.has("applicator");
+    if (UNEVALUATED.has(kw)) return vocab.has("unevaluated") || vocab.has("applicator");
+    return true;
+  }
+
+  get(kw: string): unknown {
+    return this.present.has(kw) ? this.raw[kw] : undefined;
+  }
+
+  add(kind: Kind, check: Check): void {
+    this.lists[kind].push(check);
+  }
+
+  bad(kw: string, what: string): SchemaError {
+    return new SchemaError(`${kw} must be ${what} (at ${this.at(kw)})`);
+  }
+
+  /** A finite number. */
+  num(kw: string): number {
+    const v = this.get(kw);
+    if (typeof v !== "number" || !Number.isFinite(v)) throw this.bad(kw, "a number");
+    return v;
+  }
+
+  /** A non-negative integer (2020-12 validation §6: "MUST be a non-negative integer"). */
+  count(kw: string): number {
+    const v = this.get(kw);
+    if (typeof v !== "number" || !Number.isInteger(v) || v < 0) throw this.bad(kw, "a non-negative integer");
+    return v;
+  }
+
+  /** An array of strings. */
+  strings(kw: string, v: unknown = this.get(kw)): string[] {
+    if (!Array.isArray(v) || !v.every((s): s is string => typeof s === "string")) throw this.bad(kw, "an array of strings");
+    return v;
+  }
+
+  /** The child subschema at this subschema's `segs` (its value passed in). */
+  child(value: unknown, ...segs: (string | number)[]): SchemaNode {
+    if (typeof value !== "boolean" && (typeof value !== "object" || value === null || Array.isArray(value))) {
+      throw new SchemaError(`subschema at ${this.at(...segs)} must be an object or a boolean`);
+    }
+    let pointer = this.place.pointer;
+    for (const s of segs) pointer += "/" + escapeToken(s);
+    return this.hooks.node(value, this.hooks.index.placeOf(value, { ...this.place, pointer }));
+  }
+
+  /** The subschema value of keyword `kw`. */
+  one(kw: string): SchemaNode {
+    return this.child(this.get(kw), kw);
+  }
+
+  /** A non-empty array of subschemas. */
+  many(kw: string): SchemaNode[] {
+    const v = this.get(kw);
+    if (!Array.isArray(v) || v.length === 0) throw this.bad(kw, "a non-empty array of schemas");
+    return v.map((s, i) => this.child(s, kw, i));
+  }
+
+  /** An object whose values are subschemas. */
+  map(kw: string): [string, SchemaNode][] {
+    const v = this.get(kw);
+    if (typeof v !== "object" || v === null || Array.isArray(v)) throw this.bad(kw, "an object of schemas");
+    const o = v as Record<string, unknown>;
+    return Object.keys(o).map((k) => [k, this.child(o[k], kw, k)]);
+  }
+}
+
+function runAll(list: Check[], inst: unknown, ctx: Ctx, ev: Evaluated | null): boolean {
+  let ok = true;
+  for (let i = 0; i < list.length; i++) {
+    if (!(list[i] as Check)(inst, ctx, ev)) {
+      if (ctx.errs === null) return false;
+      ok = false;
+    }
+  }
+  return ok;
+}
+
+/**
+ * One closure for a subschema. `typeof` is taken once, and only the keywords
+ * that apply to that type run. A subschema with unevaluated* keywords gathers
+ * annotations in its own record (siblings' annotations must not leak in, 2020-12
+ * core §11.2) and hands them up when it passes.
+ */
+export function assemble(b: Build, resourceRoot: boolean): Check {
+  const [common, str, num, obj, arr] = b.lists;
+  const nCommon = common.length;
+  const typed = str.length + num.length + obj.length + arr.length;
+  let check: Check;
+  const kind = b.singleKind;
+  if (kind !== null && kind !== COMMON && nCommon === 1 && typed === b.lists[kind].length) {
+    // `type` is the only common keyword and the typed keywords all apply to that
+    // type: once `type` passes, they are the whole list.
+    const typeOk = common[0] as Check;
+    const list = b.lists[kind];
+    const only = list[0];
+    if (list.length === 0) check = typeOk;
+    else if (list.length === 1 && only !== undefined) check = (inst, ctx, ev) => typeOk(inst, ctx, ev) && only(inst, ctx, ev);
+    else check = (inst, ctx, ev) => typeOk(inst, ctx, ev) && runAll(list, inst, ctx, ev);
+  } else if (typed === 0 && nCommon === 1) check = common[0] as Check;
+  else if (typed === 0 && nCommon === 0) check = () => true;
+  else {
+    check = (inst, ctx, ev) => {
+      let ok = nCommon === 0 || runAll(common, inst, ctx, ev);
+      if (!ok && ctx.errs === null) return false;
+      let list: Check[];
+      switch (typeof inst) {
+        case "string":
+          list = str;
+          break;
+        case "number":
+          list = num;
+          break;
+        case "object":
+          if (inst === null) return ok;
+          list = Array.isArray(inst) ? arr : obj;
+          break;
+        default:
+          return ok;
+      }
+      if (list.length !== 0 && !runAll(list, inst, ctx, ev)) ok = false;
+      return ok;
+    };
+  }
+  if (b.tracked) {
+    const inner = check;
+    check = (inst, ctx, ev) => {
+      const own = newEvaluated();
+      const ok = inner(inst, ctx, own);
+      if (ok && ev !== null) mergeEvaluated(ev, own);
+      return ok;
+    };
+  }
+  if (resourceRoot) {
+    const inner = check;
+    const res = b.place.res;
+    check = (inst, ctx, ev) => {
+      const scope = ctx.scope;
+      if (scope === null) return inner(inst, ctx, ev);
+      scope.push(res);
+      const ok = inner(inst, ctx, ev);
+      scope.pop();
+      return ok;
+    };
+  }
+  return check;
+}

@@ -1,0 +1,125 @@
+/**
+ * Checks for the common `format` values, used only when format assertion is
+ * enabled (`formats: "assert"`). Every regex here is a fixed literal, written
+ * to run in linear time. Unknown formats are not asserted (2020-12 validation
+ * §7.2.3 allows ignoring them).
+ *
+ * @module
+ */
+import { tryRegex } from "./pattern.js";
+import { MAX_SCHEMA_PATTERN_CHARS } from "../limits.js";
+
+const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+const TIME = /^(\d{2}):(\d{2}):(\d{2})(?:\.\d+)?(?:[zZ]|([+-])(\d{2}):(\d{2}))$/;
+// RFC 3339 appendix A: units in order, none skipped between two present ones.
+const DURATION =
+  /^P(?:\d+W|(?:\d+Y(?:\d+M(?:\d+D)?)?|\d+M(?:\d+D)?|\d+D)(?:T(?:\d+H(?:\d+M(?:\d+S)?)?|\d+M(?:\d+S)?|\d+S))?|T(?:\d+H(?:\d+M(?:\d+S)?)?|\d+M(?:\d+S)?|\d+S))$/;
+const IPV4 = /^(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)$/;
+const HOST_LABEL = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/;
+const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
+const JSON_POINTER = /^(?:\/(?:[^~/]|~[01])*)*$/;
+const REL_JSON_POINTER = /^(?:0|[1-9]\d*)(?:#|(?:\/(?:[^~/]|~[01])*)*)$/;
+const URI_TEMPLATE = /^(?:[^{}\s]|\{[^{}\s]+\})*$/;
+const EMAIL_LOCAL = /^(?:[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*|"(?:[^"\\\r\n]|\\.)*")$/;
+// RFC 3986 §2: characters that never appear unencoded in a URI; a `%` must start an escape.
+const URI_CHARS = /^(?:[A-Za-z0-9\-._~:/?#[\]@!$&'()*+,;=]|%[0-9A-Fa-f]{2})*$/;
+const IRI_CHARS = /^(?:[A-Za-z0-9\-._~:/?#[\]@!$&'()*+,;=\u00a0-\ud7ff\ue000-\ufffd\u{10000}-\u{10ffff}]|%[0-9A-Fa-f]{2})*$/u;
+const SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:/;
+
+function daysIn(year: number, month: number): number {
+  if (month === 2) return year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28;
+  return [4, 6, 9, 11].includes(month) ? 30 : 31;
+}
+
+/** RFC 3339 §5.6 full-date. */
+function isDate(s: string): boolean {
+  const m = DATE.exec(s);
+  if (m === null) return false;
+  const month = Number(m[2]);
+  const day = Number(m[3]);
+  return month >= 1 && month <= 12 && day >= 1 && day <= daysIn(Number(m[1]), month);
+}
+
+/** RFC 3339 §5.6 full-time; a leap second is valid only at 23:59:60 UTC. */
+function isTime(s: string): boolean {
+  const m = TIME.exec(s);
+  if (m === null) return false;
+  const h = Number(m[1]);
+  const min = Number(m[2]);
+  const sec = Number(m[3]);
+  const oh = m[5] === undefined ? 0 : Number(m[5]);
+  const om = m[6] === undefined ? 0 : Number(m[6]);
+  if (h > 23 || min > 59 || sec > 60 || oh > 23 || om > 59) return false;
+  if (sec < 60) return true;
+  const sign = m[4] === "-" ? -1 : 1;
+  const utc = (((h * 60 + min - sign * (oh * 60 + om)) % 1440) + 1440) % 1440;
+  return utc === 23 * 60 + 59;
+}
+
+function isDateTime(s: string): boolean {
+  const t = s.search(/[tT]/);
+  return t === 10 && isDate(s.slice(0, 10)) && isTime(s.slice(11));
+}
+
+/** RFC 1123 §2.1 host name: labels of letters, digits and hyphens, 253 characters at most. */
+function isHostname(s: string): boolean {
+  if (s.length === 0 || s.length > 253) return false;
+  return s.split(".").every((l) => HOST_LABEL.test(l));
+}
+
+function isIpv6(s: string): boolean {
+  if (s.length > 45 || !/^[0-9A-Fa-f:.]+$/.test(s)) return false;
+  // The WHATWG URL host parser implements RFC 4291 §2.2 text forms exactly.
+  try {
+    new URL(`http://[${s}]/`);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** RFC 5321 §4.1.2 mailbox, without comments or folding white space. */
+function isEmail(s: string): boolean {
+  const at = s.lastIndexOf("@");
+  if (at <= 0 || s.length > 320) return false;
+  const domain = s.slice(at + 1);
+  if (!EMAIL_LOCAL.test(s.slice(0, at))) return false;
+  if (domain.startsWith("[") && domain.endsWith("]")) {
+    const lit = domain.slice(1, -1);
+    return IPV4.test(lit) || (lit.startsWith("IPv6:") && isIpv6(lit.slice(5)));
+  }
+  return isHostname(domain);
+}
+
+function isUri(s: string): boolean {
+  return SCHEME.test(s) && URI_CHARS.test(s);
+}
+
+function isRegex(s: string): boolean {
+  return s.length <= MAX_SCHEMA_PATTERN_CHARS && tryRegex(s) !== null;
+}
+
+const CHECKS: ReadonlyMap<string, (s: string) => boolean> = new Map([
+  ["date-time", isDateTime],
+  ["date", isDate],
+  ["time", isTime],
+  ["duration", (s: string) => DURATION.test(s)],
+  ["email", isEmail],
+  ["hostname", isHostname],
+  ["ipv4", (s: string) => IPV4.test(s)],
+  ["ipv6", isIpv6],
+  ["uri", isUri],
+  ["uri-reference", (s: string) => URI_CHARS.test(s)],
+  ["iri", (s: string) => SCHEME.test(s) && IRI_CHARS.test(s)],
+  ["iri-reference", (s: string) => IRI_CHARS.test(s)],
+  ["uuid", (s: string) => UUID.test(s)],
+  ["regex", isRegex],
+  ["json-pointer", (s: string) => JSON_POINTER.test(s)],
+  ["relative-json-pointer", (s: string) => REL_JSON_POINTER.test(s)],
+  ["uri-template", (s: string) => URI_TEMPLATE.test(s)],
+]);
+
+/** The checker for format `name`, or null when the format is not asserted. */
+export function formatChecker(name: string): ((s: string) => boolean) | null {
+  return CHECKS.get(name) ?? null;
+}

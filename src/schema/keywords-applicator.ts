@@ -1,0 +1,159 @@
+/**
+ * In-place applicators: allOf, anyOf, oneOf, not, if/then/else, and the
+ * references $ref, $dynamicRef (2020-12 core §8.2.3.2) and $recursiveRef
+ * (2019-09 core §8.2.4.2). Branches whose failure is expected (anyOf, oneOf,
+ * not, if) run without collecting issues and are reported as one issue.
+ *
+ * @module
+ */
+import { SchemaError } from "../errors.js";
+import { COMMON, type Build } from "./build.js";
+import { apply, follow, probe, report } from "./runtime.js";
+import { mergeEvaluated, newEvaluated, type Check, type SchemaNode } from "./types.js";
+
+function allOfCheck(b: Build): void {
+  const nodes = b.many("allOf");
+  b.add(COMMON, (inst, ctx, ev) => {
+    let ok = true;
+    for (let i = 0; i < nodes.length; i++) {
+      if (!apply(nodes[i] as SchemaNode, inst, ctx, ev)) {
+        if (ctx.errs === null) return false;
+        ok = false;
+      }
+    }
+    return ok;
+  });
+}
+
+function anyOfCheck(b: Build): void {
+  const nodes = b.many("anyOf");
+  const at = b.at("anyOf");
+  b.add(COMMON, (inst, ctx, ev) => {
+    if (ev === null) {
+      for (let i = 0; i < nodes.length; i++) if (probe(nodes[i] as SchemaNode, inst, ctx, null)) return true;
+      return report(ctx, at, "must match at least one schema in anyOf");
+    }
+    // Annotations are wanted: every passing branch contributes (2020-12 core §10.2.1.2).
+    let any = false;
+    for (let i = 0; i < nodes.length; i++) {
+      const own = newEvaluated();
+      if (probe(nodes[i] as SchemaNode, inst, ctx, own)) {
+        mergeEvaluated(ev, own);
+        any = true;
+      }
+    }
+    return any || report(ctx, at, "must match at least one schema in anyOf");
+  });
+}
+
+function oneOfCheck(b: Build): void {
+  const nodes = b.many("oneOf");
+  const at = b.at("oneOf");
+  b.add(COMMON, (inst, ctx, ev) => {
+    let passed = 0;
+    let kept = null;
+    for (let i = 0; i < nodes.length; i++) {
+      const own = ev === null ? null : newEvaluated();
+      if (!probe(nodes[i] as SchemaNode, inst, ctx, own)) continue;
+      if (++passed > 1) return report(ctx, at, "must match exactly one schema in oneOf, but matches several");
+      kept = own;
+    }
+    if (passed === 0) return report(ctx, at, "must match exactly one schema in oneOf");
+    if (ev !== null && kept !== null) mergeEvaluated(ev, kept);
+    return true;
+  });
+}
+
+function notCheck(b: Build): void {
+  const node = b.one("not");
+  const at = b.at("not");
+  b.add(COMMON, (inst, ctx) => !probe(node, inst, ctx, null) || report(ctx, at, "must not match the schema in not"));
+}
+
+function conditionalCheck(b: Build): void {
+  const cond = b.one("if");
+  const then = b.has("then") ? b.one("then") : null;
+  const otherwise = b.has("else") ? b.one("else") : null;
+  b.add(COMMON, (inst, ctx, ev) => {
+    // Without then / else, `if` matters only for the annotations it may add.
+    if (ev === null && then === null && otherwise === null) return true;
+    const own = ev === null ? null : newEvaluated();
+    if (probe(cond, inst, ctx, own)) {
+      if (ev !== null && own !== null) mergeEvaluated(ev, own);
+      return then === null || apply(then, inst, ctx, ev);
+    }
+    return otherwise === null || apply(otherwise, inst, ctx, ev);
+  });
+}
+
+function refString(b: Build, kw: string): string {
+  const v = b.get(kw);
+  if (typeof v !== "string") throw b.bad(kw, "a string");
+  return v;
+}
+
+function refCheck(b: Build): void {
+  const target = b.hooks.index.resolve(refString(b, "$ref"), b.place);
+  const node = b.hooks.node(target.raw, target.place);
+  b.add(COMMON, (inst, ctx, ev) => follow(node, inst, ctx, ev));
+}
+
+/**
+ * A reference that starts static but, when it lands on a dynamic anchor, is
+ * re-resolved at run time to the outermost resource in the dynamic scope that
+ * declares the same anchor.
+ */
+function dynamicCheck(b: Build, node: SchemaNode, name: string): Check {
+  b.hooks.usesDynamic = true;
+  return (inst, ctx, ev) => {
+    let target = node;
+    const scope = ctx.scope;
+    if (scope !== null) {
+      for (let i = 0; i < scope.length; i++) {
+        const hit = (scope[i] as (typeof scope)[number]).dynamicNodes.get(name);
+        if (hit !== undefined) {
+          target = hit;
+          break;
+        }
+      }
+    }
+    return follow(target, inst, ctx, ev);
+  };
+}
+
+function dynamicRefCheck(b: Build): void {
+  const target = b.hooks.index.resolve(refString(b, "$dynamicRef"), b.place);
+  const node = b.hooks.node(target.raw, target.place);
+  const name = target.anchor;
+  // Only an anchor that is itself a $dynamicAnchor makes the reference dynamic.
+  if (name === null || target.place.res.dynamic.get(name) !== target.raw) {
+    b.add(COMMON, (inst, ctx, ev) => follow(node, inst, ctx, ev));
+  } else {
+    b.add(COMMON, dynamicCheck(b, node, name));
+  }
+}
+
+function recursiveRefCheck(b: Build): void {
+  if (refString(b, "$recursiveRef") !== "#") throw new SchemaError(`$recursiveRef must be "#" (at ${b.at("$recursiveRef")})`);
+  const target = b.hooks.index.resolve("#", b.place);
+  const node = b.hooks.node(target.raw, target.place);
+  if (target.place.res.dynamic.get("") === target.raw) b.add(COMMON, dynamicCheck(b, node, ""));
+  else b.add(COMMON, (inst, ctx, ev) => follow(node, inst, ctx, ev));
+}
+
+/** Adds the references present in `b`. */
+export function addReferences(b: Build): void {
+  if (b.has("$ref")) refCheck(b);
+  if (b.dialect === "draft-07") return;
+  if (b.has("$dynamicRef")) dynamicRefCheck(b);
+  if (b.has("$recursiveRef")) recursiveRefCheck(b);
+}
+
+/** Adds the in-place applicators present in `b`. */
+export function addApplicators(b: Build): void {
+  if (b.has("allOf")) allOfCheck(b);
+  if (b.has("anyOf")) anyOfCheck(b);
+  if (b.has("oneOf")) oneOfCheck(b);
+  if (b.has("not")) notCheck(b);
+  if (b.has("if")) conditionalCheck(b);
+}

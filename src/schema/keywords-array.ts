@@ -1,0 +1,169 @@
+/**
+ * Array keywords: prefixItems, items (schema and draft 7 array form),
+ * additionalItems, contains with min/maxContains, min/maxItems, uniqueItems,
+ * unevaluatedItems (2020-12 core §10.3.1, §11.2; validation §6.4; draft 7
+ * validation §6.4).
+ *
+ * @module
+ */
+import { ARRAY, type Build } from "./build.js";
+import { canonicalKey } from "./equal.js";
+import { descend, probeChild, report } from "./runtime.js";
+import type { Evaluated, SchemaNode } from "./types.js";
+
+type Arr = unknown[];
+
+/** Items at indices below `nodes.length` each against their own schema. */
+function tupleCheck(b: Build, nodes: SchemaNode[]): void {
+  b.add(ARRAY, (inst, ctx, ev) => {
+    const a = inst as Arr;
+    const n = Math.min(a.length, nodes.length);
+    let ok = true;
+    for (let i = 0; i < n; i++) {
+      if (!descend(nodes[i] as SchemaNode, a[i], i, ctx)) {
+        if (ctx.errs === null) return false;
+        ok = false;
+      }
+    }
+    if (ev !== null && n > ev.items) ev.items = n;
+    return ok;
+  });
+}
+
+/** Items from index `from` on against one schema. */
+function restCheck(b: Build, kw: string, from: number): void {
+  const node = b.one(kw);
+  const at = b.at(kw);
+  const never = b.get(kw) === false;
+  b.add(ARRAY, (inst, ctx, ev) => {
+    const a = inst as Arr;
+    let ok = true;
+    for (let i = from; i < a.length; i++) {
+      if (!(never ? report(ctx, at, "must not have more items", i) : descend(node, a[i], i, ctx))) {
+        if (ctx.errs === null) return false;
+        ok = false;
+      }
+    }
+    if (ev !== null) ev.allItems = true;
+    return ok;
+  });
+}
+
+function itemsChecks(b: Build): void {
+  const items = b.get("items");
+  const legacy = b.dialect === "draft-07";
+  if (!legacy && b.has("prefixItems")) {
+    const prefix = b.many("prefixItems");
+    tupleCheck(b, prefix);
+    if (b.has("items")) restCheck(b, "items", prefix.length);
+    return;
+  }
+  if (!b.has("items")) return;
+  // The array form is draft 7's tuple; 2020-12 schemas from older generators still
+  // use it, so it keeps that meaning there too (2020-12 has no array form).
+  if (Array.isArray(items)) {
+    const tuple = items.length === 0 ? [] : b.many("items");
+    tupleCheck(b, tuple);
+    if (b.has("additionalItems")) restCheck(b, "additionalItems", tuple.length);
+  } else {
+    restCheck(b, "items", 0);
+  }
+}
+
+function containsCheck(b: Build): void {
+  const node = b.one("contains");
+  const modern = b.dialect !== "draft-07";
+  const min = modern && b.has("minContains") ? b.count("minContains") : 1;
+  const max = modern && b.has("maxContains") ? b.count("maxContains") : Infinity;
+  const at = b.at("contains");
+  const atMin = min === 1 && !(modern && b.has("minContains")) ? at : b.at("minContains");
+  const atMax = b.at("maxContains");
+  b.add(ARRAY, (inst, ctx, ev) => {
+    const a = inst as Arr;
+    let found = 0;
+    const all = ev !== null || max !== Infinity;
+    for (let i = 0; i < a.length; i++) {
+      if (!probeChild(node, a[i], ctx)) continue;
+      found++;
+      if (ev !== null) (ev.itemSet ??= new Set()).add(i);
+      if (!all && found >= min) return true;
+    }
+    if (found < min) {
+      return report(ctx, atMin, `must contain at least ${min} matching item${min === 1 ? "" : "s"}`);
+    }
+    if (found > max) return report(ctx, atMax, `must contain at most ${max} matching items`);
+    return true;
+  });
+}
+
+function sizeChecks(b: Build): void {
+  if (b.has("maxItems")) {
+    const max = b.count("maxItems");
+    const at = b.at("maxItems");
+    b.add(ARRAY, (inst, ctx) => (inst as Arr).length <= max || report(ctx, at, `must have at most ${max} items`));
+  }
+  if (b.has("minItems")) {
+    const min = b.count("minItems");
+    const at = b.at("minItems");
+    b.add(ARRAY, (inst, ctx) => (inst as Arr).length >= min || report(ctx, at, `must have at least ${min} items`));
+  }
+}
+
+function uniqueCheck(b: Build): void {
+  const v = b.get("uniqueItems");
+  if (typeof v !== "boolean") throw b.bad("uniqueItems", "a boolean");
+  if (!v) return;
+  const at = b.at("uniqueItems");
+  b.add(ARRAY, (inst, ctx) => {
+    const a = inst as Arr;
+    if (a.length < 2) return true;
+    // Primitives by SameValueZero (1 and 1.0 are one number in JS); objects and
+    // arrays by a canonical key, so the check stays linear.
+    const prims = new Set<unknown>();
+    let keys: Set<string> | null = null;
+    for (let i = 0; i < a.length; i++) {
+      const x = a[i];
+      if (x === null || typeof x !== "object") {
+        if (prims.has(x)) return report(ctx, at, "must not have duplicate items", i);
+        prims.add(x);
+      } else {
+        const k = canonicalKey(x);
+        keys ??= new Set();
+        if (keys.has(k)) return report(ctx, at, "must not have duplicate items", i);
+        keys.add(k);
+      }
+    }
+    return true;
+  });
+}
+
+/** Adds the array keywords present in `b`, except unevaluatedItems. */
+export function addArrayKeywords(b: Build): void {
+  itemsChecks(b);
+  if (b.has("contains")) containsCheck(b);
+  sizeChecks(b);
+  if (b.has("uniqueItems")) uniqueCheck(b);
+}
+
+/** unevaluatedItems (2020-12 core §11.2): runs last, after every annotation is in. */
+export function addUnevaluatedItems(b: Build): void {
+  const node = b.one("unevaluatedItems");
+  const at = b.at("unevaluatedItems");
+  const never = b.get("unevaluatedItems") === false;
+  b.tracked = true;
+  b.add(ARRAY, (inst, ctx, ev) => {
+    const seen = ev as Evaluated;
+    if (seen.allItems) return true;
+    const a = inst as Arr;
+    let ok = true;
+    for (let i = seen.items; i < a.length; i++) {
+      if (seen.itemSet !== null && seen.itemSet.has(i)) continue;
+      if (!(never ? report(ctx, at, "must not have unevaluated items", i) : descend(node, a[i], i, ctx))) {
+        if (ctx.errs === null) return false;
+        ok = false;
+      }
+    }
+    seen.allItems = true;
+    return ok;
+  });
+}

@@ -1,0 +1,314 @@
+/**
+ * The resource index: every schema resource (document roots, `$id`
+ * subschemas), anchor and dynamic anchor of a compile, and `$ref` resolution
+ * against it. Nothing is ever fetched: a reference must land in the schema
+ * itself or in the caller's registry (2020-12 core §9.1.2 lets an
+ * implementation refuse to load remote schemas).
+ *
+ * @module
+ */
+import { LimitError, SchemaError } from "../errors.js";
+import { MAX_SCHEMA_DEPTH } from "../limits.js";
+import type { Dialect, Resource, SchemaNode } from "./types.js";
+
+/** Where a raw subschema sits: its resource, its display location and its rules. */
+export interface Place {
+  readonly res: IndexedResource;
+  /** JSON pointer from the document root. */
+  readonly pointer: string;
+  /** "" for the compiled schema, `uri#` for registry documents. */
+  readonly label: string;
+  readonly dialect: Dialect;
+  /** Enabled vocabularies (validation, applicator, ...) or null for all. */
+  readonly vocab: ReadonlySet<string> | null;
+}
+
+/** A resource with what resolution needs. */
+export interface IndexedResource extends Resource {
+  readonly raw: unknown;
+  root: Place;
+}
+
+/** Base URI of a schema without `$id`; a hierarchical URI so relative refs still resolve. */
+export const ROOT_URI = "yada:/schema";
+
+// Where subschemas sit, by keyword: one schema, an array of them, an object of them.
+const ONE = 0;
+const LIST = 1;
+const MAP = 2;
+const ITEMS = 3;
+const CHILDREN = new Map<string, number>([
+  ...["additionalItems", "additionalProperties", "contains", "propertyNames", "not", "if", "then", "else"].map(
+    (k): [string, number] => [k, ONE],
+  ),
+  ...["unevaluatedItems", "unevaluatedProperties"].map((k): [string, number] => [k, ONE]),
+  ...["allOf", "anyOf", "oneOf", "prefixItems"].map((k): [string, number] => [k, LIST]),
+  ...["properties", "patternProperties", "$defs", "definitions", "dependentSchemas", "dependencies"].map(
+    (k): [string, number] => [k, MAP],
+  ),
+  ["items", ITEMS],
+]);
+
+/** Escapes one JSON pointer token (RFC 6901 §3). */
+export function escapeToken(s: string | number): string {
+  if (typeof s === "number") return String(s);
+  return s.includes("~") || s.includes("/") ? s.replace(/~/g, "~0").replace(/\//g, "~1") : s;
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+function own(o: Record<string, unknown>, k: string): unknown {
+  return Object.hasOwn(o, k) ? o[k] : undefined;
+}
+
+function clip(s: string): string {
+  return s.length > 200 ? s.slice(0, 200) + "..." : s;
+}
+
+/** Parses `ref` against `base`; a SchemaError when it is not a URI reference. */
+function parseUri(ref: string, base: string): URL {
+  try {
+    return new URL(ref, base);
+  } catch {
+    throw new SchemaError(`cannot resolve "${clip(ref)}" against base URI "${clip(base)}"`);
+  }
+}
+
+function splitFragment(url: URL): [uri: string, fragment: string] {
+  const hash = url.hash;
+  url.hash = "";
+  let uri = url.href;
+  if (uri.endsWith("#")) uri = uri.slice(0, -1);
+  let frag = hash.startsWith("#") ? hash.slice(1) : hash;
+  try {
+    frag = decodeURIComponent(frag);
+  } catch {
+    throw new SchemaError(`malformed percent-encoding in URI fragment of "${clip(url.href)}"`);
+  }
+  return [uri, frag];
+}
+
+/** The dialect a `$schema` URI names, or null when it names none we know. */
+export function knownDialect(uri: string): Dialect | null {
+  const u = uri.replace(/^https?:\/\//, "").replace(/#$/, "");
+  switch (u) {
+    case "json-schema.org/draft/2020-12/schema":
+      return "2020-12";
+    case "json-schema.org/draft/2019-09/schema":
+      return "2019-09";
+    // Draft 4 and 6 are validated with draft 7 rules (plus draft 4's boolean
+    // exclusiveMaximum / exclusiveMinimum); their differences rarely matter for tool schemas.
+    case "json-schema.org/draft-07/schema":
+    case "json-schema.org/draft-06/schema":
+    case "json-schema.org/draft-04/schema":
+      return "draft-07";
+    default:
+      return null;
+  }
+}
+
+/** Every raw subschema of one compile, indexed by resource URI, anchor and object identity. */
+export class SchemaIndex {
+  readonly resources = new Map<string, IndexedResource>();
+  readonly places = new Map<object, Place>();
+  private readonly registry = new Map<string, unknown>();
+  private readonly loaded = new Set<string>();
+  private allLoaded = false;
+
+  constructor(registry: ReadonlyMap<string, unknown>, private readonly defaultDialect: Dialect) {
+    for (const [k, v] of registry) {
+      const [uri] = splitFragment(parseUri(k, ROOT_URI));
+      this.registry.set(uri, v);
+    }
+  }
+
+  /** Indexes a whole document retrieved from `uri` (the root schema or a registry entry). */
+  addDocument(raw: unknown, uri: string, label: string): IndexedResource {
+    let dialect = this.defaultDialect;
+    let vocab: ReadonlySet<string> | null = null;
+    let id = uri;
+    let anchor = "";
+    if (isObject(raw)) {
+      const d = this.dialectOf(raw, dialect);
+      dialect = d.dialect;
+      vocab = d.vocab;
+      const idv = own(raw, "$id");
+      if (typeof idv === "string" && !(dialect === "draft-07" && own(raw, "$ref") !== undefined)) {
+        [id, anchor] = splitFragment(parseUri(idv, uri));
+      }
+    }
+    const res = this.newResource(id, raw);
+    res.root = { res, pointer: "", label, dialect, vocab };
+    if (anchor !== "" && dialect === "draft-07") res.anchors.set(anchor, raw);
+    this.resources.set(id, res);
+    if (!this.resources.has(uri)) this.resources.set(uri, res);
+    this.scan(raw, res.root, 0, true);
+    return res;
+  }
+
+  private newResource(uri: string, raw: unknown): IndexedResource {
+    return {
+      uri,
+      raw,
+      anchors: new Map(),
+      dynamic: new Map(),
+      dynamicNodes: new Map<string, SchemaNode>(),
+      root: undefined as unknown as Place,
+    };
+  }
+
+  /** Dialect and vocabularies a resource root declares with `$schema` (2020-12 core §8.1.1). */
+  private dialectOf(o: Record<string, unknown>, fallback: Dialect): { dialect: Dialect; vocab: ReadonlySet<string> | null } {
+    const s = own(o, "$schema");
+    if (typeof s !== "string") return { dialect: fallback, vocab: null };
+    const known = knownDialect(s);
+    if (known !== null) return { dialect: known, vocab: null };
+    // A custom meta-schema from the registry: its own dialect, and its $vocabulary.
+    const [uri] = splitFragment(parseUri(s, ROOT_URI));
+    const meta = this.registry.get(uri);
+    if (!isObject(meta)) return { dialect: "2020-12", vocab: null };
+    const ms = own(meta, "$schema");
+    const dialect = (typeof ms === "string" ? knownDialect(ms) : null) ?? "2020-12";
+    const vocabulary = own(meta, "$vocabulary");
+    if (!isObject(vocabulary) || dialect === "draft-07") return { dialect, vocab: null };
+    const vocab = new Set<string>();
+    for (const key of Object.keys(vocabulary)) {
+      const m = /^https:\/\/json-schema\.org\/draft\/20(?:19-09|20-12)\/vocab\/([a-z-]+)$/.exec(key);
+      if (m?.[1] !== undefined) vocab.add(m[1]);
+    }
+    return { dialect, vocab };
+  }
+
+  private scan(raw: unknown, place: Place, depth: number, isDocRoot = false): void {
+    if (!isObject(raw)) {
+      if (Array.isArray(raw)) throw new SchemaError(`schema at ${place.label + place.pointer || "/"} must be an object or a boolean`);
+      return;
+    }
+    if (depth > MAX_SCHEMA_DEPTH) {
+      throw new LimitError("MAX_SCHEMA_DEPTH", MAX_SCHEMA_DEPTH, `schema nested deeper than ${MAX_SCHEMA_DEPTH} levels`);
+    }
+    if (this.places.has(raw)) return;
+    const where = (): string => place.label + place.pointer || "/";
+    const async = own(raw, "$async");
+    if (async !== undefined && async !== false) {
+      throw new SchemaError(`asynchronous schemas ($async) are not supported (at ${where()})`);
+    }
+    let p = place;
+    const idv = own(raw, "$id");
+    const draft7 = p.dialect === "draft-07";
+    if (!isDocRoot && idv !== undefined && !(draft7 && own(raw, "$ref") !== undefined)) {
+      if (typeof idv !== "string") throw new SchemaError(`$id must be a string (at ${where()})`);
+      const [uri, frag] = splitFragment(parseUri(idv, p.res.uri));
+      if (uri === p.res.uri) {
+        if (frag !== "") p.res.anchors.set(frag, raw);
+      } else {
+        const d = this.dialectOf(raw, p.dialect);
+        const res = this.newResource(uri, raw);
+        const vocab = Object.hasOwn(raw, "$schema") ? d.vocab : p.vocab;
+        res.root = { res, pointer: p.pointer, label: p.label, dialect: d.dialect, vocab };
+        if (frag !== "") res.anchors.set(frag, raw);
+        if (!this.resources.has(uri)) this.resources.set(uri, res);
+        p = res.root;
+      }
+    }
+    this.places.set(raw, p);
+    if (p.dialect !== "draft-07") {
+      const a = own(raw, "$anchor");
+      if (typeof a === "string") p.res.anchors.set(a, raw);
+      const da = own(raw, "$dynamicAnchor");
+      if (typeof da === "string") {
+        p.res.anchors.set(da, raw);
+        p.res.dynamic.set(da, raw);
+      }
+      if (own(raw, "$recursiveAnchor") === true && p.res.raw === raw) p.res.dynamic.set("", raw);
+    }
+    for (const k in raw) {
+      if (!Object.hasOwn(raw, k)) continue;
+      const kind = CHILDREN.get(k);
+      if (kind === undefined) continue;
+      const v = raw[k];
+      const at = p.pointer + "/" + escapeToken(k);
+      if (kind === ONE || (kind === ITEMS && !Array.isArray(v))) this.scan(v, { ...p, pointer: at }, depth + 1);
+      else if (kind === LIST || kind === ITEMS) {
+        if (Array.isArray(v)) for (let i = 0; i < v.length; i++) this.scan(v[i], { ...p, pointer: at + "/" + i }, depth + 1);
+      } else if (isObject(v)) {
+        for (const name of Object.keys(v)) {
+          const s = v[name];
+          // `dependencies` mixes schemas and property-name arrays (draft 7 §6.5.7).
+          if (k === "dependencies" && Array.isArray(s)) continue;
+          this.scan(s, { ...p, pointer: at + "/" + escapeToken(name) }, depth + 1);
+        }
+      }
+    }
+  }
+
+  /** The resource at `uri`, indexing registry documents on first use. */
+  private resource(uri: string): IndexedResource | undefined {
+    const hit = this.resources.get(uri);
+    if (hit !== undefined) return hit;
+    if (this.registry.has(uri) && !this.loaded.has(uri)) {
+      this.loaded.add(uri);
+      this.addDocument(this.registry.get(uri), uri, uri + "#");
+      const r = this.resources.get(uri);
+      if (r !== undefined) return r;
+    }
+    // The URI may be an `$id` embedded in a registry document not indexed yet.
+    if (!this.allLoaded) {
+      this.allLoaded = true;
+      for (const [u, raw] of this.registry) {
+        if (this.loaded.has(u)) continue;
+        this.loaded.add(u);
+        this.addDocument(raw, u, u + "#");
+      }
+      return this.resources.get(uri);
+    }
+    return undefined;
+  }
+
+  /**
+   * Resolves a reference found at `from` (2020-12 core §8.2.3). Returns the raw
+   * target, its place, and the anchor name when the fragment is a plain name.
+   * Throws SchemaError when the target is not in the schema or the registry.
+   */
+  resolve(ref: string, from: Place): { raw: unknown; place: Place; anchor: string | null } {
+    const [uri, frag] = splitFragment(parseUri(ref, from.res.uri));
+    const res = this.resource(uri);
+    if (res === undefined) {
+      throw new SchemaError(
+        `$ref "${clip(ref)}" at ${from.label + from.pointer || "/"} points outside the schema; ` +
+          "remote schemas are never fetched, pass them in the registry option",
+      );
+    }
+    if (frag === "") return { raw: res.raw, place: res.root, anchor: null };
+    if (!frag.startsWith("/")) {
+      if (!res.anchors.has(frag)) throw new SchemaError(`$ref "${clip(ref)}": no anchor "${clip(frag)}" in ${clip(uri)}`);
+      const raw = res.anchors.get(frag);
+      return { raw, place: this.placeOf(raw, res.root), anchor: frag };
+    }
+    let cur: unknown = res.raw;
+    let place = res.root;
+    for (const tok of frag.slice(1).split("/")) {
+      const key = tok.replace(/~1/g, "/").replace(/~0/g, "~");
+      if (Array.isArray(cur) && /^(?:0|[1-9][0-9]*)$/.test(key) && Number(key) < cur.length) cur = cur[Number(key)];
+      else if (isObject(cur) && Object.hasOwn(cur, key)) cur = cur[key];
+      else throw new SchemaError(`$ref "${clip(ref)}": JSON pointer does not resolve in ${clip(uri)}`);
+      const known = typeof cur === "object" && cur !== null ? this.places.get(cur) : undefined;
+      place = known ?? { ...place, pointer: place.pointer + "/" + escapeToken(key) };
+    }
+    // A pointer into a location the scan did not visit (e.g. an unknown keyword).
+    if (isObject(cur) && !this.places.has(cur)) this.scan(cur, place, 0);
+    return { raw: cur, place: this.placeOf(cur, place), anchor: null };
+  }
+
+  /** The place recorded for `raw`, or `fallback` (boolean schemas, unscanned spots). */
+  placeOf(raw: unknown, fallback: Place): Place {
+    return (typeof raw === "object" && raw !== null ? this.places.get(raw) : undefined) ?? fallback;
+  }
+
+  /** Every resource indexed so far (each once). */
+  allResources(): IndexedResource[] {
+    return [...new Set(this.resources.values())];
+  }
+}

@@ -1,0 +1,131 @@
+/**
+ * What keyword closures share at validation time: issue reporting (paths are
+ * built only when an issue is recorded, never on the success path) and the
+ * guarded steps into a child instance or an in-place subschema that keep the
+ * call stack and the work per validation bounded.
+ *
+ * @module
+ */
+import { LimitError } from "../errors.js";
+import {
+  MAX_INSTANCE_DEPTH,
+  MAX_SCHEMA_EVAL_NESTING,
+  MAX_SCHEMA_REF_EXPANSIONS,
+} from "../limits.js";
+import { escapeToken } from "./refs.js";
+import type { Ctx, Evaluated, SchemaNode } from "./types.js";
+
+/** Thrown when enough issues were collected; caught by the validate entry point. */
+export const STOP_COLLECTING: unique symbol = Symbol("stop collecting");
+
+/** Records an issue at the current instance location (plus `key`), returns false. */
+export function report(ctx: Ctx, schemaPath: string, message: string, key?: string | number): false {
+  const errs = ctx.errs;
+  if (errs !== null) {
+    let p = "";
+    for (const s of ctx.path) p += "/" + escapeToken(s);
+    if (key !== undefined) p += "/" + escapeToken(key);
+    errs.push({ instancePath: p, schemaPath, message });
+    if (errs.length >= ctx.maxIssues) throw STOP_COLLECTING;
+  }
+  return false;
+}
+
+function tooDeep(): LimitError {
+  return new LimitError("MAX_INSTANCE_DEPTH", MAX_INSTANCE_DEPTH, `instance nested deeper than ${MAX_INSTANCE_DEPTH} levels`);
+}
+
+function tooNested(): LimitError {
+  return new LimitError(
+    "MAX_SCHEMA_EVAL_NESTING",
+    MAX_SCHEMA_EVAL_NESTING,
+    `schema evaluation nested deeper than ${MAX_SCHEMA_EVAL_NESTING} levels (recursive $ref?)`,
+  );
+}
+
+/** Validates a child instance (`key` of the current one) against `node`. */
+export function descend(node: SchemaNode, value: unknown, key: string | number, ctx: Ctx): boolean {
+  if (++ctx.depth > MAX_INSTANCE_DEPTH) throw tooDeep();
+  if (++ctx.nest > MAX_SCHEMA_EVAL_NESTING) throw tooNested();
+  let ok: boolean;
+  if (ctx.errs === null) ok = node.v(value, ctx, null);
+  else {
+    ctx.path.push(key);
+    ok = node.v(value, ctx, null);
+    ctx.path.pop();
+  }
+  ctx.depth--;
+  ctx.nest--;
+  return ok;
+}
+
+/** Validates the current instance against an in-place subschema (allOf, then, ...). */
+export function apply(node: SchemaNode, inst: unknown, ctx: Ctx, ev: Evaluated | null): boolean {
+  if (++ctx.nest > MAX_SCHEMA_EVAL_NESTING) throw tooNested();
+  const ok = node.v(inst, ctx, ev);
+  ctx.nest--;
+  return ok;
+}
+
+/** {@link apply} without collecting issues: for anyOf, oneOf, not, if, contains. */
+export function probe(node: SchemaNode, inst: unknown, ctx: Ctx, ev: Evaluated | null): boolean {
+  const errs = ctx.errs;
+  if (errs === null) return apply(node, inst, ctx, ev);
+  ctx.errs = null;
+  try {
+    return apply(node, inst, ctx, ev);
+  } finally {
+    ctx.errs = errs;
+  }
+}
+
+/** {@link descend} without collecting issues. */
+export function probeChild(node: SchemaNode, value: unknown, ctx: Ctx): boolean {
+  const errs = ctx.errs;
+  if (errs === null) return descend(node, value, 0, ctx);
+  ctx.errs = null;
+  try {
+    return descend(node, value, 0, ctx);
+  } finally {
+    ctx.errs = errs;
+  }
+}
+
+/** Follows a `$ref` to `node`, entering its resource in the dynamic scope when tracked. */
+export function follow(node: SchemaNode, inst: unknown, ctx: Ctx, ev: Evaluated | null): boolean {
+  if (++ctx.refs > MAX_SCHEMA_REF_EXPANSIONS) {
+    throw new LimitError(
+      "MAX_SCHEMA_REF_EXPANSIONS",
+      MAX_SCHEMA_REF_EXPANSIONS,
+      `more than ${MAX_SCHEMA_REF_EXPANSIONS} $ref expansions in one validation`,
+    );
+  }
+  if (++ctx.nest > MAX_SCHEMA_EVAL_NESTING) throw tooNested();
+  const scope = ctx.scope;
+  let ok: boolean;
+  if (scope === null) ok = node.v(inst, ctx, ev);
+  else {
+    scope.push(node.resource);
+    ok = node.v(inst, ctx, ev);
+    scope.pop();
+  }
+  ctx.nest--;
+  return ok;
+}
+
+/**
+ * Does `for (k in o)` yield only own keys of `o`? True for JSON objects (prototype
+ * Object.prototype or null) while Object.prototype has no enumerable property,
+ * which {@link hasCleanPrototype} checks once per validation.
+ */
+export function ownOnly(o: object, ctx: Ctx): boolean {
+  if (!ctx.cleanProto) return false;
+  const p: unknown = Object.getPrototypeOf(o);
+  return p === Object.prototype || p === null;
+}
+
+/** Has nobody added an enumerable property to Object.prototype? */
+export function hasCleanPrototype(): boolean {
+  for (const _ in Object.prototype) return false;
+  return true;
+}
