@@ -46,6 +46,18 @@ export const MAX_LIST_PAGES = 100;
 export const MAX_LIST_ITEMS = 10_000;
 /** Longest cursor string accepted from a server (V3; ours). */
 export const MAX_CURSOR_CHARS = 4_096;
+/** Bound on the `server/discover` probe before falling back to `initialize` (V2; spec 2026-07-28 stdio "reasonable timeout"; ours). */
+export const DEFAULT_DISCOVER_TIMEOUT_MS = 5_000;
+/** Request rounds of one call answering `input_required` before giving up (V2; spec: "implement iteration limits"; ours). */
+export const MAX_INPUT_ROUNDS = 8;
+/** First delay before re-sending a `subscriptions/listen` that ended unexpectedly (V5; ours). */
+export const LISTEN_RETRY_MIN_MS = 1_000;
+/** Longest delay between `subscriptions/listen` attempts (V5; spec: "MUST apply jitter and backoff"; ours). */
+export const LISTEN_RETRY_MAX_MS = 30_000;
+/** Longest list-result freshness honoured from `ttlMs` (V2 caching; ours: one day). */
+export const MAX_LIST_TTL_MS = 24 * 60 * 60_000;
+/** Servers whose era is remembered (V2: "cached per server"; ours). */
+export const MAX_ERA_CACHE_ENTRIES = 256;
 
 // ── JSON Schema validator (src/schema) ─────────────────────────────────────────
 

@@ -58,7 +58,8 @@ export async function rejection(p: Promise<unknown>): Promise<Error & { code?: s
 /**
  * A one-file stdio server given as the body of `answer(m)`, a function of a request
  * that returns its result (or a Promise of it). It answers initialize itself and
- * ignores notifications, including notifications/cancelled.
+ * ignores notifications, including notifications/cancelled. Like most legacy
+ * servers, it answers the modern `server/discover` probe with -32601.
  */
 export function inlineServer(answer: string): string[] {
   const script = `
@@ -68,6 +69,7 @@ const send = (m) => process.stdout.write(JSON.stringify(m) + "\\n");
 rl.on("line", async (l) => {
   const m = JSON.parse(l);
   if (m.id === undefined || m.method === undefined) return;
+  if (m.method === "server/discover") return send({ jsonrpc: "2.0", id: m.id, error: { code: -32601, message: "Method not found" } });
   if (m.method === "initialize") return send({ jsonrpc: "2.0", id: m.id, result: { protocolVersion: "2025-11-25", capabilities: { tools: {} }, serverInfo: { name: "inline", version: "1" } } });
   send({ jsonrpc: "2.0", id: m.id, result: await answer(m) });
 });`;

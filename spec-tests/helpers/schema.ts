@@ -37,13 +37,19 @@ function check(revision: string, name: string, value: unknown, what: string): vo
 }
 
 /**
- * Asserts that `message`, sent by the client, is valid for `revision`: a request
+ * Asserts that `message`, sent by the client, is valid for its revision (the one
+ * its `_meta` names, else `legacyRevision`): a request
  * is a ClientRequest in a JSON-RPC request envelope, a notification a
  * ClientNotification, a response a ClientResult (or a JSON-RPC error).
  */
-export function checkClientMessage(revision: string, message: unknown): void {
+export function checkClientMessage(legacyRevision: string, message: unknown): void {
   assert.ok(typeof message === "object" && message !== null);
   const m = message as Record<string, unknown>;
+  // A modern request names its own revision in _meta (the discover probe of a legacy session does too).
+  const params = m.params as Record<string, unknown> | undefined;
+  const meta = params?._meta as Record<string, unknown> | undefined;
+  const declared = meta?.["io.modelcontextprotocol/protocolVersion"];
+  const revision = typeof declared === "string" ? declared : legacyRevision;
   const what = typeof m.method === "string" ? m.method : `response ${JSON.stringify(m.id)}`;
   if (typeof m.method === "string" && "id" in m) {
     check(revision, "JSONRPCRequest", m, what);

@@ -39,7 +39,7 @@ test("J2: the late response of a timed-out call is dropped, not given to the nex
     assert.ok(e instanceof TimeoutError);
     const next = await client.callTool("t", { tag: "second", ms: 300 });
     assert.equal((next.content[0] as TextContent).text, "second");
-    assert.ok(logs.some((l) => l.message === "dropped a response for an unknown id" && l.data?.id === 2)); // id 1 was initialize;
+    assert.ok(logs.some((l) => l.message === "dropped a response for an unknown id" && l.data?.id === 3)); // ids 1 and 2: the discover probe and initialize;
   } finally {
     await client.close();
   }
@@ -88,13 +88,14 @@ test("J4: notifications interleaved before a response reach the listeners", asyn
 });
 
 test("J5: a timeout sends notifications/cancelled and says the server may still carry the call out", async () => {
-  const { client, logs } = await connectFixture("silent.mjs");
+  const { client, logs } = await connectFixture("silent.mjs", [], { era: "legacy" });
   try {
     const e = await rejection(client.withCallTimeout(100).callTool("echo", { text: "x" }));
     assert.ok(e instanceof TimeoutError);
     assert.equal(e.code, "timeout");
     assert.match(e.message, /may still carry the call out/);
-    // silent.mjs reports each notifications/cancelled it receives on stderr; the call had id 2.
+    // silent.mjs reports each notifications/cancelled it receives on stderr; the call had id 2
+    // (id 1 was initialize: the era is set, so no discover probe ran).
     const stderr = () => logs.filter((l) => l.message === "server stderr").map((l) => String(l.data?.text)).join("");
     await waitFor(() => /cancelled 2 timed out after 100 ms/.test(stderr()));
   } finally {

@@ -94,7 +94,7 @@ test("S3: only the last STDERR_TAIL_BYTES of stderr are kept", async () => {
 
 test("S5: a server that never answers initialize fails the connect within the handshake bound", async () => {
   const t0 = Date.now();
-  const e = await rejection(connectFixture("silent.mjs", ["--no-init"], { handshakeTimeoutMs: 300 }));
+  const e = await rejection(connectFixture("silent.mjs", ["--no-init"], { handshakeTimeoutMs: 300, era: "legacy" }));
   assert.ok(e instanceof TimeoutError);
   assert.match(e.message, /handshake did not finish within 300 ms/);
   assert.ok(Date.now() - t0 < 5000);
@@ -112,7 +112,7 @@ test("S5: a command that does not exist fails the connect with a transport error
 });
 
 test("S5: initialized is sent as a notification after the initialize answer", async () => {
-  const { client, logs } = await connectFixture("silent.mjs");
+  const { client, logs } = await connectFixture("silent.mjs", [], { era: "legacy" });
   try {
     const stderr = () => logs.filter((l) => l.message === "server stderr").map((l) => String(l.data?.text)).join("");
     await waitFor(() => /received notifications\/initialized/.test(stderr()));
@@ -123,7 +123,7 @@ test("S5: initialized is sent as a notification after the initialize answer", as
 });
 
 test("S6: calls are bounded at five minutes by default; withCallTimeout sets or removes the bound", async () => {
-  const { client } = await connectFixture("silent.mjs");
+  const { client } = await connectFixture("silent.mjs", [], { era: "legacy" });
   try {
     assert.equal(client.callTimeoutMs, DEFAULT_CALL_TIMEOUT_MS);
     assert.equal(DEFAULT_CALL_TIMEOUT_MS, 300_000);

@@ -19,7 +19,7 @@ import {
   MAX_RPC_ERROR_MESSAGE_CHARS,
 } from "../limits.js";
 import { silentLogger, type Logger } from "../log.js";
-import type { Transport } from "../transport/types.js";
+import type { SendOptions, Transport } from "../transport/types.js";
 import {
   classifyMessage,
   RPC,
@@ -49,6 +49,10 @@ export interface RequestOptions {
   resetTimeoutOnProgress?: boolean;
   /** With `resetTimeoutOnProgress`, the hard bound on the total time (J6). */
   maxTotalTimeoutMs?: number;
+  /** Called with the request's id as soon as it is assigned (before sending). */
+  onId?: (id: RequestId) => void;
+  /** Extra transport headers for this request (HTTP only). */
+  headers?: Readonly<Record<string, string>>;
 }
 
 /** Context passed to a handler of a server-initiated request. */
@@ -132,6 +136,7 @@ export class JsonRpcSession {
   readonly #listeners = new Set<NotificationListener>();
   readonly #closeListeners = new Set<(error: YadaError) => void>();
   #nextId = 1;
+  #cancelNotifications = true;
   #closeError: YadaError | undefined;
   #started = false;
 
@@ -160,6 +165,14 @@ export class JsonRpcSession {
       requestError: (id, error) => this.#settle(id, undefined, error),
       closed: (error) => this.#onClosed(error),
     });
+  }
+
+  /**
+   * Whether timeouts and aborts send `notifications/cancelled` (J5). Revision
+   * 2026-07-28 over HTTP cancels by closing the response stream instead.
+   */
+  set cancelNotifications(enabled: boolean) {
+    this.#cancelNotifications = enabled;
   }
 
   /** Registers the handler of a server-initiated request method (J3, H13). */
@@ -199,6 +212,7 @@ export class JsonRpcSession {
       return Promise.reject(new CancelledError(`${this.#name}: ${method} was cancelled before it was sent`, { cause: signal.reason }));
     }
     const id = this.#nextId++;
+    options.onId?.(id);
     let outParams = params;
     if (options.onProgress) {
       const meta = (params?._meta ?? {}) as Record<string, unknown>;
@@ -268,7 +282,9 @@ export class JsonRpcSession {
           };
         }
       }
-      this.#send(message, done?.signal).catch((error: unknown) => this.#settle(id, undefined, this.#asYadaError(error, method)));
+      const sendOptions: SendOptions | undefined =
+        done || options.headers ? { ...(done ? { signal: done.signal } : {}), ...(options.headers ? { headers: options.headers } : {}) } : undefined;
+      this.#transport.send(message, sendOptions).catch((error: unknown) => this.#settle(id, undefined, this.#asYadaError(error, method)));
     });
   }
 
@@ -305,7 +321,7 @@ export class JsonRpcSession {
   #cancel(id: RequestId, reason: string): void {
     const pending = this.#pending.get(id);
     // The spec forbids cancelling initialize; a closed session has nobody to tell.
-    if (!pending || pending.method === "initialize" || this.#closeError) return;
+    if (!pending || pending.method === "initialize" || this.#closeError || !this.#cancelNotifications) return;
     this.notify("notifications/cancelled", { requestId: id, reason: truncate(reason, MAX_CANCEL_REASON_CHARS) }).catch((e: unknown) =>
       this.#log("debug", "notifications/cancelled could not be sent", { server: this.#name, error: String(e) }),
     );

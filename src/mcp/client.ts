@@ -1,15 +1,18 @@
 /**
- * `McpClient`: one connection to one MCP server. Handshake and version
- * negotiation, paginated listing, tool calls with the full content model,
- * resources, prompts, ping, timeouts and close (V1, V3, V4, S5, S6, T15).
+ * `McpClient`: one connection to one MCP server, in either protocol era. Era
+ * detection and version negotiation, paginated listing, tool calls with the full
+ * content model, resources, prompts, change notifications, host handlers,
+ * logging, timeouts and close (V1–V7, S5, S6, T15).
  *
  * @module
  */
-import { LimitError, ProtocolError, TimeoutError, UnsupportedVersionError, ValidationError, YadaError } from "../errors.js";
+import { JsonRpcError, LimitError, ProtocolError, TimeoutError, UnsupportedVersionError, ValidationError, YadaError } from "../errors.js";
 import { JsonRpcSession, type NotificationListener, type Progress, type RequestHandler, type RequestOptions } from "../jsonrpc/session.js";
 import {
   DEFAULT_CALL_TIMEOUT_MS,
+  DEFAULT_DISCOVER_TIMEOUT_MS,
   DEFAULT_HANDSHAKE_TIMEOUT_MS,
+  MAX_LIST_TTL_MS,
   DEFAULT_REQUEST_TIMEOUT_MS,
   MAX_CURSOR_CHARS,
   MAX_LIST_ITEMS,
@@ -36,8 +39,12 @@ import {
   type ResourceContents,
   type ServerInfo,
 } from "./types.js";
-import { isSupportedLegacyVersion, LATEST_LEGACY_VERSION } from "./versions.js";
+import { isSupportedLegacyVersion, isSupportedModernVersion, META, MODERN_ERRORS, pickVersion, type Era } from "./versions.js";
 import { answerElicitation, answerRoots, answerSampling, capabilitiesFor, type ClientHandlers } from "./handlers.js";
+import { initializeLegacy, modernMeta, probeModern, rememberedEra, rememberEra, type ClientIdentity, type Established } from "./handshake.js";
+import { completeWithInput } from "./input-rounds.js";
+import { Subscriptions } from "./listen.js";
+import { checkParamHeaders, paramHeaderValues, type ParamHeader } from "./param-headers.js";
 
 /** The name and version yada reports to servers unless the host sets its own. */
 export const DEFAULT_CLIENT_INFO = { name: "yada", version: "0.1.0" } as const;
@@ -52,6 +59,14 @@ export interface ClientOptions {
   logger?: Logger;
   /** Bound on the whole handshake (S5); default `DEFAULT_HANDSHAKE_TIMEOUT_MS`. */
   handshakeTimeoutMs?: number;
+  /**
+   * Which protocol era to speak (V2). `"auto"` (default) probes with
+   * `server/discover` and falls back to `initialize`; the outcome is remembered per
+   * server. `"legacy"` and `"modern"` skip the probe.
+   */
+  era?: "auto" | Era;
+  /** Bound on the `server/discover` probe (V2); default `DEFAULT_DISCOVER_TIMEOUT_MS`. */
+  discoverTimeoutMs?: number;
   /** Bound on each tool call from when it is sent (S6); `null` = none. Default `DEFAULT_CALL_TIMEOUT_MS`. */
   callTimeoutMs?: number | null;
   /** Bound on list, read, prompt and ping requests; `null` = none. Default `DEFAULT_REQUEST_TIMEOUT_MS`. */
@@ -105,19 +120,33 @@ export interface CallOptions {
 }
 
 /** State shared by a client and the views {@link McpClient.withCallTimeout} makes of it. */
-interface Shared {
+interface Shared extends Established {
   session: JsonRpcSession;
   name: string;
-  protocolVersion: string;
-  serverInfo: ServerInfo;
-  capabilities: JsonRecord;
-  instructions: string | undefined;
   requestTimeoutMs: number | null;
+  who: ClientIdentity;
+  handlers: ClientHandlers | undefined;
+  /** The level asked for; in the modern era it rides on every request's `_meta` (V7). */
+  logLevel: LoggingLevel | undefined;
+  /** `x-mcp-header` declarations of listed tools (modern HTTP only, V2). */
+  paramHeaders: Map<string, ParamHeader[]> | undefined;
+  /** Fresh list results by method, from `ttlMs` (modern, V2). */
+  listCache: Map<string, { items: unknown[]; until: number }>;
+  subscriptions: Subscriptions | undefined;
+  listListeners: number;
+  log: Logger | undefined;
 }
 
 function withMeta(params: JsonRecord, meta: JsonRecord | undefined): JsonRecord {
-  return meta ? { ...params, _meta: meta } : params;
+  return meta ? { ...params, _meta: { ...(isRecord(params._meta) ? params._meta : {}), ...meta } } : params;
 }
+
+const LIST_KIND_OF: Record<string, ListKind> = {
+  "tools/list": "tools",
+  "prompts/list": "prompts",
+  "resources/list": "resources",
+  "resources/templates/list": "resources",
+};
 
 /**
  * A connected MCP client.
@@ -142,28 +171,52 @@ export class McpClient {
   }
 
   /**
-   * Connects over `transport`: starts it, runs the handshake (`initialize`, then
-   * `notifications/initialized`) within `handshakeTimeoutMs` (S5), and checks the
-   * server's protocol revision (V1).
+   * Connects over `transport`: starts it and establishes the protocol era within
+   * `handshakeTimeoutMs` (S5). With `era: "auto"` it probes with `server/discover`
+   * (modern, V2) and falls back to `initialize` (legacy, V1) on any non-modern
+   * answer or none; the outcome is remembered for the server.
    *
-   * @throws UnsupportedVersionError (`unsupported_version`) when the server answers a revision yada does not speak; the connection is closed.
+   * @throws UnsupportedVersionError (`unsupported_version`) when no revision is shared; the connection is closed.
    * @throws TimeoutError (`timeout`) when the handshake exceeds its bound.
    * @throws ConnectionClosedError (`connection_closed`), TransportError (`transport`), ProtocolError (`protocol`), JsonRpcError (`jsonrpc`).
    */
   static async connect(transport: Transport, options: ClientOptions = {}): Promise<McpClient> {
     const name = options.name ?? transport.description;
     const session = new JsonRpcSession(transport, { name, ...(options.logger ? { logger: options.logger } : {}) });
-    McpClient.#wire(session, options);
     const handshakeMs = options.handshakeTimeoutMs ?? DEFAULT_HANDSHAKE_TIMEOUT_MS;
     const deadline = new AbortController();
     const timer = setTimeout(() => deadline.abort(), handshakeMs);
     const signal = options.signal ? AbortSignal.any([options.signal, deadline.signal]) : deadline.signal;
+    const who: ClientIdentity = {
+      clientInfo: { ...(options.clientInfo ?? DEFAULT_CLIENT_INFO) },
+      capabilities: { ...capabilitiesFor(options.handlers), ...options.capabilities },
+    };
+    const key = transport.serverKey ?? transport.description;
     try {
       await session.start();
-      const shared = await McpClient.#handshake(session, name, options, signal, handshakeMs, deadline.signal);
-      transport.openInbound?.();
+      const established = await McpClient.#establish(session, name, who, options, key, handshakeMs, signal);
+      if (deadline.signal.aborted) throw new TimeoutError(`${name}: the handshake did not finish within ${handshakeMs} ms`, handshakeMs);
+      const shared: Shared = {
+        ...established,
+        session,
+        name,
+        who,
+        handlers: options.handlers,
+        logLevel: established.era === "modern" ? options.logLevel : undefined,
+        requestTimeoutMs: options.requestTimeoutMs === undefined ? DEFAULT_REQUEST_TIMEOUT_MS : options.requestTimeoutMs,
+        paramHeaders: established.era === "modern" && transport.kind === "http" ? new Map() : undefined,
+        listCache: new Map(),
+        subscriptions: undefined,
+        listListeners: 0,
+        log: options.logger,
+      };
+      McpClient.#wire(shared, options);
+      if (established.era === "legacy") transport.openInbound?.();
+      else if (transport.kind === "http") session.cancelNotifications = false; // closing the stream cancels (2026-07-28)
       const client = new this(shared, options.callTimeoutMs === undefined ? DEFAULT_CALL_TIMEOUT_MS : options.callTimeoutMs);
-      if (options.logLevel !== undefined && isRecord(shared.capabilities.logging)) await client.setLogLevel(options.logLevel);
+      if (options.logLevel !== undefined && established.era === "legacy" && isRecord(established.capabilities.logging)) {
+        await client.setLogLevel(options.logLevel);
+      }
       return client;
     } catch (e) {
       await session.close().catch(() => {});
@@ -176,71 +229,62 @@ export class McpClient {
     }
   }
 
-  static #wire(session: JsonRpcSession, options: ClientOptions): void {
-    const h = options.handlers;
-    if (h?.roots) session.onRequest("roots/list", (_p, ctx) => answerRoots(h, ctx));
-    if (h?.sampling) session.onRequest("sampling/createMessage", (p, ctx) => answerSampling(h, p, ctx));
-    if (h?.elicitation) session.onRequest("elicitation/create", (p, ctx) => answerElicitation(h, p, ctx));
+  static async #establish(
+    session: JsonRpcSession,
+    name: string,
+    who: ClientIdentity,
+    options: ClientOptions,
+    key: string,
+    handshakeMs: number,
+    signal: AbortSignal,
+  ): Promise<Established> {
+    const era = options.era ?? "auto";
+    if (era === "modern" || (era === "auto" && rememberedEra(key) !== "legacy")) {
+      const probeMs = era === "modern" ? handshakeMs : Math.min(options.discoverTimeoutMs ?? DEFAULT_DISCOVER_TIMEOUT_MS, handshakeMs);
+      const probe = await probeModern(session, name, who, probeMs, signal);
+      if (probe.kind === "modern") {
+        rememberEra(key, "modern");
+        return probe.established;
+      }
+      if (era === "modern") throw new UnsupportedVersionError(`${name} does not speak the modern protocol era (${probe.reason})`, "");
+      options.logger?.("info", "the server does not speak the modern era; using initialize", { server: name, reason: probe.reason });
+      session.transport.setProtocolVersion?.(undefined);
+    }
+    const established = await initializeLegacy(session, name, who, handshakeMs, signal);
+    if (era === "auto") rememberEra(key, "legacy");
+    return established;
+  }
+
+  static #wire(s: Shared, options: ClientOptions): void {
+    const session = s.session;
+    const h = s.handlers;
+    if (s.era === "legacy") {
+      // Legacy servers ask with requests; modern ones with input_required results.
+      if (h?.roots) session.onRequest("roots/list", (_p, ctx) => answerRoots(h, ctx));
+      if (h?.sampling) session.onRequest("sampling/createMessage", (p, ctx) => answerSampling(h, p, ctx));
+      if (h?.elicitation) session.onRequest("elicitation/create", (p, ctx) => answerElicitation(h, p, ctx));
+    }
     for (const [method, handler] of Object.entries(options.requestHandlers ?? {})) session.onRequest(method, handler);
     const onLog = options.onServerLog;
-    if (onLog) {
-      session.onNotification((method, params) => {
-        if (method !== "notifications/message" || !params || typeof params.level !== "string" || !LOGGING_LEVELS.includes(params.level)) return;
+    session.onNotification((method, params) => {
+      if (method === "notifications/message") {
+        if (!onLog || !params || typeof params.level !== "string" || !LOGGING_LEVELS.includes(params.level)) return;
         const entry: ServerLogEntry = { level: params.level as LoggingLevel, data: params.data };
         if (typeof params.logger === "string") entry.logger = params.logger;
         onLog(entry);
-      });
-    }
+        return;
+      }
+      const kind = /^notifications\/(tools|resources|prompts)\/list_changed$/.exec(method)?.[1];
+      // A change makes cached lists stale at once (spec 2026-07-28 "Caching").
+      if (kind) for (const [m, k] of Object.entries(LIST_KIND_OF)) if (k === kind) s.listCache.delete(m);
+      s.subscriptions?.onNotification(method, params);
+    });
   }
 
-  static async #handshake(
-    session: JsonRpcSession,
-    name: string,
-    options: ClientOptions,
-    signal: AbortSignal,
-    handshakeMs: number,
-    deadline: AbortSignal,
-  ): Promise<Shared> {
-    const result = await session.request(
-      "initialize",
-      {
-        protocolVersion: LATEST_LEGACY_VERSION,
-        capabilities: { ...capabilitiesFor(options.handlers), ...options.capabilities },
-        clientInfo: options.clientInfo ?? DEFAULT_CLIENT_INFO,
-      },
-      { signal, timeoutMs: handshakeMs },
-    );
-    const version = result.protocolVersion;
-    if (!isSupportedLegacyVersion(version)) {
-      const offered = typeof version === "string" ? version.slice(0, 64) : String(typeof version);
-      throw new UnsupportedVersionError(
-        `${name} answered protocol version '${offered}', which yada does not speak (it speaks ${LATEST_LEGACY_VERSION}, 2025-06-18, 2025-03-26 and 2024-11-05)`,
-        offered,
-      );
-    }
-    if (!isRecord(result.capabilities)) throw new ProtocolError(`${name}: initialize result lacks "capabilities"`);
-    const info = result.serverInfo;
-    if (!isRecord(info) || typeof info.name !== "string" || typeof info.version !== "string") {
-      throw new ProtocolError(`${name}: initialize result lacks a valid "serverInfo" (name and version)`);
-    }
-    if (result.instructions !== undefined && typeof result.instructions !== "string") {
-      throw new ProtocolError(`${name}: initialize result "instructions" must be a string`);
-    }
-    session.transport.setProtocolVersion?.(version);
-    if (deadline.aborted) throw new TimeoutError(`${name}: the handshake did not finish within ${handshakeMs} ms`, handshakeMs);
-    // S5: sent as a notification, not awaited for an answer; failing to deliver it fails the connect.
-    await session.notify("notifications/initialized");
-    return {
-      session,
-      name,
-      protocolVersion: version,
-      serverInfo: info as ServerInfo,
-      capabilities: result.capabilities,
-      instructions: result.instructions,
-      requestTimeoutMs: options.requestTimeoutMs === undefined ? DEFAULT_REQUEST_TIMEOUT_MS : options.requestTimeoutMs,
-    };
+  /** The protocol era in use: `legacy` (initialize) or `modern` (2026-07-28, V2). */
+  get era(): Era {
+    return this.#s.era;
   }
-
   /** The negotiated protocol revision. */
   get protocolVersion(): string {
     return this.#s.protocolVersion;
@@ -285,46 +329,69 @@ export class McpClient {
 
   /**
    * Calls `listener` when the server says a list changed (V5): tools, resources or
-   * prompts. Returns a function that removes the listener.
+   * prompts. In the legacy era these are plain notifications; in the modern era the
+   * first listener opens a `subscriptions/listen` request, kept open (and re-sent
+   * after an unexpected end) until the last listener is removed. Returns a function
+   * that removes the listener.
    */
   onListChanged(listener: (kind: ListKind) => void): () => void {
-    return this.#s.session.onNotification((method) => {
+    const s = this.#s;
+    const off = s.session.onNotification((method, params) => {
       const m = /^notifications\/(tools|resources|prompts)\/list_changed$/.exec(method);
-      if (m) listener(m[1] as ListKind);
+      if (!m || (s.era === "modern" && !s.subscriptions?.owns(params))) return;
+      listener(m[1] as ListKind);
     });
+    if (s.era === "modern") {
+      s.listListeners++;
+      this.#listen().wantLists(true);
+    }
+    let removed = false;
+    return () => {
+      if (removed) return;
+      removed = true;
+      off();
+      if (s.era === "modern" && --s.listListeners === 0) s.subscriptions?.wantLists(false);
+    };
   }
 
-  /** Calls `listener` with the URI of each resource the server says was updated (V5). */
+  /** Calls `listener` with the URI of each subscribed resource the server says was updated (V5). */
   onResourceUpdated(listener: (uri: string) => void): () => void {
-    return this.#s.session.onNotification((method, params) => {
-      if (method === "notifications/resources/updated" && typeof params?.uri === "string") listener(params.uri);
+    const s = this.#s;
+    return s.session.onNotification((method, params) => {
+      if (method !== "notifications/resources/updated" || typeof params?.uri !== "string") return;
+      if (s.era === "modern" && !s.subscriptions?.owns(params)) return;
+      listener(params.uri);
     });
   }
 
-  /** Asks for updates of one resource (`resources/subscribe`). */
+  /** Asks for updates of one resource: `resources/subscribe` (legacy) or the listen filter (modern). */
   async subscribeResource(uri: string): Promise<void> {
-    await this.request("resources/subscribe", { uri });
+    if (this.#s.era === "modern") this.#listen().watch(uri, true);
+    else await this.request("resources/subscribe", { uri });
   }
 
-  /** Stops updates of one resource (`resources/unsubscribe`). */
+  /** Stops updates of one resource. */
   async unsubscribeResource(uri: string): Promise<void> {
-    await this.request("resources/unsubscribe", { uri });
+    if (this.#s.era === "modern") this.#s.subscriptions?.watch(uri, false);
+    else await this.request("resources/unsubscribe", { uri });
   }
 
   /**
-   * Sets the server's log level (V7): `logging/setLevel`. Entries arrive at the
+   * Sets the server's log level (V7): `logging/setLevel` in the legacy era; in the
+   * modern era the level rides on every request's `_meta`. Entries arrive at the
    * `onServerLog` option.
    *
    * @throws ValidationError (`validation`) for an unknown level; request errors.
    */
   async setLogLevel(level: LoggingLevel): Promise<void> {
     if (!LOGGING_LEVELS.includes(level)) throw new ValidationError(`unknown log level`);
-    await this.request("logging/setLevel", { level });
+    if (this.#s.era === "modern") this.#s.logLevel = level;
+    else await this.request("logging/setLevel", { level });
   }
 
-  /** Tells the server the roots changed (`notifications/roots/list_changed`, V6). */
+  /** Tells the server the roots changed (legacy `notifications/roots/list_changed`; the modern era asks each time). */
   async notifyRootsChanged(): Promise<void> {
-    await this.#s.session.notify("notifications/roots/list_changed");
+    if (this.#s.era === "legacy") await this.#s.session.notify("notifications/roots/list_changed");
   }
 
   /** Calls `listener` once when the connection ends, with the reason. */
@@ -334,37 +401,55 @@ export class McpClient {
 
   /**
    * Sends any request and returns its raw result (for methods yada does not wrap).
+   * In the modern era the request carries the per-request `_meta` (V2), and a
+   * -32022 answer is retried once with a revision both sides speak.
    *
    * @throws as {@link JsonRpcSession.request}.
    */
-  request(method: string, params?: JsonRecord, options: RequestOptions = {}): Promise<JsonRecord> {
-    return this.#s.session.request(method, params, { timeoutMs: this.#s.requestTimeoutMs, ...options });
+  request(method: string, params: JsonRecord = {}, options: RequestOptions = {}): Promise<JsonRecord> {
+    return this.#rpc(method, params, { timeoutMs: this.#s.requestTimeoutMs, ...options });
   }
 
-  /** Sends `ping` and waits for the answer. */
+  /** Checks the server answers: `ping` (legacy) or `server/discover` (modern, which has no ping). */
   async ping(options: { signal?: AbortSignal } = {}): Promise<void> {
-    await this.request("ping", undefined, options.signal ? { signal: options.signal } : {});
+    await this.request(this.#s.era === "modern" ? "server/discover" : "ping", this.#s.era === "modern" ? {} : undefined, options.signal ? { signal: options.signal } : {});
   }
 
   /**
    * Lists every tool, following `nextCursor` (V3): at most `MAX_LIST_PAGES` pages
-   * and `MAX_LIST_ITEMS` tools; a repeated cursor or a duplicate tool name is an error.
+   * and `MAX_LIST_ITEMS` tools; a repeated cursor or a duplicate tool name is an
+   * error. Over modern HTTP, tools whose `x-mcp-header` declarations are invalid
+   * are left out (logged at warn), as the revision requires.
    *
    * @throws ProtocolError (`protocol`), LimitError (`limit`), and request errors.
    */
   async listTools(options: { signal?: AbortSignal; timeoutMs?: number | null } = {}): Promise<McpTool[]> {
-    const tools = await this.#listAll("tools/list", "tools", parseTool, options);
+    let tools = await this.#listAll("tools/list", "tools", parseTool, options);
     const seen = new Set<string>();
     for (const t of tools) {
       if (seen.has(t.name)) throw new ProtocolError(`${this.#s.name}: tools/list lists the tool '${t.name.slice(0, 80)}' twice`);
       seen.add(t.name);
+    }
+    const declared = this.#s.paramHeaders;
+    if (declared) {
+      tools = tools.filter((t) => {
+        const check = checkParamHeaders(t.inputSchema);
+        if (check.ok) {
+          declared.set(t.name, check.headers);
+          return true;
+        }
+        declared.delete(t.name);
+        this.#log("warn", "left out a tool with an invalid x-mcp-header declaration", { server: this.#s.name, tool: t.name.slice(0, 80), reason: check.reason });
+        return false;
+      });
     }
     return tools;
   }
 
   /**
    * Calls a tool and returns the full content model (V4). A result with
-   * `isError: true` is returned, not thrown: it is the tool's answer.
+   * `isError: true` is returned, not thrown: it is the tool's answer. In the
+   * modern era `input_required` rounds are answered through the host handlers (V2, V6).
    *
    * @throws TimeoutError (`timeout`) after the call bound, counted from the send (S6).
    * @throws JsonRpcError (`jsonrpc`), ProtocolError (`protocol`), ConnectionClosedError (`connection_closed`), CancelledError (`cancelled`).
@@ -375,7 +460,9 @@ export class McpClient {
     if (options.onProgress) opts.onProgress = options.onProgress;
     if (options.resetTimeoutOnProgress) opts.resetTimeoutOnProgress = true;
     if (options.maxTotalTimeoutMs !== undefined) opts.maxTotalTimeoutMs = options.maxTotalTimeoutMs;
-    const result = await this.#s.session.request("tools/call", withMeta({ name, arguments: args }, options.meta), opts);
+    const declared = this.#s.paramHeaders?.get(name);
+    if (declared?.length) opts.headers = paramHeaderValues(declared, args);
+    const result = await this.#complete("tools/call", withMeta({ name, arguments: args }, options.meta), opts);
     return parseCallToolResult(result, `${this.#s.name}: tools/call ${name.slice(0, 80)}`);
   }
 
@@ -396,9 +483,10 @@ export class McpClient {
     return page.next === undefined ? { resources: page.items } : { resources: page.items, nextCursor: page.next };
   }
 
-  /** Reads a resource. */
+  /** Reads a resource (answering `input_required` rounds in the modern era). */
   async readResource(uri: string, options: { signal?: AbortSignal } = {}): Promise<ResourceContents[]> {
-    const result = await this.request("resources/read", { uri }, options.signal ? { signal: options.signal } : {});
+    const opts: RequestOptions = { timeoutMs: this.#s.requestTimeoutMs, ...(options.signal ? { signal: options.signal } : {}) };
+    const result = await this.#complete("resources/read", { uri }, opts);
     return parseReadResourceResult(result, `${this.#s.name}: resources/read`);
   }
 
@@ -407,15 +495,57 @@ export class McpClient {
     return this.#listAll("prompts/list", "prompts", parsePrompt, options);
   }
 
-  /** Gets a rendered prompt. */
+  /** Gets a rendered prompt (answering `input_required` rounds in the modern era). */
   async getPrompt(name: string, args: Record<string, string> = {}, options: { signal?: AbortSignal } = {}): Promise<GetPromptResult> {
-    const result = await this.request("prompts/get", { name, arguments: args }, options.signal ? { signal: options.signal } : {});
+    const opts: RequestOptions = { timeoutMs: this.#s.requestTimeoutMs, ...(options.signal ? { signal: options.signal } : {}) };
+    const result = await this.#complete("prompts/get", { name, arguments: args }, opts);
     return parseGetPromptResult(result, `${this.#s.name}: prompts/get`);
   }
 
   /** Ends the connection (stdio: the process; HTTP: the session is released). Idempotent. */
   async close(): Promise<void> {
+    this.#s.subscriptions?.close();
     await this.#s.session.close();
+  }
+
+  #log(level: "debug" | "info" | "warn", message: string, data: Record<string, unknown>): void {
+    this.#s.log?.(level, message, data);
+  }
+
+  #listen(): Subscriptions {
+    const s = this.#s;
+    s.subscriptions ??= new Subscriptions({
+      request: (method, params, options) => this.#rpc(method, params, options),
+      closed: () => s.session.closeError !== undefined,
+      log: s.log ?? (() => {}),
+      name: s.name,
+    });
+    return s.subscriptions;
+  }
+
+  // One request in the current era: modern requests carry `_meta` (V2) and are
+  // retried once with another revision on -32022.
+  async #rpc(method: string, params: JsonRecord | undefined, options: RequestOptions): Promise<JsonRecord> {
+    const s = this.#s;
+    if (s.era === "legacy") return s.session.request(method, params, options);
+    for (let attempt = 0; ; attempt++) {
+      const meta = modernMeta(s.protocolVersion, s.who, s.logLevel);
+      try {
+        return await s.session.request(method, withMeta(params ?? {}, meta), options);
+      } catch (e) {
+        if (attempt > 0 || !(e instanceof JsonRpcError) || e.rpcCode !== MODERN_ERRORS.unsupportedProtocolVersion) throw e;
+        const next = pickVersion(isRecord(e.data) ? e.data.supported : undefined);
+        if (next === undefined || next === s.protocolVersion || !isSupportedModernVersion(next)) throw e;
+        s.protocolVersion = next;
+        s.session.transport.setProtocolVersion?.(next);
+      }
+    }
+  }
+
+  // A request that may answer input_required (tools/call, prompts/get, resources/read).
+  #complete(method: string, params: JsonRecord, options: RequestOptions): Promise<JsonRecord> {
+    const where = `${this.#s.name}: ${method}`;
+    return completeWithInput(where, method, params, (p) => this.#rpc(method, p, options), this.#s.handlers, options.signal);
   }
 
   #page<T>(result: JsonRecord, method: string, key: string, parse: (v: unknown, where: string) => T): { items: T[]; next: string | undefined } {
@@ -437,24 +567,33 @@ export class McpClient {
     options: { signal?: AbortSignal; timeoutMs?: number | null },
   ): Promise<T[]> {
     const where = `${this.#s.name}: ${method}`;
+    const cached = this.#s.listCache.get(method);
+    if (cached && Date.now() < cached.until) return [...(cached.items as T[])];
     const items: T[] = [];
     const seen = new Set<string>();
     let cursor: string | undefined;
+    let ttl = Number.POSITIVE_INFINITY;
     for (let page = 1; ; page++) {
       if (page > MAX_LIST_PAGES) throw new LimitError("MAX_LIST_PAGES", MAX_LIST_PAGES, `${where} has more than ${MAX_LIST_PAGES} pages`);
       const opts: RequestOptions = {};
       if (options.signal) opts.signal = options.signal;
       if (options.timeoutMs !== undefined) opts.timeoutMs = options.timeoutMs;
       const result = await this.request(method, cursor === undefined ? {} : { cursor }, opts);
+      // Each page's ttlMs bounds the freshness of the whole list; absent means 0.
+      ttl = Math.min(ttl, typeof result.ttlMs === "number" && result.ttlMs > 0 ? result.ttlMs : 0);
       const { items: got, next } = this.#page(result, method, key, parse);
       if (items.length + got.length > MAX_LIST_ITEMS) {
         throw new LimitError("MAX_LIST_ITEMS", MAX_LIST_ITEMS, `${where} lists more than ${MAX_LIST_ITEMS} items`);
       }
       items.push(...got);
-      if (next === undefined) return items;
+      if (next === undefined) break;
       if (seen.has(next)) throw new ProtocolError(`${where}: the server repeated a cursor (page ${page + 1})`);
       seen.add(next);
       cursor = next;
     }
+    if (this.#s.era === "modern" && ttl > 0) {
+      this.#s.listCache.set(method, { items: [...items], until: Date.now() + Math.min(ttl, MAX_LIST_TTL_MS) });
+    }
+    return items;
   }
 }

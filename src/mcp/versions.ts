@@ -23,3 +23,54 @@ export function isSupportedLegacyVersion(v: unknown): v is LegacyVersion {
 export function hasStructuredOutput(version: string): boolean {
   return version >= "2025-06-18";
 }
+
+/** The modern (stateless, per-request `_meta`) revisions yada speaks, newest first (V2). */
+export const MODERN_VERSIONS = ["2026-07-28"] as const;
+
+/** A modern revision. */
+export type ModernVersion = (typeof MODERN_VERSIONS)[number];
+
+/** The revision the client asks for in the modern era (V2). */
+export const LATEST_MODERN_VERSION: ModernVersion = "2026-07-28";
+
+/** Every revision yada speaks, newest first. */
+export const SUPPORTED_VERSIONS: readonly string[] = [...MODERN_VERSIONS, ...LEGACY_VERSIONS];
+
+/** Is `v` a modern revision yada speaks? */
+export function isSupportedModernVersion(v: unknown): v is ModernVersion {
+  return typeof v === "string" && (MODERN_VERSIONS as readonly string[]).includes(v);
+}
+
+/** The protocol eras: `legacy` (initialize handshake) and `modern` (2026-07-28 and later). */
+export type Era = "legacy" | "modern";
+
+/** Keys of the per-request `_meta` of the modern era (spec 2026-07-28 "_meta"). */
+export const META = {
+  protocolVersion: "io.modelcontextprotocol/protocolVersion",
+  clientCapabilities: "io.modelcontextprotocol/clientCapabilities",
+  clientInfo: "io.modelcontextprotocol/clientInfo",
+  logLevel: "io.modelcontextprotocol/logLevel",
+  serverInfo: "io.modelcontextprotocol/serverInfo",
+  subscriptionId: "io.modelcontextprotocol/subscriptionId",
+} as const;
+
+/** JSON-RPC error codes that only a modern server sends (spec 2026-07-28 "Error Codes"). */
+export const MODERN_ERRORS = {
+  headerMismatch: -32020,
+  missingClientCapability: -32021,
+  unsupportedProtocolVersion: -32022,
+} as const;
+
+/** Is `code` an error code that identifies a modern server? */
+export function isModernErrorCode(code: number): boolean {
+  return code === MODERN_ERRORS.headerMismatch || code === MODERN_ERRORS.missingClientCapability || code === MODERN_ERRORS.unsupportedProtocolVersion;
+}
+
+/**
+ * Picks the newest revision both sides speak from a server's list (discover's
+ * `supportedVersions`, or `data.supported` of -32022), or `undefined`.
+ */
+export function pickVersion(offered: unknown): string | undefined {
+  if (!Array.isArray(offered)) return undefined;
+  return SUPPORTED_VERSIONS.find((v) => offered.includes(v));
+}

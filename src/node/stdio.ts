@@ -100,6 +100,8 @@ class Tail {
  */
 export class StdioTransport implements Transport {
   readonly description: string;
+  readonly kind = "stdio";
+  readonly serverKey: string;
   readonly #params: StdioServerParams;
   readonly #log: Logger;
   readonly #tail = new Tail(STDERR_TAIL_BYTES);
@@ -114,6 +116,7 @@ export class StdioTransport implements Transport {
     this.#params = params;
     this.#log = params.logger ?? silentLogger;
     this.description = `stdio server '${params.name ?? params.command}'`;
+    this.serverKey = `stdio:${JSON.stringify([params.command, ...(params.args ?? []), params.cwd ?? ""])}`;
   }
 
   /** The child's process id, once started. */

@@ -28,6 +28,11 @@ export interface SendOptions {
    * transport can stop reading a response stream nobody waits for.
    */
   signal?: AbortSignal;
+  /**
+   * Extra HTTP headers for this message only (modern revision: `Mcp-Param-*`
+   * mirrored from `x-mcp-header` tool parameters). Transports without headers ignore them.
+   */
+  headers?: Readonly<Record<string, string>>;
 }
 
 /** A bidirectional message channel to one MCP server. */
@@ -44,8 +49,11 @@ export interface Transport {
   send(message: JsonRpcMessage, options?: SendOptions): Promise<void>;
   /** Ends the connection and releases every resource. Idempotent. */
   close(): Promise<void>;
-  /** Told the negotiated protocol revision (HTTP sends it as MCP-Protocol-Version, H9). */
-  setProtocolVersion?(version: string): void;
+  /**
+   * Told the protocol revision in use (HTTP sends it as MCP-Protocol-Version, H9);
+   * `undefined` forgets it (a legacy `initialize` after a modern probe carries none).
+   */
+  setProtocolVersion?(version: string | undefined): void;
   /** Called once the session is initialized: may open a channel for server-initiated messages (H12). */
   openInbound?(): void;
   /**
@@ -54,6 +62,10 @@ export interface Transport {
    * a cost per request, so transports that do not use it leave this unset.
    */
   readonly needsRequestSignal?: boolean;
+  /** What kind of transport this is: `http` enables the HTTP rules of the modern era (headers, cancellation by closing). */
+  readonly kind?: "stdio" | "http" | "other";
+  /** Identifies the server across connections (command line, or URL): the key of the remembered era (V2). */
+  readonly serverKey?: string;
   /** A short description for error messages: "stdio server 'x'", "HTTP server http://...". */
   readonly description: string;
 }

@@ -1,0 +1,200 @@
+/**
+ * How a connection starts (V1, V2, S5): the modern `server/discover` probe, the
+ * legacy `initialize` handshake, the fallback between them, and the era
+ * remembered per server.
+ *
+ * @module
+ */
+import {
+  CancelledError,
+  ConnectionClosedError,
+  JsonRpcError,
+  LimitError,
+  ProtocolError,
+  UnsupportedVersionError,
+  YadaError,
+} from "../errors.js";
+import type { JsonRpcSession } from "../jsonrpc/session.js";
+import { MAX_ERA_CACHE_ENTRIES } from "../limits.js";
+import { isRecord, type JsonRecord, type ServerInfo } from "./types.js";
+import {
+  isModernErrorCode,
+  isSupportedLegacyVersion,
+  isSupportedModernVersion,
+  LATEST_LEGACY_VERSION,
+  LATEST_MODERN_VERSION,
+  META,
+  MODERN_ERRORS,
+  pickVersion,
+  SUPPORTED_VERSIONS,
+  type Era,
+} from "./versions.js";
+
+/** What the start of a connection established. */
+export interface Established {
+  era: Era;
+  protocolVersion: string;
+  serverInfo: ServerInfo;
+  capabilities: JsonRecord;
+  instructions: string | undefined;
+}
+
+/** Who the client is, as sent to the server. */
+export interface ClientIdentity {
+  clientInfo: JsonRecord;
+  capabilities: JsonRecord;
+}
+
+// V2: "Clients SHOULD cache the result for the lifetime of the server process (stdio)
+// or origin (HTTP)". Keyed by the transport's server key; bounded, oldest out first.
+const eraCache = new Map<string, Era>();
+
+/** The era remembered for a server, if any. */
+export function rememberedEra(key: string): Era | undefined {
+  return eraCache.get(key);
+}
+
+/** Remembers the era of a server. */
+export function rememberEra(key: string, era: Era): void {
+  eraCache.delete(key);
+  eraCache.set(key, era);
+  while (eraCache.size > MAX_ERA_CACHE_ENTRIES) {
+    const oldest = eraCache.keys().next().value;
+    if (oldest === undefined) break;
+    eraCache.delete(oldest);
+  }
+}
+
+/** Forgets what was remembered about one server, or about every server. */
+export function forgetServerEra(key?: string): void {
+  if (key === undefined) eraCache.clear();
+  else eraCache.delete(key);
+}
+
+/** The `_meta` every modern request carries (spec 2026-07-28 "_meta"). */
+export function modernMeta(version: string, who: ClientIdentity, logLevel: string | undefined): JsonRecord {
+  const meta: JsonRecord = {
+    [META.protocolVersion]: version,
+    [META.clientCapabilities]: who.capabilities,
+    [META.clientInfo]: who.clientInfo,
+  };
+  if (logLevel !== undefined) meta[META.logLevel] = logLevel;
+  return meta;
+}
+
+/** The outcome of the `server/discover` probe. */
+export type Probe = { kind: "modern"; established: Established } | { kind: "legacy"; reason: string };
+
+/**
+ * Probes with `server/discover` (V2). A discover result, or a modern JSON-RPC
+ * error, identifies a modern server; any other answer, or none within
+ * `timeoutMs`, a legacy one (the fallback is never keyed to one error code).
+ *
+ * @throws ConnectionClosedError when the server went away; CancelledError when the
+ * caller aborted; UnsupportedVersionError when no revision is shared; JsonRpcError
+ * for a modern error that is not about the version (e.g. a missing capability).
+ */
+export async function probeModern(
+  session: JsonRpcSession,
+  name: string,
+  who: ClientIdentity,
+  timeoutMs: number,
+  signal: AbortSignal,
+): Promise<Probe> {
+  let version: string = LATEST_MODERN_VERSION;
+  for (let attempt = 0; attempt < 2; attempt++) {
+    session.transport.setProtocolVersion?.(version);
+    let result: JsonRecord;
+    try {
+      result = await session.request("server/discover", { _meta: modernMeta(version, who, undefined) }, { timeoutMs, signal });
+    } catch (e) {
+      if (e instanceof ConnectionClosedError || e instanceof CancelledError || e instanceof LimitError) throw e;
+      if (signal.aborted) throw e;
+      if (e instanceof JsonRpcError && isModernErrorCode(e.rpcCode)) {
+        if (e.rpcCode !== MODERN_ERRORS.unsupportedProtocolVersion) throw e;
+        const supported = isRecord(e.data) ? e.data.supported : undefined;
+        const next = pickVersion(supported);
+        if (next === undefined) throw noSharedVersion(name, supported);
+        if (isSupportedLegacyVersion(next)) return { kind: "legacy", reason: `the server prefers ${next}` };
+        if (next === version) throw noSharedVersion(name, supported);
+        version = next;
+        continue;
+      }
+      return { kind: "legacy", reason: e instanceof YadaError ? `${e.code}: ${e.message}` : String(e) };
+    }
+    return parseDiscover(name, result, who);
+  }
+  throw new UnsupportedVersionError(`${name}: no protocol revision could be agreed`, version);
+}
+
+function noSharedVersion(name: string, supported: unknown): UnsupportedVersionError {
+  const offered = Array.isArray(supported) ? supported.filter((v) => typeof v === "string").join(", ").slice(0, 200) : "";
+  return new UnsupportedVersionError(
+    `${name} supports protocol versions [${offered}], none of which yada speaks (it speaks ${SUPPORTED_VERSIONS.join(", ")})`,
+    offered,
+  );
+}
+
+function parseDiscover(name: string, result: JsonRecord, who: ClientIdentity): Probe {
+  void who;
+  const where = `${name}: server/discover`;
+  if (!Array.isArray(result.supportedVersions) || !isRecord(result.capabilities)) {
+    // Not a discover result: whatever answered does not speak the modern era.
+    return { kind: "legacy", reason: "server/discover answered without supportedVersions and capabilities" };
+  }
+  const type = result.resultType;
+  if (type !== undefined && type !== "complete") throw new ProtocolError(`${where}: unexpected resultType`);
+  const chosen = pickVersion(result.supportedVersions);
+  if (chosen === undefined) throw noSharedVersion(name, result.supportedVersions);
+  if (!isSupportedModernVersion(chosen)) return { kind: "legacy", reason: `the server's newest shared revision is ${chosen}` };
+  if (result.instructions !== undefined && typeof result.instructions !== "string") throw new ProtocolError(`${where}: "instructions" must be a string`);
+  const meta = isRecord(result._meta) ? result._meta : {};
+  const info = meta[META.serverInfo];
+  const serverInfo: ServerInfo =
+    isRecord(info) && typeof info.name === "string" && typeof info.version === "string" ? (info as ServerInfo) : { name: "", version: "" };
+  return {
+    kind: "modern",
+    established: { era: "modern", protocolVersion: chosen, serverInfo, capabilities: result.capabilities, instructions: result.instructions },
+  };
+}
+
+/**
+ * The legacy handshake (V1, S5): `initialize` with the newest legacy revision,
+ * the answer's revision checked, then `notifications/initialized`.
+ *
+ * @throws UnsupportedVersionError when the server answers a revision yada does not speak.
+ * @throws ProtocolError for a malformed answer; the errors of the request itself.
+ */
+export async function initializeLegacy(
+  session: JsonRpcSession,
+  name: string,
+  who: ClientIdentity,
+  timeoutMs: number,
+  signal: AbortSignal,
+): Promise<Established> {
+  const result = await session.request(
+    "initialize",
+    { protocolVersion: LATEST_LEGACY_VERSION, capabilities: who.capabilities, clientInfo: who.clientInfo },
+    { signal, timeoutMs },
+  );
+  const version = result.protocolVersion;
+  if (!isSupportedLegacyVersion(version)) {
+    const offered = typeof version === "string" ? version.slice(0, 64) : String(typeof version);
+    throw new UnsupportedVersionError(
+      `${name} answered protocol version '${offered}', which yada does not speak (it speaks ${SUPPORTED_VERSIONS.join(", ")})`,
+      offered,
+    );
+  }
+  if (!isRecord(result.capabilities)) throw new ProtocolError(`${name}: initialize result lacks "capabilities"`);
+  const info = result.serverInfo;
+  if (!isRecord(info) || typeof info.name !== "string" || typeof info.version !== "string") {
+    throw new ProtocolError(`${name}: initialize result lacks a valid "serverInfo" (name and version)`);
+  }
+  if (result.instructions !== undefined && typeof result.instructions !== "string") {
+    throw new ProtocolError(`${name}: initialize result "instructions" must be a string`);
+  }
+  session.transport.setProtocolVersion?.(version);
+  // S5: sent as a notification, not awaited for an answer; failing to deliver it fails the connect.
+  await session.notify("notifications/initialized");
+  return { era: "legacy", protocolVersion: version, serverInfo: info as ServerInfo, capabilities: result.capabilities, instructions: result.instructions };
+}

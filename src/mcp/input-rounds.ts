@@ -1,0 +1,93 @@
+/**
+ * Results and their `resultType` (V2): a missing type means complete; an
+ * `input_required` result is answered through the host handlers and the request
+ * is sent again with a new id, the original params, `inputResponses` and the
+ * exact `requestState`.
+ *
+ * @module
+ */
+import { LimitError, ProtocolError, UnauthorizedError, YadaError } from "../errors.js";
+import { RpcErrorReply } from "../jsonrpc/session.js";
+import { MAX_INPUT_ROUNDS } from "../limits.js";
+import { answerElicitation, answerRoots, answerSampling, type ClientHandlers } from "./handlers.js";
+import { isRecord, type JsonRecord } from "./types.js";
+
+/** Methods on which a server may answer `input_required` (spec 2026-07-28 "Multi Round-Trip Requests"). */
+export const INPUT_METHODS: readonly string[] = ["tools/call", "prompts/get", "resources/read"];
+
+/** Sends one request with the given params (a new id each time) and returns its raw result. */
+export type SendOnce = (params: JsonRecord) => Promise<JsonRecord>;
+
+/**
+ * Runs a request to completion: sends it, answers every `input_required` round
+ * (at most `MAX_INPUT_ROUNDS`), and returns the complete result.
+ *
+ * @throws ProtocolError (`protocol`) for an unknown `resultType`, an `input_required`
+ * on a method that may not carry one, or a malformed input request.
+ * @throws UnauthorizedError (`unauthorized`) when the server asks for input this
+ * client has no handler for (the request is abandoned).
+ * @throws LimitError (`limit`) after `MAX_INPUT_ROUNDS` rounds.
+ */
+export async function completeWithInput(
+  where: string,
+  method: string,
+  params: JsonRecord,
+  send: SendOnce,
+  handlers: ClientHandlers | undefined,
+  signal: AbortSignal | undefined,
+): Promise<JsonRecord> {
+  let extra: JsonRecord = {};
+  for (let round = 0; ; round++) {
+    const result = await send({ ...params, ...extra });
+    const type = result.resultType;
+    if (type === undefined || type === "complete") return result;
+    if (type !== "input_required") throw new ProtocolError(`${where}: unknown resultType '${String(type).slice(0, 40)}'`);
+    if (!INPUT_METHODS.includes(method)) throw new ProtocolError(`${where}: ${method} may not answer input_required`);
+    if (round + 1 >= MAX_INPUT_ROUNDS) {
+      throw new LimitError("MAX_INPUT_ROUNDS", MAX_INPUT_ROUNDS, `${where}: the server asked for input more than ${MAX_INPUT_ROUNDS - 1} times`);
+    }
+    const requests = result.inputRequests;
+    const state = result.requestState;
+    if (requests === undefined && state === undefined) throw new ProtocolError(`${where}: input_required without inputRequests or requestState`);
+    if (requests !== undefined && !isRecord(requests)) throw new ProtocolError(`${where}: inputRequests must be an object`);
+    if (state !== undefined && typeof state !== "string") throw new ProtocolError(`${where}: requestState must be a string`);
+    const next: JsonRecord = {};
+    if (requests) next.inputResponses = await answerAll(where, requests, handlers, signal);
+    // The state is echoed exactly as received, and only on this retry (never invented).
+    if (state !== undefined) next.requestState = state;
+    extra = next;
+  }
+}
+
+async function answerAll(where: string, requests: JsonRecord, handlers: ClientHandlers | undefined, signal: AbortSignal | undefined): Promise<JsonRecord> {
+  const context = { signal: signal ?? new AbortController().signal };
+  const out: JsonRecord = {};
+  for (const [key, request] of Object.entries(requests)) {
+    if (!isRecord(request) || typeof request.method !== "string") throw new ProtocolError(`${where}: input request '${key.slice(0, 80)}' is malformed`);
+    const params = request.params === undefined ? undefined : request.params;
+    if (params !== undefined && !isRecord(params)) throw new ProtocolError(`${where}: input request '${key.slice(0, 80)}' has invalid params`);
+    try {
+      switch (request.method) {
+        case "elicitation/create":
+          out[key] = await answerElicitation(handlers ?? {}, params, context);
+          break;
+        case "sampling/createMessage":
+          out[key] = await answerSampling(handlers ?? {}, params, context);
+          break;
+        case "roots/list":
+          out[key] = await answerRoots(handlers ?? {}, context);
+          break;
+        default:
+          throw new RpcErrorReply(-32601, "unknown input request");
+      }
+    } catch (e) {
+      if (e instanceof YadaError) throw e;
+      if (e instanceof RpcErrorReply) {
+        // There is no error-shaped input response: the request is abandoned.
+        throw new UnauthorizedError(`${where}: the server asked for ${request.method.slice(0, 60)}, which this client cannot answer (${e.message})`);
+      }
+      throw e;
+    }
+  }
+  return out;
+}

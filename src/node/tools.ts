@@ -1,0 +1,77 @@
+/**
+ * The Node flavour of connectMcp and reconnectingMcp: the same functions with
+ * stdio server configurations launched through {@link StdioTransport} (T1).
+ *
+ * @module
+ */
+import type { McpReadConfig, McpServerConfig } from "../tools/config.js";
+import {
+  connectMcp as webConnectMcp,
+  httpTransportFactory,
+  type ConnectOptions,
+  type McpConnection,
+  type TransportFactory,
+} from "../tools/connect.js";
+import type { McpAccess } from "../tools/gate.js";
+import { reconnectingMcp as webReconnectingMcp, type ReconnectOptions } from "../tools/reconnect.js";
+import type { ReadTool, Tool } from "../tools/types.js";
+import { StdioTransport, type StdioServerParams } from "./stdio.js";
+
+/**
+ * Builds a {@link StdioTransport} for a stdio configuration (its `command`,
+ * `args`, `env` added to the minimal inherited environment, and `stderr`), and an
+ * HTTP transport otherwise. The transport owns the process: closing the
+ * connection ends it.
+ *
+ * @throws ConfigError (`config`) as {@link httpTransportFactory} for HTTP configurations.
+ */
+export const nodeTransportFactory: TransportFactory = (server, context) => {
+  if (server.command === undefined) return httpTransportFactory(server, context);
+  const params: StdioServerParams = { command: server.command, name: server.name, logger: context.logger };
+  if (server.args) params.args = server.args;
+  if (server.env) params.env = server.env;
+  if (server.stderr) params.stderr = server.stderr;
+  return new StdioTransport(params);
+};
+
+function withStdio<O extends ConnectOptions>(options: O | undefined): O {
+  return { transportFactory: nodeTransportFactory, ...options } as O;
+}
+
+/**
+ * {@link webConnectMcp | connectMcp} for Node: stdio and HTTP configurations.
+ *
+ * @throws as the web connectMcp; TransportError (`transport`) when the process
+ * cannot start; ConnectionClosedError (`connection_closed`) when it exits during
+ * setup, with its exit status and stderr tail.
+ *
+ * @example
+ * ```ts
+ * import { connectMcp } from "yada/node";
+ * const connection = await connectMcp(
+ *   { name: "catalog", command: "node", args: ["/srv/catalog.js"], readTools: ["lookup"] },
+ *   { identity, authorize },
+ * );
+ * ```
+ */
+export function connectMcp(server: McpReadConfig, access: McpAccess, options?: ConnectOptions): Promise<McpConnection<ReadTool>>;
+export function connectMcp(server: McpServerConfig, access: McpAccess, options?: ConnectOptions): Promise<McpConnection<Tool>>;
+export function connectMcp(server: McpServerConfig, access: McpAccess, options?: ConnectOptions): Promise<McpConnection<Tool>> {
+  return webConnectMcp(server, access, withStdio(options));
+}
+
+/**
+ * {@link webReconnectingMcp | reconnectingMcp} for Node: stdio and HTTP
+ * configurations. A stdio reconnect launches a new process.
+ *
+ * @throws as {@link connectMcp}.
+ *
+ * @example
+ * ```ts
+ * import { reconnectingMcp } from "yada/node";
+ * const connection = await reconnectingMcp({ name: "catalog", command: "node", args: ["/srv/catalog.js"] }, { identity, authorize });
+ * ```
+ */
+export function reconnectingMcp(server: McpReadConfig, access: McpAccess, options?: ReconnectOptions): Promise<McpConnection<ReadTool>> {
+  return webReconnectingMcp(server, access, withStdio(options));
+}
