@@ -250,3 +250,52 @@ export class ToolNotFoundError extends YadaError {
 export function isYadaError(e: unknown, code?: YadaErrorCode): e is YadaError {
   return e instanceof YadaError && (code === undefined || e.code === code);
 }
+
+/**
+ * What went wrong with a model provider (R3):
+ *
+ * - `auth`: the key was refused (401 / 403); never retried.
+ * - `rate_limited`: 429 after the bounded retries, or a retry-after longer than the retry bound.
+ * - `overloaded`: 5xx / 529 (or an in-stream overload error) after the bounded retries.
+ * - `context_overflow`: the conversation does not fit the model's context (413, or a 400 that says so).
+ * - `bad_response`: the answer broke the wire format (bad JSON, missing events, a spliced or truncated stream).
+ * - `invalid_request`: any other 4xx (unknown model, bad parameter); never retried.
+ */
+export type ProviderErrorKind = "auth" | "rate_limited" | "overloaded" | "context_overflow" | "bad_response" | "invalid_request";
+
+/** Options of a {@link ProviderError}. */
+export interface ProviderErrorOptions extends YadaErrorOptions {
+  /** The HTTP status, when the provider answered one. */
+  status?: number;
+  /** The wait the provider asked for (retry-after), in milliseconds. */
+  retryAfterMs?: number;
+}
+
+/**
+ * A model provider failed (code `provider`); match on `kind`. The message names
+ * the provider and the HTTP status and carries the provider's own error text
+ * (bounded), never a key or a request body.
+ *
+ * @example
+ * ```ts
+ * try { await run(options); }
+ * catch (e) { if (e instanceof ProviderError && e.kind === "auth") askForANewKey(); }
+ * ```
+ */
+export class ProviderError extends YadaError {
+  /** What went wrong. */
+  readonly kind: ProviderErrorKind;
+  /** The provider's name (e.g. `anthropic`). */
+  readonly provider: string;
+  /** The HTTP status, when there was one. */
+  readonly status: number | undefined;
+  /** The provider's retry-after, in milliseconds, when it sent one. */
+  readonly retryAfterMs: number | undefined;
+  constructor(kind: ProviderErrorKind, provider: string, message: string, options: ProviderErrorOptions = {}) {
+    super("provider", `${provider}: ${message}`, options);
+    this.kind = kind;
+    this.provider = provider;
+    this.status = options.status;
+    this.retryAfterMs = options.retryAfterMs;
+  }
+}

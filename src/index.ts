@@ -17,4 +17,17 @@ export { McpClient, DEFAULT_CLIENT_INFO, type ClientOptions, type CallOptions, t
 export type { ClientHandlers, Root, SamplingRequest, SamplingResult, FormElicitation, UrlElicitation, ElicitationAnswer, HandlerContext } from "./mcp/handlers.js";
 export * from "./mcp/types.js";
 export * from "./schema/index.js";
-export { LEGACY_VERSIONS, LATEST_LEGACY_VERSION, type LegacyVersion } from "./mcp/versions.js";
+export { LEGACY_VERSIONS, LATEST_LEGACY_VERSION, MODERN_VERSIONS, LATEST_MODERN_VERSION, SUPPORTED_VERSIONS, type LegacyVersion, type ModernVersion, type Era } from "./mcp/versions.js";
+export { HttpTransport, type HttpTransportOptions, type FetchFunction } from "./transport/http.js";
+export { createSseParser, type SseEvent, type SseParser, type SseParserOptions } from "./transport/sse.js";
+export { run, runStream, type RunOptions, type RunResult, type RunStream } from "./agent/run.js";
+export type { AgentEvent, AgentEventType, StopReason, ProposedCall, EventError } from "./agent/events.js";
+export { parseMessages, userMessage, textOf, emptyUsage, addUsage, type Message, type UserMessage, type AssistantMessage, type ToolResultMessage, type ThinkingPart, type ToolCallPart, type Usage, type ModelStopReason } from "./agent/messages.js";
+export type { Provider, ModelRequest, ModelDelta, GenerateOptions, ToolSpec } from "./agent/provider.js";
+export type { DetectedLoop } from "./agent/loop-guard.js";
+export type { ProviderRetryOptions } from "./agent/retry.js";
+export { anthropic, type AnthropicOptions } from "./agent/anthropic.js";
+export { openaiChat, OPENAI_TOOL_ERROR_PREFIX, type OpenAiChatOptions } from "./agent/openai-chat.js";
+export { scripted, type ScriptedProvider, type ScriptedStep, type ScriptedStepSource, type ScriptedToolCall } from "./agent/scripted.js";
+export type { Identity, Authorize, Tool, ReadTool, WriteTool, ConfirmTool, ToolEffect, ToolResult, ToolResultPart, TextPart, ImagePart, ToolUpdate, ToolCallContext, ToolBase, PreparedAction, ApprovedAction, ActionOutcome, JsonSchemaObject } from "./tools/types.js";
+export { forgetServerEra } from "./mcp/handshake.js";

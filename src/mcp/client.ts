@@ -535,7 +535,7 @@ export class McpClient {
       } catch (e) {
         if (attempt > 0 || !(e instanceof JsonRpcError) || e.rpcCode !== MODERN_ERRORS.unsupportedProtocolVersion) throw e;
         const next = pickVersion(isRecord(e.data) ? e.data.supported : undefined);
-        if (next === undefined || next === s.protocolVersion || !isSupportedModernVersion(next)) throw e;
+        if (next === undefined || !isSupportedModernVersion(next)) throw e;
         s.protocolVersion = next;
         s.session.transport.setProtocolVersion?.(next);
       }

@@ -57,7 +57,11 @@ export interface UrlElicitation {
   url: string;
   /** The URL's host, for the host to show prominently. */
   domain: string;
-  elicitationId: string;
+  /**
+   * The server's id for the flow (legacy revisions). Revision 2026-07-28 has none:
+   * the server correlates through the `requestState` of the retried request.
+   */
+  elicitationId?: string;
 }
 
 /** The user's answer to an elicitation. */
@@ -133,8 +137,17 @@ export async function answerSampling(handlers: ClientHandlers, params: JsonRecor
   return { ...result };
 }
 
-/** Answers `elicitation/create` (form or URL mode). */
-export async function answerElicitation(handlers: ClientHandlers, params: JsonRecord | undefined, context: HandlerContext): Promise<JsonRecord> {
+/**
+ * Answers `elicitation/create` (form or URL mode). `legacy` is true for a server
+ * request (revisions before 2026-07-28, where a URL elicitation carries an
+ * `elicitationId`) and false for a modern input request (where it has none).
+ */
+export async function answerElicitation(
+  handlers: ClientHandlers,
+  params: JsonRecord | undefined,
+  context: HandlerContext,
+  legacy = true,
+): Promise<JsonRecord> {
   const e = handlers.elicitation;
   if (!e || !params || typeof params.message !== "string") {
     throw new RpcErrorReply(e ? -32602 : -32601, e ? "elicitation/create needs a message" : "Method not found");
@@ -142,7 +155,7 @@ export async function answerElicitation(handlers: ClientHandlers, params: JsonRe
   const mode = params.mode ?? "form";
   if (mode === "url") {
     if (!e.url) throw new RpcErrorReply(-32602, "this client does not support URL elicitation");
-    const request = urlElicitation(params);
+    const request = urlElicitation(params, legacy);
     return answerOf(await e.url(request, context));
   }
   if (mode !== "form") throw new RpcErrorReply(-32602, "unknown elicitation mode");
@@ -174,9 +187,11 @@ function withDefaults(schema: JsonRecord, content: JsonRecord): JsonRecord {
   return out;
 }
 
-function urlElicitation(params: JsonRecord): UrlElicitation {
-  if (typeof params.url !== "string" || typeof params.elicitationId !== "string" || typeof params.message !== "string") {
-    throw new RpcErrorReply(-32602, "URL elicitation needs url, elicitationId and message");
+function urlElicitation(params: JsonRecord, legacy: boolean): UrlElicitation {
+  if (typeof params.url !== "string" || typeof params.message !== "string") throw new RpcErrorReply(-32602, "URL elicitation needs url and message");
+  const id = params.elicitationId;
+  if (legacy ? typeof id !== "string" : id !== undefined && typeof id !== "string") {
+    throw new RpcErrorReply(-32602, "URL elicitation needs a string elicitationId");
   }
   let url: URL;
   try {
@@ -189,7 +204,9 @@ function urlElicitation(params: JsonRecord): UrlElicitation {
   if (url.username || url.password || !(url.protocol === "https:" || (url.protocol === "http:" && local))) {
     throw new RpcErrorReply(-32602, "URL elicitation url must be https (or http on localhost) without credentials");
   }
-  return { mode: "url", message: params.message, url: url.href, domain: url.hostname, elicitationId: params.elicitationId };
+  const request: UrlElicitation = { mode: "url", message: params.message, url: url.href, domain: url.hostname };
+  if (typeof id === "string") request.elicitationId = id;
+  return request;
 }
 
 /** Parses `notifications/message` params for the host logger (V7). */

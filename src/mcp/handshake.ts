@@ -116,7 +116,7 @@ export async function probeModern(
         const next = pickVersion(supported);
         if (next === undefined) throw noSharedVersion(name, supported);
         if (isSupportedLegacyVersion(next)) return { kind: "legacy", reason: `the server prefers ${next}` };
-        if (next === version) throw noSharedVersion(name, supported);
+        // One retry, with the version the server names (even the one just sent).
         version = next;
         continue;
       }

@@ -69,7 +69,8 @@ async function answerAll(where: string, requests: JsonRecord, handlers: ClientHa
     try {
       switch (request.method) {
         case "elicitation/create":
-          out[key] = await answerElicitation(handlers ?? {}, params, context);
+          // Revision 2026-07-28 has no elicitationId in URL mode.
+          out[key] = await answerElicitation(handlers ?? {}, params, context, false);
           break;
         case "sampling/createMessage":
           out[key] = await answerSampling(handlers ?? {}, params, context);

@@ -83,12 +83,14 @@ export function checkParamHeaders(inputSchema: JsonRecord): ParamHeaderCheck {
   return problem ? { ok: false, reason: problem } : { ok: true, headers };
 }
 
+// Plain: printable ASCII (0x20-0x7E) with no space at either end. Tabs and other
+// control characters, and anything beyond ASCII, take the base64 form.
 function isSafePlain(value: string): boolean {
   if (value.length === 0) return true;
-  if (/^[ \t]|[ \t]$/.test(value)) return false;
+  if (value.startsWith(" ") || value.endsWith(" ")) return false;
   for (let i = 0; i < value.length; i++) {
     const c = value.charCodeAt(i);
-    if (!(c === 0x20 || c === 0x09 || (c >= 0x21 && c <= 0x7e))) return false;
+    if (c < 0x20 || c > 0x7e) return false;
   }
   // A plain value that looks like the sentinel must be encoded too.
   return !(value.startsWith("=?base64?") && value.endsWith("?="));

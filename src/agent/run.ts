@@ -1,0 +1,257 @@
+/**
+ * `run`: the agent loop (R1). Model → tool calls → results → model, until a final
+ * answer, a pause for approval, the step limit, a detected loop, or
+ * cancellation; every step reported as an event (R2).
+ *
+ * @module
+ */
+import { ProviderError, YadaError } from "../errors.js";
+import { MAX_TOOL_CALLS_PER_TURN } from "../limits.js";
+import { silentLogger, type Logger } from "../log.js";
+import type { Identity, ReadTool, Tool, ToolResult } from "../tools/types.js";
+import { eventQueue, type AgentEvent, type EventError, type ProposedCall, type StopReason } from "./events.js";
+import { LoopGuard, type DetectedLoop } from "./loop-guard.js";
+import { addUsage, emptyUsage, parseMessages, textOf, toolCallsOf, type AssistantMessage, type Message, type ToolResultMessage, type Usage } from "./messages.js";
+import { checkBounds, checkIdentity, checkProvider, checkTools, initialMessages } from "./options.js";
+import type { Provider, ToolSpec } from "./provider.js";
+import { answerWithout, executeReads, type ReadCall } from "./tool-exec.js";
+import { errorResult } from "./tool-results.js";
+
+/** Options of {@link run} and {@link runStream}. */
+export interface RunOptions {
+  provider: Provider;
+  /** Tools of any number of connections plus host-defined tools; names must be unique. */
+  tools?: readonly Tool[];
+  /** The caller, from the host's authenticated backend; passed to every tool call (T1). */
+  identity: Identity;
+  /** The user's message, or a stored conversation to continue (see {@link parseMessages}). */
+  input: string | readonly Message[];
+  /** The system prompt. */
+  system?: string;
+  /** Cancels the run: the model request is aborted, running tool calls are cancelled. */
+  signal?: AbortSignal;
+  /** Model calls at most (default `DEFAULT_MAX_STEPS`). */
+  maxSteps?: number;
+  /** Read-tool calls of one turn run at the same time (default `DEFAULT_TOOL_CONCURRENCY`). */
+  toolConcurrency?: number;
+  /** Identical consecutive tool calls that stop the run (default `DEFAULT_LOOP_THRESHOLD`, at least 2). */
+  loopThreshold?: number;
+  /** Receives every event, synchronously, in order. An exception it throws is logged and ignored. */
+  onEvent?: (event: AgentEvent) => void;
+  /** Diagnostics sink; silent by default. */
+  logger?: Logger;
+}
+
+/** How a run ended. Plain JSON data. */
+export interface RunResult {
+  stopReason: StopReason;
+  /** The text of the last assistant message ("" when there is none). */
+  text: string;
+  /** The whole conversation, input included; pass it back as `input` (after a new user message or the pending results) to continue. */
+  messages: Message[];
+  /** Tokens used by every model call of this run. */
+  usage: Usage;
+  /** Model calls made. */
+  steps: number;
+  /** For `approval_required`: the calls awaiting approval, in call order; otherwise empty. */
+  proposedCalls: ProposedCall[];
+  /** For `loop_detected`: the repeated call. */
+  loop?: DetectedLoop;
+}
+
+/** What {@link runStream} returns. */
+export interface RunStream {
+  /** The run's events, for one consumer. Iteration ends after `agent_end`. */
+  events: AsyncIterable<AgentEvent>;
+  /** The run's result; rejects as {@link run} does (the error is also an `error` event). */
+  result: Promise<RunResult>;
+}
+
+function eventError(e: unknown): EventError {
+  if (e instanceof ProviderError) return { code: e.code, kind: e.kind, message: e.message };
+  if (e instanceof YadaError) return { code: e.code, message: e.message };
+  return { code: "unknown", message: e instanceof Error ? e.message : String(e) };
+}
+
+/** Validates a provider's answer and its tool calls (ids present and unique, bounded count). */
+function checkAnswer(provider: string, value: unknown): AssistantMessage {
+  let message: Message | undefined;
+  try {
+    message = parseMessages([value])[0];
+  } catch (e) {
+    throw new ProviderError("bad_response", provider, `returned an invalid assistant message (${e instanceof Error ? e.message : ""})`);
+  }
+  if (message?.role !== "assistant") throw new ProviderError("bad_response", provider, "returned a message that is not from the assistant");
+  const calls = toolCallsOf(message);
+  if (calls.length > MAX_TOOL_CALLS_PER_TURN) {
+    throw new ProviderError("bad_response", provider, `made ${calls.length} tool calls in one answer (at most ${MAX_TOOL_CALLS_PER_TURN})`);
+  }
+  const ids = new Set(calls.map((c) => c.id));
+  if (ids.size !== calls.length || ids.has("")) throw new ProviderError("bad_response", provider, "made tool calls without unique ids");
+  return message;
+}
+
+async function runLoop(options: RunOptions, emitTo: (event: AgentEvent) => void): Promise<RunResult> {
+  const provider = checkProvider(options.provider);
+  const identity = checkIdentity(options.identity);
+  const tools = checkTools(options.tools);
+  const { maxSteps, concurrency, loopThreshold } = checkBounds(options);
+  const messages = initialMessages(options.input);
+  const { signal, system } = options;
+  const logger = options.logger ?? silentLogger;
+  const byName = new Map<string, Tool>(tools.map((t) => [t.name, t]));
+  const specs: ToolSpec[] = tools.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema }));
+  const guard = new LoopGuard(loopThreshold);
+  const emit = (event: AgentEvent): void => {
+    try {
+      emitTo(event);
+    } catch (e) {
+      logger("warn", "an event listener threw; the run goes on", { event: event.type, error: String(e) });
+    }
+  };
+
+  let usage = emptyUsage();
+  let steps = 0;
+  const finish = (stopReason: StopReason, extra: Partial<RunResult> = {}): RunResult => {
+    if (stopReason === "approval_required") emit({ type: "approval_required", turn: steps, calls: extra.proposedCalls ?? [] });
+    emit({ type: "agent_end", stopReason, usage, steps });
+    let last: Message | undefined;
+    for (const m of messages) if (m.role === "assistant") last = m;
+    return { stopReason, text: last ? textOf(last) : "", messages, usage, steps, proposedCalls: [], ...extra };
+  };
+
+  emit({ type: "agent_start", provider: provider.name, tools: tools.map((t) => t.name) });
+  try {
+    for (;;) {
+      if (signal?.aborted) return finish("cancelled");
+      if (steps >= maxSteps) return finish("max_steps");
+      const turn = ++steps;
+      emit({ type: "turn_start", turn });
+      emit({ type: "message_start", turn, role: "assistant" });
+      let answer: AssistantMessage;
+      try {
+        const raw = await provider.generate(
+          { ...(system !== undefined ? { system } : {}), messages: [...messages], tools: specs },
+          { ...(signal ? { signal } : {}), onDelta: (d) => emit({ type: "message_delta", turn, kind: d.kind, text: d.text }) },
+        );
+        answer = checkAnswer(provider.name, raw);
+      } catch (e) {
+        if (signal?.aborted) return finish("cancelled");
+        throw e;
+      }
+      messages.push(answer);
+      usage = addUsage(usage, answer.usage);
+      emit({ type: "message_end", turn, message: answer });
+
+      const calls = toolCallsOf(answer);
+      const results = new Map<string, ToolResult>();
+      const reads: ReadCall[] = [];
+      const proposed: ProposedCall[] = [];
+      let loop: DetectedLoop | undefined;
+      for (const call of calls) loop ??= guard.record(call);
+      for (const call of calls) {
+        const tool = byName.get(call.name);
+        if (loop) {
+          const why = `not executed: the same call (tool ${loop.toolName} with identical arguments) was made ${loop.count} times in a row, so the run stopped`;
+          results.set(call.id, answerWithout(call, errorResult("loop_detected", why), { turn, emit }));
+        } else if (!tool) {
+          const why = `there is no tool named ${JSON.stringify(call.name.slice(0, 80))}; available: ${tools.map((t) => t.name).join(", ") || "none"}`;
+          results.set(call.id, answerWithout(call, errorResult("unknown_tool", why), { turn, emit }));
+        } else if (call.argumentsError !== undefined) {
+          results.set(call.id, answerWithout(call, errorResult("invalid_arguments", call.argumentsError), { turn, emit }));
+        } else if (tool.effect === "read") reads.push({ call, tool: tool as ReadTool });
+        else proposed.push({ callId: call.id, toolName: call.name, effect: tool.effect, arguments: call.arguments });
+      }
+      const executed = await executeReads(reads, { turn, identity, signal, concurrency, emit });
+      reads.forEach((r, i) => {
+        const result = executed[i];
+        if (result) results.set(r.call.id, result);
+      });
+      if (signal?.aborted) {
+        // A cancelled run proposes nothing: its proposed calls are answered, so the messages stay resumable.
+        for (const call of calls) {
+          if (!results.has(call.id)) results.set(call.id, answerWithout(call, errorResult("cancelled", "the run was cancelled"), { turn, emit }));
+        }
+      }
+      const toolResults: ToolResultMessage[] = [];
+      for (const call of calls) {
+        const result = results.get(call.id);
+        if (result) toolResults.push({ role: "tool", toolCallId: call.id, toolName: call.name, content: result.content, isError: result.isError });
+      }
+      messages.push(...toolResults);
+      emit({ type: "turn_end", turn, message: answer, toolResults });
+
+      if (loop) return finish("loop_detected", { loop });
+      if (signal?.aborted) return finish("cancelled");
+      if (proposed.length > 0) return finish("approval_required", { proposedCalls: proposed });
+      if (calls.length === 0) return finish("end");
+    }
+  } catch (e) {
+    emit({ type: "error", turn: steps, error: eventError(e) });
+    emit({ type: "agent_end", stopReason: "error", usage, steps });
+    throw e;
+  }
+}
+
+/**
+ * Runs the agent loop (R1) until the model answers without tool calls (`end`),
+ * asks for a tool whose effect is not `read` (`approval_required`: the call is
+ * not executed, it is returned in `proposedCalls` and its turn's read calls are
+ * answered), makes `loopThreshold` identical calls in a row (`loop_detected`),
+ * reaches `maxSteps` model calls (`max_steps`), or `signal` aborts (`cancelled`).
+ *
+ * Read-tool calls of one turn run in parallel, at most `toolConcurrency` at a
+ * time. A tool that throws or fails, an unknown tool and malformed arguments
+ * become error results the model sees (R4); the run goes on. The message list
+ * stays valid for a provider after every stop (cancelled calls are answered with
+ * a `cancelled` error result), so it can be stored and resumed.
+ *
+ * @throws ConfigError (`config`) before any model call for an invalid provider,
+ * identity, tool, duplicate tool name or bound; ValidationError (`validation`)
+ * for an invalid `input`; ProviderError (`provider`), TransportError
+ * (`transport`) or TimeoutError (`timeout`) from the provider, after the
+ * `error` and `agent_end` events.
+ *
+ * @example
+ * ```ts
+ * const result = await run({
+ *   provider: anthropic({ apiKey, model: "claude-sonnet-4-5" }),
+ *   tools: [...catalog.tools, ...nodeReadTools({ roots: ["/srv/docs"] })],
+ *   identity,
+ *   input: "Find product A",
+ *   system: "Use the catalog to answer product questions.",
+ *   signal: AbortSignal.timeout(30_000),
+ *   onEvent: (e) => { if (e.type === "message_delta") process.stdout.write(e.text); },
+ * });
+ * if (result.stopReason === "approval_required") await actions.propose(result.proposedCalls);
+ * ```
+ */
+export function run(options: RunOptions): Promise<RunResult> {
+  return runLoop(options, (event) => options.onEvent?.(event));
+}
+
+/**
+ * {@link run}, with its events as an async iterable (R2) as well as through
+ * `onEvent`. Events are kept until read; after the consumer stops iterating,
+ * later ones are dropped (the run continues until `signal` aborts it).
+ * `result` is marked handled, so iterating without awaiting it never raises an
+ * unhandled rejection; an error also arrives as an `error` event.
+ *
+ * @throws as {@link run}, through `result`.
+ *
+ * @example
+ * ```ts
+ * const { events, result } = runStream({ provider, tools, identity, input: "Find product A" });
+ * for await (const event of events) if (event.type === "message_delta") ui.append(event.text);
+ * const { stopReason, text } = await result;
+ * ```
+ */
+export function runStream(options: RunOptions): RunStream {
+  const queue = eventQueue();
+  const result = runLoop(options, (event) => {
+    queue.push(event);
+    options.onEvent?.(event);
+  }).finally(() => queue.close());
+  result.catch(() => {});
+  return { events: queue.iterable, result };
+}

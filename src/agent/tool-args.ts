@@ -1,0 +1,70 @@
+/**
+ * Streamed tool-call arguments (R3): providers send a call's argument JSON in
+ * pieces; an accumulator joins them within `MAX_TOOL_CALL_ARGUMENT_BYTES` and
+ * turns the result into a {@link ToolCallPart}. Text that is not a JSON object
+ * becomes `argumentsError`, which the loop answers with an error result the model
+ * sees, so it can correct itself.
+ *
+ * @module
+ */
+import { MAX_TOOL_CALL_ARGUMENT_BYTES } from "../limits.js";
+import type { ToolCallPart } from "./messages.js";
+
+/** Joins the argument pieces of one streamed tool call. */
+export interface ToolCallAccumulator {
+  id: string;
+  name: string;
+  /** Appends a piece of argument JSON; pieces beyond the bound are dropped and remembered. */
+  append(piece: string): void;
+  /** The finished call. */
+  finish(): ToolCallPart;
+}
+
+const encoder = new TextEncoder();
+
+/**
+ * Parses a tool call's complete argument text. `""` (a call without arguments)
+ * is `{}`. Anything that is not a JSON object is reported in `argumentsError`.
+ */
+export function parseToolArguments(text: string): Pick<ToolCallPart, "arguments" | "argumentsError"> {
+  if (text.trim() === "") return { arguments: {} };
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (e) {
+    const why = e instanceof SyntaxError ? e.message.slice(0, 200) : "not JSON";
+    return { arguments: {}, argumentsError: `the arguments are not valid JSON (${why})` };
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    return { arguments: {}, argumentsError: "the arguments must be a JSON object" };
+  }
+  return { arguments: value as Record<string, unknown> };
+}
+
+/**
+ * Starts assembling one tool call. `id` and `name` may be set later (some
+ * OpenAI-compatible servers send them after the first piece).
+ */
+export function toolCallAccumulator(id: string, name: string, maxBytes = MAX_TOOL_CALL_ARGUMENT_BYTES): ToolCallAccumulator {
+  const pieces: string[] = [];
+  let bytes = 0;
+  let overflow = false;
+  return {
+    id,
+    name,
+    append(piece: string): void {
+      if (overflow || piece === "") return;
+      bytes += encoder.encode(piece).length;
+      if (bytes > maxBytes) overflow = true;
+      else pieces.push(piece);
+    },
+    finish(): ToolCallPart {
+      const parsed = overflow
+        ? { arguments: {}, argumentsError: `the arguments exceed ${maxBytes} bytes` }
+        : parseToolArguments(pieces.join(""));
+      const part: ToolCallPart = { type: "tool_call", id: this.id, name: this.name, arguments: parsed.arguments };
+      if (parsed.argumentsError !== undefined) part.argumentsError = parsed.argumentsError;
+      return part;
+    },
+  };
+}

@@ -1,0 +1,95 @@
+/**
+ * What goes back to the model for a tool call (R4): a tool's own result, checked
+ * and bounded, or an error result the loop writes (the tool threw, the model
+ * named an unknown tool, its arguments were not a JSON object, a loop was
+ * detected, the run was cancelled). Error results are JSON text
+ * `{"error": <kind>, "message": ...}`, the shape seed 003 uses for tool_failed.
+ *
+ * @module
+ */
+import {
+  MAX_AGENT_IMAGE_BASE64_CHARS,
+  MAX_AGENT_TOOL_ERROR_CHARS,
+  MAX_AGENT_TOOL_RESULT_BYTES,
+  MAX_AGENT_TOOL_RESULT_IMAGES,
+} from "../limits.js";
+import type { ToolResult, ToolResultPart, ToolUpdate } from "../tools/types.js";
+
+/** The kinds of error result the loop writes. */
+export type LoopErrorKind = "tool_failed" | "unknown_tool" | "invalid_arguments" | "loop_detected" | "cancelled";
+
+/** An error result: `{"error": kind, "message": message}` as text, `isError: true`. */
+export function errorResult(kind: LoopErrorKind, message: string): ToolResult {
+  const text = JSON.stringify({ error: kind, message: message.slice(0, MAX_AGENT_TOOL_ERROR_CHARS) });
+  return { content: [{ type: "text", text }], isError: true };
+}
+
+/** The error result for a value a tool threw. */
+export function thrownResult(error: unknown): ToolResult {
+  const message = error instanceof Error ? error.message : typeof error === "string" ? error : "the tool failed";
+  return errorResult("tool_failed", message);
+}
+
+// Image types both wire formats accept (Anthropic and OpenAI vision inputs; seed 003 T7).
+const IMAGE_TYPES: readonly string[] = ["image/png", "image/jpeg", "image/webp", "image/gif"];
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+/** `text` cut to at most `maxBytes` UTF-8 bytes, never inside a character. */
+export function truncateUtf8(text: string, maxBytes: number): string {
+  const bytes = encoder.encode(text);
+  if (bytes.length <= maxBytes) return text;
+  let end = maxBytes;
+  while (end > 0 && ((bytes[end] ?? 0) & 0xc0) === 0x80) end--; // back to a character boundary
+  return decoder.decode(bytes.subarray(0, end));
+}
+
+const isRec = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/**
+ * Checks what a tool returned and bounds it: text parts together at most
+ * `MAX_AGENT_TOOL_RESULT_BYTES` (cut with a note), at most
+ * `MAX_AGENT_TOOL_RESULT_IMAGES` png / jpeg / webp / gif images within
+ * `MAX_AGENT_IMAGE_BASE64_CHARS` (others become `[image: mime]`), any other part
+ * `[unsupported content: type]`. A value that is not a ToolResult becomes an
+ * error result.
+ */
+export function boundedResult(value: unknown): ToolResult {
+  if (!isRec(value) || !Array.isArray(value.content) || (value.isError !== undefined && typeof value.isError !== "boolean")) {
+    return errorResult("tool_failed", "the tool returned something that is not a tool result");
+  }
+  const content: ToolResultPart[] = [];
+  let budget = MAX_AGENT_TOOL_RESULT_BYTES;
+  let images = 0;
+  let cut = false;
+  const addText = (text: string): void => {
+    if (cut) return;
+    const kept = truncateUtf8(text, budget);
+    budget -= encoder.encode(kept).length;
+    if (kept.length < text.length) cut = true;
+    content.push({ type: "text", text: kept });
+  };
+  for (const part of value.content as unknown[]) {
+    if (!isRec(part)) continue;
+    if (part.type === "text" && typeof part.text === "string") addText(part.text);
+    else if (part.type === "image" && typeof part.mimeType === "string" && typeof part.data === "string") {
+      const ok = IMAGE_TYPES.includes(part.mimeType) && part.data.length <= MAX_AGENT_IMAGE_BASE64_CHARS && images < MAX_AGENT_TOOL_RESULT_IMAGES;
+      if (ok) {
+        images++;
+        content.push({ type: "image", mimeType: part.mimeType, data: part.data });
+      } else addText(`[image: ${part.mimeType.slice(0, 100)}]`);
+    } else addText(`[unsupported content: ${String(part.type).slice(0, 100)}]`);
+  }
+  if (cut) content.push({ type: "text", text: `\n[truncated: the result exceeds ${MAX_AGENT_TOOL_RESULT_BYTES} bytes]` });
+  return { content, isError: value.isError === true };
+}
+
+/** A progress update as plain data (only the known fields, of the right types). */
+export function plainUpdate(update: unknown): ToolUpdate {
+  const out: ToolUpdate = {};
+  if (!isRec(update)) return out;
+  if (typeof update.progress === "number" && Number.isFinite(update.progress)) out.progress = update.progress;
+  if (typeof update.total === "number" && Number.isFinite(update.total)) out.total = update.total;
+  if (typeof update.message === "string") out.message = update.message.slice(0, MAX_AGENT_TOOL_ERROR_CHARS);
+  return out;
+}
