@@ -31,3 +31,12 @@ export { openaiChat, OPENAI_TOOL_ERROR_PREFIX, type OpenAiChatOptions } from "./
 export { scripted, type ScriptedProvider, type ScriptedStep, type ScriptedStepSource, type ScriptedToolCall } from "./agent/scripted.js";
 export type { Identity, Authorize, Tool, ReadTool, WriteTool, ConfirmTool, ToolEffect, ToolResult, ToolResultPart, TextPart, ImagePart, ToolUpdate, ToolCallContext, ToolBase, PreparedAction, ApprovedAction, ActionOutcome, JsonSchemaObject } from "./tools/types.js";
 export { forgetServerEra } from "./mcp/handshake.js";
+export { connectMcp, httpTransportFactory, type ConnectOptions, type McpConnection, type PromptCallOptions, type TransportContext, type TransportFactory } from "./tools/connect.js";
+export { reconnectingMcp, type ReconnectOptions } from "./tools/reconnect.js";
+export { mcpServersFromEnv, MCP_SERVERS_ENV } from "./tools/env.js";
+export { mcpTools, type McpToolsOptions } from "./tools/adapter.js";
+export { parseServerConfig, type McpServerConfig, type McpReadConfig, type McpHttpServer, type McpStdioServer, type McpServerBase, type McpWriteMapping, type McpWriteRoles } from "./tools/config.js";
+export { assertUniqueToolNames, prefixedToolName, checkToolName } from "./tools/names.js";
+export { renderToolResult, renderContent, type RenderStyle, type RenderedContent } from "./tools/render.js";
+export type { McpAccess } from "./tools/gate.js";
+export type { McpPromptText } from "./tools/prompts.js";

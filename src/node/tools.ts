@@ -24,6 +24,12 @@ import { StdioTransport, type StdioServerParams } from "./stdio.js";
  * connection ends it.
  *
  * @throws ConfigError (`config`) as {@link httpTransportFactory} for HTTP configurations.
+ *
+ * @example
+ * ```ts
+ * import { connectMcp } from "yada"; // the web function, given stdio by hand
+ * await connectMcp(server, access, { transportFactory: nodeTransportFactory });
+ * ```
  */
 export const nodeTransportFactory: TransportFactory = (server, context) => {
   if (server.command === undefined) return httpTransportFactory(server, context);

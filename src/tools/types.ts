@@ -74,7 +74,12 @@ export interface ToolBase {
 /** A tool that only reads: the agent loop executes it directly. */
 export interface ReadTool extends ToolBase {
   readonly effect: "read";
-  /** Runs the tool. Failures come back as `isError` results; it throws only for cancellation. */
+  /**
+   * Runs the tool. Failures the model can react to come back as `isError` results;
+   * it throws for cancellation and for failures of the caller or the connection
+   * rather than of the call (for MCP tools: `unauthorized` identity, `stale_contract`,
+   * `session_expired`, `connection_closed`).
+   */
   execute(args: unknown, context: ToolCallContext): Promise<ToolResult>;
 }
 

@@ -1,0 +1,66 @@
+#!/usr/bin/env node
+// Bundle sizes (X3): each yada entry bundled, minified and gzipped, beside the
+// official SDK v1 and v2 clients (Client + StreamableHTTPClientTransport) bundled the
+// same way, in one run. Prints a Markdown table; `--json` prints the numbers.
+//
+// Usage: node scripts/size.mjs [--json]
+import * as esbuild from "esbuild";
+import { gzipSync } from "node:zlib";
+import { existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { join } from "node:path";
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+/** The web bundle's budget in gzip bytes (X3). */
+export const WEB_BUDGET_GZIP = 30_000;
+
+async function measure({ entry, contents, platform }) {
+  const options = {
+    bundle: true,
+    minify: true,
+    write: false,
+    format: "esm",
+    platform,
+    target: "es2022",
+    legalComments: "none",
+    logLevel: "silent",
+    absWorkingDir: root,
+  };
+  if (platform === "neutral") options.mainFields = ["module", "main"];
+  if (entry) options.entryPoints = [join(root, entry)];
+  else options.stdin = { contents, resolveDir: root, loader: "js" };
+  const out = await esbuild.build(options);
+  const bytes = out.outputFiles[0].contents;
+  return { min: bytes.length, gzip: gzipSync(bytes, { level: 9 }).length };
+}
+
+const rows = [
+  { name: "yada (web: client, HTTP, schema, tools, agent, providers)", entry: "src/index.ts", platform: "neutral" },
+  { name: "yada/node (adds stdio, Node built-ins)", entry: "src/node.ts", platform: "node" },
+  { name: "yada CLI", entry: "src/cli/main.ts", platform: "node" },
+  {
+    name: "SDK v1 1.32.2: Client + StreamableHTTPClientTransport",
+    contents: 'export { Client } from "@modelcontextprotocol/sdk/client/index.js"; export { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";',
+    platform: "browser",
+  },
+  {
+    name: "SDK v2 2.4.0: Client + StreamableHTTPClientTransport",
+    contents: 'export { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";',
+    platform: "browser",
+  },
+];
+
+const results = [];
+for (const r of rows) {
+  if (r.entry && !existsSync(join(root, r.entry))) continue;
+  results.push({ name: r.name, ...(await measure(r)) });
+}
+if (process.argv.includes("--json")) {
+  console.log(JSON.stringify(results, null, 2));
+} else {
+  const web = results[0];
+  console.log("| bundle | min bytes | min+gzip bytes | gzip vs yada web |");
+  console.log("| --- | ---: | ---: | ---: |");
+  for (const r of results) console.log(`| ${r.name} | ${r.min.toLocaleString("en")} | ${r.gzip.toLocaleString("en")} | ${(r.gzip / web.gzip).toFixed(2)}× |`);
+  console.log(`\nweb bundle budget: ${WEB_BUDGET_GZIP.toLocaleString("en")} bytes gzip — ${web.gzip <= WEB_BUDGET_GZIP ? "within" : "OVER"}`);
+}

@@ -1,0 +1,93 @@
+// T13: notifications/tools/list_changed → rediscover and compare; unchanged →
+// the connection continues; changed → stale with the exact message. Against the
+// catalog's `touch` tool over stdio and HTTP.
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+import { connectMcp } from "../../src/node/tools.js";
+import { alice, allowAll, inlineServer, KINDS, methods, recording, rejection, T, textOf, tool, until, using, withCatalog } from "./helpers.js";
+
+const STALE = "MCP tool contract changed; reconnect required";
+
+describe("T13: list_changed", { concurrency: true }, () => {
+  for (const kind of KINDS) {
+    test(`T13: an unchanged catalog after list_changed keeps the connection (${kind})`, T, () =>
+      withCatalog(kind, async ({ config }) => {
+        const rec = recording();
+        await using(await connectMcp(config, { identity: alice, authorize: allowAll }, { transportFactory: rec.factory }), async (c) => {
+          const listsBefore = methods(rec.sent).filter((m) => m === "tools/list").length;
+          assert.equal(textOf(await tool(c, "catalog__touch").execute({ mode: "same" }, { identity: alice })), "touched (same)");
+          await until(() => methods(rec.sent).filter((m) => m === "tools/list").length > listsBefore);
+          assert.match(textOf(await tool(c, "catalog__lookup").execute({ sku: "ABC-123" }, { identity: alice })), /Widget/);
+          assert.equal(c.isConnected(), true);
+        });
+      }),
+    );
+
+    test(`T13: a changed catalog makes the connection stale with the exact message (${kind})`, T, () =>
+      withCatalog(kind, async ({ config }) => {
+        const rec = recording();
+        await using(await connectMcp(config, { identity: alice, authorize: allowAll }, { transportFactory: rec.factory }), async (c) => {
+          await tool(c, "catalog__touch").execute({ mode: "changed" }, { identity: alice });
+          // The next call waits for the comparison, then fails without being sent.
+          const callsBefore = methods(rec.sent).filter((m) => m === "tools/call").length;
+          const e = await rejection(tool(c, "catalog__lookup").execute({ sku: "ABC-123" }, { identity: alice }));
+          assert.equal(e.code, "stale_contract");
+          assert.equal(e.message, STALE);
+          assert.equal(methods(rec.sent).filter((m) => m === "tools/call").length, callsBefore);
+          assert.equal(c.isConnected(), false);
+          const p = await rejection(c.prompts(alice));
+          assert.equal(p.code, "stale_contract");
+          assert.equal(p.message, STALE);
+        });
+      }),
+    );
+  }
+
+  test("T13: a change to a tool the connection does not expose keeps it connected", T, () =>
+    withCatalog(
+      "stdio",
+      async ({ config }) => {
+        // Only `search` is selected: "changed" alters lookup's description and adds `extra`.
+        await using(await connectMcp(config, { identity: alice, authorize: allowAll }), async (c) => {
+          await tool(c, "catalog__touch").execute({ mode: "changed" }, { identity: alice });
+          assert.equal((await tool(c, "catalog__search").execute({ query: "w" }, { identity: alice })).isError, false);
+          assert.equal(c.isConnected(), true);
+        });
+      },
+      { extra: { readTools: ["search", "touch"] } },
+    ),
+  );
+
+  test("T13: the stale state is reached without a further call (isConnected turns false)", T, () =>
+    withCatalog("stdio", async ({ config }) => {
+      await using(await connectMcp(config, { identity: alice, authorize: allowAll }), async (c) => {
+        await tool(c, "catalog__touch").execute({ mode: "changed" }, { identity: alice });
+        await until(() => !c.isConnected());
+      });
+    }),
+  );
+
+  test("T13: a changed input schema counts as a change", T, async () => {
+    // The server's schema for `t` gains a property after the first tools/list answer.
+    const server = inlineServer(
+      "inline",
+      `(() => {
+        let lists = 0;
+        return (m) => {
+          if (m.method === "tools/list") {
+            lists++;
+            const properties = lists === 1 ? {} : { extra: { type: "string" } };
+            return { tools: [{ name: "t", inputSchema: { type: "object", properties }, annotations: { readOnlyHint: true } }] };
+          }
+          setTimeout(() => process.stdout.write(JSON.stringify({ jsonrpc: "2.0", method: "notifications/tools/list_changed" }) + "\\n"), 0);
+          return { content: [{ type: "text", text: "ran" }] };
+        };
+      })()`,
+    );
+    await using(await connectMcp(server, { identity: alice, authorize: allowAll }), async (c) => {
+      assert.equal(textOf(await tool(c, "inline__t").execute({}, { identity: alice })), "ran");
+      await until(() => !c.isConnected());
+      assert.equal((await rejection(tool(c, "inline__t").execute({}, { identity: alice }))).message, STALE);
+    });
+  });
+});

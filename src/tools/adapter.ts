@@ -1,0 +1,89 @@
+/**
+ * `mcpTools` (T15, T16): the low-level adapter from a connected {@link McpClient}
+ * to plain read tools, for hosts that manage the client themselves.
+ *
+ * These tools execute directly: no identity binding, no `authorize` callback, no
+ * read selection and no schema check. The host takes responsibility for which
+ * tools it passes to a model. Arguments and results keep their bounds (T6), and
+ * rendering is the same as connectMcp's (T7, T16).
+ *
+ * @module
+ */
+import { CancelledError, YadaError } from "../errors.js";
+import { MAX_TOOL_ARGUMENT_BYTES, MAX_TOOL_RESULT_BYTES } from "../limits.js";
+import type { McpClient } from "../mcp/client.js";
+import { isRecord } from "../mcp/types.js";
+import { cutUtf8, utf8Length } from "./bound.js";
+import { assertUniqueToolNames, checkToolName, prefixedToolName } from "./names.js";
+import { errorResult, renderContent, renderToolResult, type RenderStyle } from "./render.js";
+import type { ReadTool, ToolCallContext, ToolResult } from "./types.js";
+
+/** Options of {@link mcpTools}. */
+export interface McpToolsOptions {
+  /** Names tools `prefix__tool` instead of the server's names. */
+  prefix?: string;
+  /** Bound on each call, from when it is sent; `null` = none. Default: the client's call timeout (S6). */
+  timeoutMs?: number | null;
+  /** How non-text content becomes text; default `"inline"` (seed 000: a text resource as its text, others as JSON). */
+  style?: RenderStyle;
+  /** Aborts the tools/list requests. */
+  signal?: AbortSignal;
+}
+
+/**
+ * Lists the client's tools and wraps every one as a {@link ReadTool} with the
+ * server's name (or `prefix__name`), description and input schema. `execute`
+ * sends `tools/call` directly and renders the result; a result with `isError: true`
+ * comes back as an `isError` tool result with its text, so the model can react (R4).
+ * Call failures (timeout, server error) are error results too; only cancellation throws.
+ *
+ * @throws LimitError (`limit`) for a name over 64 characters; ConfigError (`config`)
+ * for a name with characters providers refuse or two tools with one name; the
+ * errors of {@link McpClient.listTools}.
+ *
+ * @example
+ * ```ts
+ * const client = await McpClient.connectStdio("node", ["server.js"]);
+ * const tools = await mcpTools(client); // the host decides these are safe to run
+ * await run({ provider, tools, identity, input });
+ * await client.close();
+ * ```
+ */
+export async function mcpTools(client: McpClient, options: McpToolsOptions = {}): Promise<ReadTool[]> {
+  const listed = await client.listTools(options.signal ? { signal: options.signal } : {});
+  const style = options.style ?? "inline";
+  const tools = listed.map((remote): ReadTool => {
+    const name = options.prefix === undefined ? checkToolName(remote.name) : prefixedToolName(options.prefix, remote.name);
+    return Object.freeze({
+      effect: "read" as const,
+      name,
+      description: remote.description ?? remote.title ?? "",
+      inputSchema: remote.inputSchema,
+      async execute(args: unknown, context: ToolCallContext): Promise<ToolResult> {
+        if (!isRecord(args)) return errorResult("invalid_arguments", `${name}: arguments must be a JSON object`);
+        const bytes = utf8Length(JSON.stringify(args));
+        if (bytes > MAX_TOOL_ARGUMENT_BYTES) {
+          return errorResult("limit", `${name}: arguments are ${bytes} UTF-8 bytes; the limit is ${MAX_TOOL_ARGUMENT_BYTES}`);
+        }
+        try {
+          const onUpdate = context.onUpdate;
+          const result = await client.callTool(remote.name, args, {
+            ...(context.signal ? { signal: context.signal } : {}),
+            ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+            ...(onUpdate ? { onProgress: (p) => onUpdate(p) } : {}),
+          });
+          if (result.isError) {
+            const text = cutUtf8(renderContent(result.content, { style, images: false }).text, MAX_TOOL_RESULT_BYTES);
+            return { content: [{ type: "text", text }], isError: true };
+          }
+          return renderToolResult(result, { style });
+        } catch (e) {
+          if (e instanceof CancelledError || !(e instanceof YadaError)) throw e;
+          return errorResult(e.code, e.message);
+        }
+      },
+    });
+  });
+  assertUniqueToolNames(tools);
+  return tools;
+}

@@ -1,0 +1,243 @@
+/**
+ * MCP server configurations for connectMcp (T1, T14, W11): their types and the
+ * validating parse every configuration goes through, whether a host literal or
+ * JSON from the environment. Errors name the field, never a header or env value.
+ *
+ * @module
+ */
+import { ConfigError } from "../errors.js";
+import { MAX_MCP_TIMEOUT_MS, MAX_TOOL_NAME_CHARS } from "../limits.js";
+import { isRecord } from "../mcp/types.js";
+import { withCustomHeader, type HeaderList } from "../transport/http-headers.js";
+import { SERVER_NAME_PATTERN } from "./names.js";
+
+/** What every server configuration has. */
+export interface McpServerBase {
+  /** Prefixes every tool name (`name__tool`, T2): letters, digits, `_` and `-`. */
+  name: string;
+  /** Bound in ms on setup, each discovery request and each call (T10). */
+  timeoutMs?: number;
+  /**
+   * Read tools the host reviewed and selects (T3). Omitted: exactly the tools
+   * annotated `readOnlyHint: true`. Each must exist; none may be annotated
+   * `readOnlyHint: false`.
+   */
+  readTools?: readonly string[];
+  /** Adds `<name>__list_resources` and `<name>__read_resource` (T11). */
+  resources?: boolean;
+}
+
+/** A server reached over Streamable HTTP. */
+export interface McpHttpServer extends McpServerBase {
+  /** The MCP endpoint, `http:` or `https:`, without user:password. */
+  url: string;
+  /** Headers sent on every request, e.g. `Authorization: Bearer …` (A1, H10). Values never appear in errors. */
+  headers?: Readonly<Record<string, string>>;
+  command?: undefined;
+  args?: undefined;
+  env?: undefined;
+  stderr?: undefined;
+}
+
+/** A local server launched as a process speaking stdio (Node entry only). */
+export interface McpStdioServer extends McpServerBase {
+  /** The executable. Trusted configuration: it is run as given. */
+  command: string;
+  /** Its arguments. */
+  args?: readonly string[];
+  /** Variables added to the minimal inherited environment (S1). Values never appear in errors. */
+  env?: Readonly<Record<string, string>>;
+  /** `"inherit"` prints the server's stderr; by default it is read and kept, not printed. */
+  stderr?: "pipe" | "inherit";
+  url?: undefined;
+  headers?: undefined;
+}
+
+/** One contract-bound write mapping (W1); executed by the action layer. */
+export interface McpWriteMapping {
+  /** The host's reviewed implementation version (W6). */
+  version: string;
+  /** The read-only helper that prepares the mutation. */
+  prepareTool: string;
+  /** The read-only helper that looks up a receipt by operation id. */
+  receiptTool: string;
+}
+
+/** The write roles of a configuration (W1, W7). */
+export interface McpWriteRoles {
+  /** Mutations mapped to their helpers (W1). */
+  writeTools?: Readonly<Record<string, McpWriteMapping>>;
+  /** Mutations behind one approval each (W7); `"*"` for every tool with no other role. */
+  confirmTools?: readonly string[] | "*";
+}
+
+/**
+ * A configuration that cannot contain writes (W11): connectMcp returns
+ * `McpConnection<ReadTool>` for it.
+ */
+export type McpReadConfig = (McpHttpServer | McpStdioServer) & { writeTools?: undefined; confirmTools?: undefined };
+
+/** Any server configuration, possibly with write roles (W11): connectMcp returns `McpConnection<Tool>`. */
+export type McpServerConfig = (McpHttpServer | McpStdioServer) & McpWriteRoles;
+
+// The longest server name that still leaves room for "__" and a one-character tool.
+const MAX_SERVER_NAME_CHARS = MAX_TOOL_NAME_CHARS - 3;
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const COMMON = ["name", "timeoutMs", "readTools", "resources", "writeTools", "confirmTools"];
+const HTTP_KEYS = new Set([...COMMON, "url", "headers"]);
+const STDIO_KEYS = new Set([...COMMON, "command", "args", "env", "stderr"]);
+
+/** A key from the configuration, safe to show: it is a name, bounded. */
+function key(k: string): string {
+  return JSON.stringify(k.length > 40 ? `${k.slice(0, 40)}…` : k);
+}
+
+function stringList(value: unknown, where: string, what: string): string[] {
+  if (!Array.isArray(value)) throw new ConfigError(`${where}: ${what} must be an array of strings`);
+  const out: string[] = [];
+  for (const [i, v] of value.entries()) {
+    if (typeof v !== "string") throw new ConfigError(`${where}: ${what}[${i}] must be a string`);
+    out.push(v);
+  }
+  return out;
+}
+
+function nameList(value: unknown, where: string, what: string): string[] {
+  const names = stringList(value, where, what);
+  const seen = new Set<string>();
+  for (const n of names) {
+    if (n === "") throw new ConfigError(`${where}: ${what} contains an empty name`);
+    if (seen.has(n)) throw new ConfigError(`${where}: ${what} lists ${key(n)} twice`);
+    seen.add(n);
+  }
+  return names;
+}
+
+/** A string-to-string record; values are never shown. */
+function stringRecord(value: unknown, where: string, what: string): Record<string, string> {
+  if (!isRecord(value)) throw new ConfigError(`${where}: ${what} must be an object of strings`);
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(value)) {
+    if (typeof v !== "string") throw new ConfigError(`${where}: ${what}.${k.slice(0, 40)} must be a string`);
+    out[k] = v;
+  }
+  return out;
+}
+
+/**
+ * Checks a `timeoutMs` (config field or connect option).
+ *
+ * @throws ConfigError (`config`) unless a positive integer of at most `MAX_MCP_TIMEOUT_MS`.
+ *
+ * @example
+ * ```ts
+ * checkTimeout(30_000, "connectMcp options"); // 30000
+ * ```
+ */
+export function checkTimeout(value: unknown, where: string): number {
+  if (typeof value !== "number" || !Number.isInteger(value) || value <= 0 || value > MAX_MCP_TIMEOUT_MS) {
+    throw new ConfigError(`${where}: timeoutMs must be a positive integer of at most ${MAX_MCP_TIMEOUT_MS}`);
+  }
+  return value;
+}
+
+function writeRoles(o: Record<string, unknown>, where: string, out: McpWriteRoles): void {
+  if (o.writeTools !== undefined) {
+    if (!isRecord(o.writeTools)) throw new ConfigError(`${where}: writeTools must be an object`);
+    const mappings: Record<string, McpWriteMapping> = {};
+    for (const [tool, m] of Object.entries(o.writeTools)) {
+      const at = `${where}: writeTools.${tool.slice(0, 40)}`;
+      if (!isRecord(m)) throw new ConfigError(`${at} must be an object`);
+      for (const f of ["version", "prepareTool", "receiptTool"]) {
+        if (typeof m[f] !== "string" || m[f] === "") throw new ConfigError(`${at}.${f} must be a non-empty string`);
+      }
+      mappings[tool] = { version: String(m.version), prepareTool: String(m.prepareTool), receiptTool: String(m.receiptTool) };
+    }
+    out.writeTools = mappings;
+  }
+  if (o.confirmTools !== undefined) {
+    out.confirmTools = o.confirmTools === "*" ? "*" : nameList(o.confirmTools, where, "confirmTools");
+  }
+}
+
+/**
+ * Validates a server configuration and returns a fresh copy (so later changes to
+ * the host's object change nothing): `name` matches `^[a-zA-Z0-9_-]+$`; exactly one
+ * of `url` (with optional `headers`) or `command` (with optional `args`, `env`,
+ * `stderr`); `timeoutMs` a positive integer; `readTools` distinct non-empty names;
+ * `resources` a boolean; no other field. Header names and values follow the H10
+ * rules.
+ *
+ * @param where Prefix of error messages, e.g. `YADA_MCP_SERVERS[0]`.
+ * @param allowWrites Whether `writeTools` / `confirmTools` may appear.
+ * @throws ConfigError (`config`) naming the field; never a header or env value.
+ *
+ * @example
+ * ```ts
+ * const server = parseServerConfig({ name: "catalog", url: "https://example.com/mcp" });
+ * ```
+ */
+export function parseServerConfig(value: unknown, where = "MCP server config", allowWrites = true): McpServerConfig {
+  if (!isRecord(value)) throw new ConfigError(`${where} must be an object`);
+  const name = value.name;
+  if (typeof name !== "string" || !SERVER_NAME_PATTERN.test(name) || name.length > MAX_SERVER_NAME_CHARS) {
+    throw new ConfigError(`${where}: name must match ^[a-zA-Z0-9_-]+$ and have at most ${MAX_SERVER_NAME_CHARS} characters`);
+  }
+  const at = `${where} (${name})`;
+  const isHttp = value.url !== undefined;
+  if (isHttp === (value.command !== undefined)) throw new ConfigError(`${at}: give exactly one of url or command`);
+  const allowed = isHttp ? HTTP_KEYS : STDIO_KEYS;
+  for (const k of Object.keys(value)) {
+    if (value[k] === undefined) continue;
+    if (!allowed.has(k)) throw new ConfigError(`${at}: unknown field ${key(k)} for ${isHttp ? "an HTTP" : "a stdio"} server`);
+    if (!allowWrites && (k === "writeTools" || k === "confirmTools")) throw new ConfigError(`${at}: ${k} is not allowed here`);
+  }
+  const base: McpServerBase = { name };
+  if (value.timeoutMs !== undefined) base.timeoutMs = checkTimeout(value.timeoutMs, at);
+  if (value.readTools !== undefined) base.readTools = nameList(value.readTools, at, "readTools");
+  if (value.resources !== undefined) {
+    if (typeof value.resources !== "boolean") throw new ConfigError(`${at}: resources must be a boolean`);
+    base.resources = value.resources;
+  }
+  let config: McpServerConfig;
+  if (isHttp) {
+    if (typeof value.url !== "string") throw new ConfigError(`${at}: url must be a string`);
+    let url: URL;
+    try {
+      url = new URL(value.url);
+    } catch {
+      throw new ConfigError(`${at}: url is not a valid absolute URL`);
+    }
+    if (url.protocol !== "http:" && url.protocol !== "https:") throw new ConfigError(`${at}: url must use http: or https:`);
+    if (url.username !== "" || url.password !== "") throw new ConfigError(`${at}: url must not carry credentials; use headers`);
+    const http: McpHttpServer = { ...base, url: value.url };
+    if (value.headers !== undefined) {
+      const headers = stringRecord(value.headers, at, "headers");
+      let list: HeaderList = [];
+      try {
+        for (const [n, v] of Object.entries(headers)) list = withCustomHeader(list, n, v);
+      } catch (e) {
+        // The H10 messages name the header, never its value.
+        throw new ConfigError(`${at}: ${e instanceof Error ? e.message : "invalid header"}`);
+      }
+      http.headers = headers;
+    }
+    config = http;
+  } else {
+    if (typeof value.command !== "string" || value.command === "") throw new ConfigError(`${at}: command must be a non-empty string`);
+    const stdio: McpStdioServer = { ...base, command: value.command };
+    if (value.args !== undefined) stdio.args = stringList(value.args, at, "args");
+    if (value.env !== undefined) {
+      const env = stringRecord(value.env, at, "env");
+      for (const n of Object.keys(env)) if (!ENV_NAME.test(n)) throw new ConfigError(`${at}: env name ${key(n)} is not a valid variable name`);
+      stdio.env = env;
+    }
+    if (value.stderr !== undefined) {
+      if (value.stderr !== "pipe" && value.stderr !== "inherit") throw new ConfigError(`${at}: stderr must be "pipe" or "inherit"`);
+      stdio.stderr = value.stderr;
+    }
+    config = stdio;
+  }
+  writeRoles(value, at, config);
+  return config;
+}

@@ -1,0 +1,85 @@
+/**
+ * Model-facing tool names (T2): `server__tool`, provider-compatible characters,
+ * at most 64 characters, unique across every tool a run gets.
+ *
+ * @module
+ */
+import { ConfigError, LimitError } from "../errors.js";
+import { MAX_TOOL_NAME_CHARS } from "../limits.js";
+
+/** What a server name may contain (seed 003 config rule; also keeps `server__tool` provider-compatible). */
+export const SERVER_NAME_PATTERN = /^[a-zA-Z0-9_-]+$/;
+
+// The characters every provider accepts in a tool name (Anthropic and OpenAI both
+// use ^[a-zA-Z0-9_-]{1,64}$).
+const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_-]+$/;
+
+/** Shortens untrusted text for an error message. */
+function shown(text: string): string {
+  return JSON.stringify(text.length > 80 ? `${text.slice(0, 80)}…` : text);
+}
+
+/**
+ * Checks a model-facing tool name (T2): at most 64 characters, only letters,
+ * digits, `_` and `-`. Returns it unchanged.
+ *
+ * @throws LimitError (`limit`, limit `MAX_TOOL_NAME_CHARS`) when longer than 64
+ * characters; the message states the limit.
+ * @throws ConfigError (`config`) for an empty name or a character providers refuse.
+ *
+ * @example
+ * ```ts
+ * checkToolName("lookup"); // "lookup"
+ * ```
+ */
+export function checkToolName(name: string): string {
+  if (name.length > MAX_TOOL_NAME_CHARS) {
+    throw new LimitError(
+      "MAX_TOOL_NAME_CHARS",
+      MAX_TOOL_NAME_CHARS,
+      `tool name ${shown(name)} is ${name.length} characters; tool names (server__tool) are limited to ${MAX_TOOL_NAME_CHARS} characters`,
+    );
+  }
+  if (!TOOL_NAME_PATTERN.test(name)) {
+    throw new ConfigError(`tool name ${shown(name)} is empty or has characters model providers refuse (allowed: letters, digits, _ and -)`);
+  }
+  return name;
+}
+
+/**
+ * The model-facing name of `tool` on `server`: `server__tool` (T2), checked by
+ * {@link checkToolName}.
+ *
+ * @throws LimitError (`limit`) when the combined name is longer than 64 characters
+ * (the message states the limit); ConfigError (`config`) for refused characters.
+ *
+ * @example
+ * ```ts
+ * prefixedToolName("catalog", "lookup"); // "catalog__lookup"
+ * ```
+ */
+export function prefixedToolName(server: string, tool: string): string {
+  return checkToolName(`${server}__${tool}`);
+}
+
+/**
+ * Checks that no two tools share a name (T2). The agent loop calls it on the
+ * tools it is given, so tools of two connections with the same server name fail
+ * loudly instead of one shadowing the other.
+ *
+ * @throws ConfigError (`config`) naming the first duplicate.
+ *
+ * @example
+ * ```ts
+ * assertUniqueToolNames([...catalog.tools, ...crm.tools]);
+ * ```
+ */
+export function assertUniqueToolNames(tools: Iterable<{ readonly name: string }>): void {
+  const seen = new Set<string>();
+  for (const tool of tools) {
+    if (seen.has(tool.name)) {
+      throw new ConfigError(`two tools are named ${shown(tool.name)}; give each MCP connection a distinct name`);
+    }
+    seen.add(tool.name);
+  }
+}

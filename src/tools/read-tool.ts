@@ -1,0 +1,170 @@
+/**
+ * Read tools of a connection (T1, T4, T5, T6, T8, T9, T10): every invocation
+ * checks the caller, awaits the host's authorization, validates and bounds the
+ * arguments, and only then reaches the server. What comes back is rendered and
+ * bounded for the model.
+ *
+ * @module
+ */
+import { CancelledError, YadaError, type ValidationIssue } from "../errors.js";
+import { MAX_TOOL_ARGUMENT_BYTES } from "../limits.js";
+import type { McpClient } from "../mcp/client.js";
+import { isRecord, type JsonRecord } from "../mcp/types.js";
+import type { CompiledSchema } from "../schema/index.js";
+import { utf8Length } from "./bound.js";
+import type { ConnectionGate } from "./gate.js";
+import { errorResult, renderToolResult, toolFailed } from "./render.js";
+import type { SelectedTool } from "./select.js";
+import type { JsonSchemaObject, ReadTool, ToolCallContext, ToolResult } from "./types.js";
+
+// Failures that concern the connection or the caller, not this call: they are
+// thrown to the host (and reconnectingMcp) instead of shown to the model.
+const THROWN = new Set(["cancelled", "connection_closed", "session_expired", "stale_contract", "unauthorized"]);
+
+/**
+ * One validation issue as text: the message and where; never the instance value.
+ *
+ * @example
+ * ```ts
+ * describeIssue({ message: "must be string", instancePath: "/sku", schemaPath: "/properties/sku/type" });
+ * // 'must be string (at "/sku", schema "/properties/sku/type")'
+ * ```
+ */
+export function describeIssue(issue: ValidationIssue | undefined): string {
+  if (!issue) return "does not match the schema";
+  return `${issue.message} (at "${issue.instancePath}", schema "${issue.schemaPath}")`;
+}
+
+/**
+ * What a failed call becomes: connection-level failures are thrown (after a
+ * session expiry or lost connection is recorded on the gate); every other
+ * {@link YadaError} becomes an error result `{"error": code, "message": ...}`.
+ *
+ * @throws the error itself when it is not a YadaError, or has code `cancelled`,
+ * `connection_closed`, `session_expired`, `stale_contract` or `unauthorized`.
+ *
+ * @example
+ * ```ts
+ * try { return await run(); } catch (e) { return callFailure(gate, e); }
+ * ```
+ */
+export function callFailure(gate: ConnectionGate, e: unknown): ToolResult {
+  if (!(e instanceof YadaError)) throw e;
+  if (e.code === "session_expired" || e.code === "connection_closed") gate.fail(e);
+  if (THROWN.has(e.code)) throw e;
+  return errorResult(e.code, e.message);
+}
+
+/** How a guarded tool is built (see {@link guardedTool}). */
+export interface GuardedToolSpec {
+  gate: ConnectionGate;
+  /** Model-facing name. */
+  name: string;
+  description: string;
+  inputSchema: JsonSchemaObject;
+  /** Compiled `inputSchema`. */
+  input: CompiledSchema;
+  /** The name `authorize` receives (T4, T11). */
+  authorizeAs: string;
+  /** Runs the call once everything is checked; failures it throws go through {@link callFailure}. */
+  run(args: JsonRecord, context: ToolCallContext): Promise<ToolResult>;
+}
+
+/**
+ * A read tool whose `execute` checks in this order: identity (thrown), connection
+ * open and contract current (thrown), `authorize` (denial → an `unauthorized`
+ * error result; nothing sent), arguments against the input schema (→
+ * `invalid_arguments`), arguments at most `MAX_TOOL_ARGUMENT_BYTES` (→ `limit`).
+ * Only then does `run` reach the server.
+ *
+ * @throws (from `execute`) UnauthorizedError (`unauthorized`) for another identity;
+ * StaleContractError (`stale_contract`); ConnectionClosedError (`connection_closed`);
+ * SessionExpiredError (`session_expired`); CancelledError (`cancelled`).
+ *
+ * @example
+ * ```ts
+ * const echo = guardedTool({ gate, name: "srv__echo", description: "Echo", inputSchema, input: compileSchema(inputSchema),
+ *   authorizeAs: "echo", run: async (args) => ({ content: [{ type: "text", text: String(args.text) }], isError: false }) });
+ * ```
+ */
+export function guardedTool(spec: GuardedToolSpec): ReadTool {
+  const { gate, name, authorizeAs, input } = spec;
+  const tool: ReadTool = {
+    effect: "read",
+    name,
+    description: spec.description,
+    inputSchema: spec.inputSchema,
+    async execute(args: unknown, context: ToolCallContext): Promise<ToolResult> {
+      await gate.enter(context.identity);
+      if (context.signal?.aborted) throw new CancelledError(`${name} was cancelled before it was sent`, { cause: context.signal.reason });
+      if (!(await gate.permit(authorizeAs))) {
+        return errorResult("unauthorized", `the host did not authorize ${name} for this caller; nothing was sent`);
+      }
+      if (!isRecord(args)) return errorResult("invalid_arguments", `${name}: arguments must be a JSON object`);
+      let bytes: number;
+      try {
+        const checked = input.validate(args);
+        if (!checked.valid) {
+          return errorResult("invalid_arguments", `${name}: arguments do not match the input schema: ${describeIssue(checked.issues[0])}`);
+        }
+        bytes = utf8Length(JSON.stringify(args));
+      } catch (e) {
+        return callFailure(gate, e);
+      }
+      if (bytes > MAX_TOOL_ARGUMENT_BYTES) {
+        return errorResult("limit", `${name}: arguments are ${bytes} UTF-8 bytes; the limit is ${MAX_TOOL_ARGUMENT_BYTES}`);
+      }
+      try {
+        return await spec.run(args, context);
+      } catch (e) {
+        return callFailure(gate, e);
+      }
+    },
+  };
+  return Object.freeze(tool);
+}
+
+/**
+ * The read tool for one selected MCP tool: a {@link guardedTool} that calls
+ * `tools/call` with the remote name, bounded by `timeoutMs` and the context's
+ * signal, then renders the result (T7), wraps `isError` results as `tool_failed`
+ * (T8) and checks `structuredContent` against the output schema (T9, error
+ * `invalid_output`). Timeouts and server errors are error results.
+ *
+ * @throws (from `execute`) as {@link guardedTool}.
+ *
+ * @example
+ * ```ts
+ * const tools = prepareTools("catalog", selected).map((s) => mcpReadTool(gate, client, s, 30_000));
+ * ```
+ */
+export function mcpReadTool(gate: ConnectionGate, client: McpClient, selected: SelectedTool, timeoutMs: number | undefined): ReadTool {
+  const { remote, name, output } = selected;
+  return guardedTool({
+    gate,
+    name,
+    description: remote.description ?? remote.title ?? "",
+    inputSchema: remote.inputSchema,
+    input: selected.input,
+    authorizeAs: remote.name,
+    async run(args, context) {
+      const onUpdate = context.onUpdate;
+      const result = await client.callTool(remote.name, args, {
+        ...(context.signal ? { signal: context.signal } : {}),
+        ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+        ...(onUpdate ? { onProgress: (p) => onUpdate(p) } : {}),
+      });
+      if (result.isError) return toolFailed(result);
+      if (output) {
+        if (result.structuredContent === undefined) {
+          return errorResult("invalid_output", `${name} declares an output schema but returned no structuredContent`);
+        }
+        const checked = output.validate(result.structuredContent);
+        if (!checked.valid) {
+          return errorResult("invalid_output", `${name} returned structured content that does not match its output schema: ${describeIssue(checked.issues[0])}`);
+        }
+      }
+      return renderToolResult(result);
+    },
+  });
+}

@@ -1,0 +1,96 @@
+/**
+ * Resources as two read tools (T11): `<server>__list_resources` (one page, by
+ * cursor) and `<server>__read_resource` (by URI), authorized as `list_resources`
+ * and `read_resource`. Text only: a binary resource reads as `[blob: mime]`;
+ * output is cut to `MAX_RESOURCE_TEXT_CHARS` characters.
+ *
+ * @module
+ */
+import { MAX_CURSOR_CHARS, MAX_RESOURCE_TEXT_CHARS, MAX_TOOL_RESULT_BYTES } from "../limits.js";
+import type { McpClient } from "../mcp/client.js";
+import type { ResourceContents } from "../mcp/types.js";
+import { compileSchema } from "../schema/index.js";
+import { cutChars, cutUtf8 } from "./bound.js";
+import type { ConnectionGate } from "./gate.js";
+import { prefixedToolName } from "./names.js";
+import { guardedTool } from "./read-tool.js";
+import type { JsonSchemaObject, ReadTool, ToolResult } from "./types.js";
+
+const LIST_SCHEMA: JsonSchemaObject = {
+  type: "object",
+  properties: { cursor: { type: "string", maxLength: MAX_CURSOR_CHARS, description: "nextCursor of the previous page" } },
+  additionalProperties: false,
+};
+const READ_SCHEMA: JsonSchemaObject = {
+  type: "object",
+  properties: { uri: { type: "string", minLength: 1, description: "URI of the resource, as listed" } },
+  required: ["uri"],
+  additionalProperties: false,
+};
+
+/** Text for the model: cut to the T11 character bound, then to the T6 byte bound. */
+function textResult(text: string): ToolResult {
+  return { content: [{ type: "text", text: cutUtf8(cutChars(text, MAX_RESOURCE_TEXT_CHARS), MAX_TOOL_RESULT_BYTES) }], isError: false };
+}
+
+/**
+ * One resource's contents as text: its text, or `[blob: mime]` for binary contents (T11).
+ *
+ * @example
+ * ```ts
+ * resourceText([{ uri: "x://logo", mimeType: "image/png", blob: "iVBOR..." }]); // "[blob: image/png]"
+ * ```
+ */
+export function resourceText(contents: readonly ResourceContents[]): string {
+  return contents
+    .map((c) => ("text" in c ? c.text : `[blob: ${(c.mimeType ?? "application/octet-stream").replace(/[\u0000-\u001f\u007f]/g, " ").slice(0, 200)}]`))
+    .join("\n");
+}
+
+/**
+ * The two resource tools of a connection made with `resources: true` (T11).
+ *
+ * @throws LimitError (`limit`) when `<server>__list_resources` would exceed 64 characters.
+ *
+ * @example
+ * ```ts
+ * // the model calls catalog__list_resources {} then catalog__read_resource {"uri": "catalog://readme"}
+ * ```
+ */
+export function resourceTools(gate: ConnectionGate, client: McpClient, server: string): ReadTool[] {
+  // Each request is bounded by the client's request timeout, which connectMcp sets to timeoutMs (T10).
+  const list = guardedTool({
+    gate,
+    name: prefixedToolName(server, "list_resources"),
+    description: `Lists the resources of the ${server} server, one page at a time. Pass the returned nextCursor as cursor for the next page.`,
+    inputSchema: LIST_SCHEMA,
+    input: compileSchema(LIST_SCHEMA),
+    authorizeAs: "list_resources",
+    async run(args, context) {
+      const cursor = typeof args.cursor === "string" ? args.cursor : undefined;
+      const page = await client.listResourcesPage(cursor, context.signal ? { signal: context.signal } : {});
+      const resources = page.resources.map((r) => ({
+        uri: r.uri,
+        name: r.name,
+        ...(r.title !== undefined ? { title: r.title } : {}),
+        ...(r.description !== undefined ? { description: r.description } : {}),
+        ...(r.mimeType !== undefined ? { mimeType: r.mimeType } : {}),
+      }));
+      return textResult(JSON.stringify(page.nextCursor === undefined ? { resources } : { resources, nextCursor: page.nextCursor }));
+    },
+  });
+  const read = guardedTool({
+    gate,
+    name: prefixedToolName(server, "read_resource"),
+    description: `Reads one resource of the ${server} server by URI. Returns its text; binary contents read as [blob: mime].`,
+    inputSchema: READ_SCHEMA,
+    input: compileSchema(READ_SCHEMA),
+    authorizeAs: "read_resource",
+    async run(args, context) {
+      const uri = String(args.uri);
+      const contents = await client.readResource(uri, context.signal ? { signal: context.signal } : {});
+      return textResult(resourceText(contents));
+    },
+  });
+  return [list, read];
+}

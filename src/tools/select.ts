@@ -1,0 +1,83 @@
+/**
+ * Read selection (T3): which discovered tools become read tools, with their
+ * prefixed names (T2) and compiled schemas (T5, T9).
+ *
+ * @module
+ */
+import { ConfigError, SchemaError, ToolNotFoundError } from "../errors.js";
+import type { McpTool } from "../mcp/types.js";
+import { compileSchema, type CompiledSchema } from "../schema/index.js";
+import type { McpServerBase } from "./config.js";
+import { prefixedToolName } from "./names.js";
+
+/** A discovered tool chosen for reading, ready to call. */
+export interface SelectedTool {
+  /** The tool as the server listed it. */
+  remote: McpTool;
+  /** The model-facing name `server__tool`. */
+  name: string;
+  /** Its input schema, compiled (T5). */
+  input: CompiledSchema;
+  /** Its output schema, compiled, when it declares one (T9). */
+  output: CompiledSchema | undefined;
+}
+
+function shown(name: string): string {
+  return JSON.stringify(name.length > 80 ? `${name.slice(0, 80)}…` : name);
+}
+
+/**
+ * The read tools of a server (T3). Without `readTools`: exactly the tools
+ * annotated `readOnlyHint: true`. With `readTools`: the listed ones, in that order.
+ *
+ * @throws ToolNotFoundError (`tool_not_found`) naming a `readTools` entry the server does not list.
+ * @throws ConfigError (`config`) naming a `readTools` entry annotated `readOnlyHint: false`.
+ *
+ * @example
+ * ```ts
+ * selectReadTools({ name: "catalog", readTools: ["lookup"] }, await client.listTools());
+ * ```
+ */
+export function selectReadTools(server: Pick<McpServerBase, "name" | "readTools">, listed: readonly McpTool[]): McpTool[] {
+  if (server.readTools === undefined) return listed.filter((t) => t.annotations?.readOnlyHint === true);
+  const byName = new Map(listed.map((t) => [t.name, t]));
+  return server.readTools.map((name) => {
+    const tool = byName.get(name);
+    if (!tool) throw new ToolNotFoundError(`${server.name}: readTools names ${shown(name)}, which the server does not list`);
+    if (tool.annotations?.readOnlyHint === false) {
+      throw new ConfigError(`${server.name}: readTools names ${shown(name)}, which the server marks as mutating (readOnlyHint: false)`);
+    }
+    return tool;
+  });
+}
+
+function compile(schema: Record<string, unknown>, where: string): CompiledSchema {
+  try {
+    return compileSchema(schema);
+  } catch (e) {
+    if (e instanceof SchemaError) throw new SchemaError(`${where}: ${e.message}`);
+    throw e;
+  }
+}
+
+/**
+ * Names and compiles the selected tools (T2, T5, T9).
+ *
+ * @throws LimitError (`limit`) for a combined name over 64 characters; ConfigError
+ * (`config`) for a name with characters providers refuse; SchemaError (`schema`) for
+ * a schema that does not compile (remote `$ref`, `$async`, malformed), naming the tool.
+ *
+ * @example
+ * ```ts
+ * const tools = prepareTools("catalog", selectReadTools(config, listed));
+ * ```
+ */
+export function prepareTools(server: string, selected: readonly McpTool[]): SelectedTool[] {
+  return selected.map((remote) => {
+    const name = prefixedToolName(server, remote.name);
+    const where = `${server}: tool ${shown(remote.name)}`;
+    const input = compile(remote.inputSchema, `${where} input schema`);
+    const output = remote.outputSchema === undefined ? undefined : compile(remote.outputSchema, `${where} output schema`);
+    return { remote, name, input, output };
+  });
+}
