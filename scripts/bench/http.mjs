@@ -1,0 +1,198 @@
+// tools/call round trips per second over loopback HTTP (H1, H4).
+//   node scripts/build.mjs --no-types && node scripts/bench/http.mjs
+// One server process (plain node:http on 127.0.0.1, port 0) answers
+// initialize / tools/call echo, either as application/json or as an SSE stream
+// (event + id + data, then end, as the official SDK server writes it). Clients,
+// run one after another against the same server, sequentially (one call in flight):
+//   raw fetch   fetch + res.json() (JSON) or res.text() + one JSON.parse (SSE): the limit
+//   yada        McpClient over HttpTransport (session, result checks: the whole client)
+//   yada transport  HttpTransport alone, JSON-RPC messages in and out
+//   sdk v1      @modelcontextprotocol/sdk Client + StreamableHTTPClientTransport
+//   sdk v2      @modelcontextprotocol/client Client + StreamableHTTPClientTransport
+import { spawn } from "node:child_process";
+import { createServer } from "node:http";
+import { fileURLToPath } from "node:url";
+
+const CALLS = Number(process.env.CALLS ?? 3000);
+const WARMUP = Number(process.env.WARMUP ?? 300);
+const ROUNDS = Number(process.env.ROUNDS ?? 3);
+
+if (process.argv[2] === "--serve") {
+  const sse = process.argv[3] === "sse";
+  let sessions = 0;
+  let eventId = 0;
+  const server = createServer((req, res) => {
+    const chunks = [];
+    req.on("data", (c) => chunks.push(c));
+    req.on("end", () => {
+      if (req.method === "DELETE") return void res.writeHead(204).end();
+      if (req.method !== "POST") return void res.writeHead(405).end();
+      const m = JSON.parse(Buffer.concat(chunks).toString("utf8"));
+      if (m.id === undefined || m.method === undefined) return void res.writeHead(202).end();
+      let result;
+      const headers = {};
+      if (m.method === "initialize") {
+        headers["mcp-session-id"] = `bench-${++sessions}`;
+        const asked = m.params?.protocolVersion;
+        const version = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"].includes(asked) ? asked : "2025-06-18";
+        result = { protocolVersion: version, capabilities: { tools: {} }, serverInfo: { name: "bench", version: "1" } };
+      } else if (m.method === "tools/call") {
+        result = { content: [{ type: "text", text: String(m.params?.arguments?.text ?? "") }] };
+      } else if (m.method === "tools/list") {
+        result = { tools: [{ name: "echo", inputSchema: { type: "object", properties: { text: { type: "string" } } } }] };
+      } else {
+        const body = JSON.stringify({ jsonrpc: "2.0", id: m.id, error: { code: -32601, message: "Method not found" } });
+        return void res.writeHead(200, { "content-type": "application/json", ...headers }).end(body);
+      }
+      const body = JSON.stringify({ jsonrpc: "2.0", id: m.id, result });
+      if (sse) {
+        res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", ...headers });
+        res.end(`event: message\nid: ${++eventId}\ndata: ${body}\n\n`);
+      } else {
+        res.writeHead(200, { "content-type": "application/json", ...headers }).end(body);
+      }
+    });
+  });
+  server.listen(0, "127.0.0.1", () => process.stdout.write(`${server.address().port}\n`));
+}
+
+async function startServer(mode) {
+  const child = spawn(process.execPath, [fileURLToPath(import.meta.url), "--serve", mode], { stdio: ["ignore", "pipe", "inherit"] });
+  const port = await new Promise((resolve, reject) => {
+    child.stdout.once("data", (d) => resolve(Number(String(d).trim())));
+    child.once("exit", (code) => reject(new Error(`bench server exited ${code}`)));
+  });
+  return { url: `http://127.0.0.1:${port}/mcp`, stop: () => child.kill("SIGKILL") };
+}
+
+// Each client: connect(url) -> { call(i) -> Promise<string>, close() }.
+const clients = {
+  "raw fetch": async (url, mode) => {
+    const init = await fetch(url, {
+      method: "POST",
+      headers: { accept: "application/json, text/event-stream", "content-type": "application/json" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } } }),
+    });
+    const session = init.headers.get("mcp-session-id");
+    await init.text();
+    const headers = { accept: "application/json, text/event-stream", "content-type": "application/json", "mcp-session-id": session, "mcp-protocol-version": "2025-06-18" };
+    let id = 0;
+    return {
+      async call(i) {
+        const body = JSON.stringify({ jsonrpc: "2.0", id: ++id, method: "tools/call", params: { name: "echo", arguments: { text: `hi ${i}` } } });
+        const res = await fetch(url, { method: "POST", headers, body });
+        let msg;
+        if (mode === "json") msg = await res.json();
+        else {
+          const text = await res.text();
+          const at = text.indexOf("data: ");
+          msg = JSON.parse(text.slice(at + 6, text.indexOf("\n", at)));
+        }
+        return msg.result.content[0].text;
+      },
+      close: async () => {},
+    };
+  },
+  yada: async (url) => {
+    const { McpClient } = await import("../../build/src/mcp/client.js");
+    const { HttpTransport } = await import("../../build/src/transport/http.js");
+    const client = await McpClient.connect(new HttpTransport(url));
+    return {
+      call: async (i) => (await client.callTool("echo", { text: `hi ${i}` })).content[0].text,
+      close: () => client.close(),
+    };
+  },
+  // The transport alone (no session, no McpClient): where the HTTP layer's own cost shows.
+  "yada transport": async (url) => {
+    const { HttpTransport } = await import("../../build/src/transport/http.js");
+    const transport = new HttpTransport(url);
+    let last;
+    await transport.start({ message: (m) => void (last = m), requestError: (_id, e) => void (last = e), closed() {} });
+    await transport.send({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } } });
+    transport.setProtocolVersion("2025-06-18");
+    await transport.send({ jsonrpc: "2.0", method: "notifications/initialized" });
+    let id = 0;
+    return {
+      async call(i) {
+        await transport.send({ jsonrpc: "2.0", id: ++id, method: "tools/call", params: { name: "echo", arguments: { text: `hi ${i}` } } });
+        return last.result.content[0].text;
+      },
+      close: () => transport.close(),
+    };
+  },
+  "sdk v1": async (url) => {
+    const { Client } = await import("@modelcontextprotocol/sdk/client/index.js");
+    const { StreamableHTTPClientTransport } = await import("@modelcontextprotocol/sdk/client/streamableHttp.js");
+    const client = new Client({ name: "bench", version: "1" });
+    await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+    return {
+      call: async (i) => (await client.callTool({ name: "echo", arguments: { text: `hi ${i}` } })).content[0].text,
+      close: () => client.close(),
+    };
+  },
+  "sdk v2": async (url) => {
+    const { Client, StreamableHTTPClientTransport } = await import("@modelcontextprotocol/client");
+    const client = new Client({ name: "bench", version: "1" });
+    await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+    return {
+      call: async (i) => (await client.callTool({ name: "echo", arguments: { text: `hi ${i}` } })).content[0].text,
+      close: () => client.close(),
+    };
+  },
+};
+
+async function measure(name, url, mode) {
+  const c = await clients[name](url, mode);
+  try {
+    for (let i = 0; i < WARMUP; i++) if ((await c.call(i)) !== `hi ${i}`) throw new Error(`${name}: wrong echo`);
+    const t0 = performance.now();
+    for (let i = 0; i < CALLS; i++) await c.call(i);
+    return CALLS / ((performance.now() - t0) / 1000);
+  } finally {
+    await c.close();
+  }
+}
+
+async function main() {
+  // The official SDKs hand one long-lived AbortSignal to every fetch, and undici adds a
+  // listener per request: Node warns after 1500. Counted once here, not printed each time.
+  let sdkListenerWarnings = 0;
+  process.removeAllListeners("warning");
+  process.on("warning", (w) => {
+    if (w.name === "MaxListenersExceededWarning") sdkListenerWarnings++;
+    else console.warn(w);
+  });
+  process.on("exit", () => {
+    if (sdkListenerWarnings > 0) console.log(`\n(${sdkListenerWarnings} MaxListenersExceededWarning from clients that reuse one AbortSignal for every fetch)`);
+  });
+  console.log(`tools/call round trips/s, ${CALLS} sequential calls after ${WARMUP} warm-up, best of ${ROUNDS} rounds, node ${process.version}`);
+  for (const mode of ["json", "sse"]) {
+    const server = await startServer(mode);
+    const best = {};
+    const failed = {};
+    try {
+      for (let round = 0; round < ROUNDS; round++) {
+        for (const name of Object.keys(clients)) {
+          if (process.env.ONLY && process.env.ONLY !== name) continue;
+          try {
+            best[name] = Math.max(best[name] ?? 0, await measure(name, server.url, mode));
+          } catch (e) {
+            failed[name] = e instanceof Error ? e.message : String(e);
+          }
+        }
+      }
+    } finally {
+      server.stop();
+    }
+    console.log(`\n${mode === "json" ? "application/json" : "text/event-stream"} answers`);
+    console.log("| client | calls/s | vs raw fetch |");
+    console.log("| --- | ---: | ---: |");
+    for (const name of Object.keys(clients)) {
+      if (process.env.ONLY && process.env.ONLY !== name) continue;
+      if (best[name] === undefined) console.log(`| ${name} | failed: ${failed[name]} | |`);
+      else console.log(`| ${name} | ${best[name].toFixed(0)} | ${(best[name] / best["raw fetch"]).toFixed(2)}x |`);
+    }
+  }
+}
+
+if (process.argv[2] !== "--serve") await main();

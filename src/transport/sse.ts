@@ -1,0 +1,274 @@
+/**
+ * A Server-Sent Events parser over bytes (H2), following the WHATWG HTML
+ * "event stream interpretation" rules
+ * (https://html.spec.whatwg.org/multipage/server-sent-events.html#event-stream-interpretation).
+ *
+ * It scans `Uint8Array` chunks for line ends and decodes only field values:
+ * field names are matched as bytes, comment lines and unknown fields are never
+ * decoded. One pass over the input; a line split across chunks is kept in one
+ * growable buffer, so a line streamed in many tiny slices stays linear.
+ *
+ * @module
+ */
+import { LimitError } from "../errors.js";
+import { MAX_SSE_EVENT_BYTES } from "../limits.js";
+
+/**
+ * One dispatched event. Its last event ID is {@link SseParser.lastEventId}, which
+ * is up to date when `onEvent` runs.
+ */
+export interface SseEvent {
+  /** The `event` field, or `"message"` when the event set none (WHATWG default). */
+  type: string;
+  /** The `data` lines joined with `"\n"`. Empty for a priming event (`id: 1` + `data:`). */
+  data: string;
+}
+
+/** Options of {@link createSseParser}. */
+export interface SseParserOptions {
+  /** Called once per dispatched event, synchronously inside `feed()`. */
+  onEvent(event: SseEvent): void;
+  /** Called with the value of every valid `retry` field (digits only), in milliseconds. */
+  onRetry?(ms: number): void;
+  /** Bound on the bytes one event holds while it is assembled (default `MAX_SSE_EVENT_BYTES`). */
+  maxEventBytes?: number;
+}
+
+/** The parser returned by {@link createSseParser}. */
+export interface SseParser {
+  /**
+   * Parses the next chunk of the stream. Chunks may split the stream anywhere,
+   * including inside a UTF-8 sequence or between the CR and LF of a CRLF.
+   *
+   * @throws LimitError (`limit`, `MAX_SSE_EVENT_BYTES`) when one event outgrows the
+   * bound; the parser must not be fed again after that.
+   */
+  feed(chunk: Uint8Array): void;
+  /**
+   * The stream ended. An event not yet terminated by a blank line is discarded, as
+   * WHATWG requires ("the incomplete event is not dispatched").
+   */
+  end(): void;
+  /**
+   * The last event ID (WHATWG "last event ID string"): set when an event is
+   * dispatched, so inside `onEvent` it is that event's. `""` when none.
+   */
+  readonly lastEventId: string;
+}
+
+const LF = 0x0a;
+const CR = 0x0d;
+const COLON = 0x3a;
+const SPACE = 0x20;
+const BOM = [0xef, 0xbb, 0xbf] as const;
+const DATA = [0x64, 0x61, 0x74, 0x61] as const; // "data"
+const EVENT = [0x65, 0x76, 0x65, 0x6e, 0x74] as const; // "event"
+const RETRY = [0x72, 0x65, 0x74, 0x72, 0x79] as const; // "retry"
+const ID = [0x69, 0x64] as const; // "id"
+
+// One decoder for every parser: decode() without `stream` keeps no state between
+// calls, so each SSE answer need not construct its own. ignoreBOM: a U+FEFF inside a field value is content; only the one
+// at the very start of the stream is dropped (on bytes, below). The default decoder
+// would strip one at the start of every decode() call, i.e. of every value.
+const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
+
+function sameBytes(a: Uint8Array, start: number, len: number, b: Uint8Array): boolean {
+  for (let i = 0; i < len; i++) if (a[start + i] !== b[i]) return false;
+  return true;
+}
+
+function nameIs(buf: Uint8Array, start: number, len: number, name: readonly number[]): boolean {
+  if (len !== name.length) return false;
+  for (let i = 0; i < len; i++) if (buf[start + i] !== name[i]) return false;
+  return true;
+}
+
+/**
+ * Creates an incremental SSE parser (H2): `data` lines joined with `"\n"`; CR, LF
+ * and CRLF line ends (a CRLF split across chunks counts once); one leading BOM
+ * skipped; comments (`:`) ignored; `event`, `id` (ignored when it contains NUL),
+ * `retry` (digits only); a line without a colon is a field with an empty value; an
+ * event without a terminating blank line at end of stream is not dispatched.
+ *
+ * Bounds: the bytes of one event (pending line plus data) are limited by
+ * `maxEventBytes`.
+ *
+ * @throws LimitError (`limit`) from `feed()` when an event outgrows the bound.
+ *
+ * @example
+ * ```ts
+ * const parser = createSseParser({ onEvent: (e) => console.log(e.type, e.data) });
+ * parser.feed(new TextEncoder().encode("data: {\"a\":1}\n\n"));
+ * ```
+ */
+export function createSseParser(options: SseParserOptions): SseParser {
+  const { onEvent, onRetry } = options;
+  const maxEventBytes = options.maxEventBytes ?? MAX_SSE_EVENT_BYTES;
+
+  // Line state: bytes of a line that has not ended yet, and whether the previous
+  // chunk ended in CR (so a leading LF of the next one completes a CRLF).
+  let pending = new Uint8Array(0);
+  let pendingLen = 0;
+  let skipLF = false;
+  let bomMatched = 0;
+  let atStart = true;
+
+  // Event state (WHATWG "data buffer", "event type buffer", "last event ID buffer").
+  let data: string | undefined;
+  let dataBytes = 0;
+  let type = "";
+  // Measured: one TextDecoder call costs ~150 ns however short the value, about
+  // what a small event costs to scan. So the type string is reused while the bytes
+  // repeat (servers send "message" every time), and ids, which change with every
+  // event but are rarely read, are kept as bytes and decoded when asked for.
+  let typeBytes = new Uint8Array(0);
+  let typeText = "";
+  let idBuffer = new Uint8Array(64);
+  let idLen = 0;
+  let lastId = new Uint8Array(64);
+  let lastIdLen = 0;
+  let lastIdText: string | undefined = "";
+
+  function overLimit(): never {
+    throw new LimitError("MAX_SSE_EVENT_BYTES", maxEventBytes, `an SSE event exceeds ${maxEventBytes} bytes`);
+  }
+
+  function appendPending(src: Uint8Array | readonly number[], from: number, to: number): void {
+    const need = pendingLen + (to - from);
+    if (need + dataBytes > maxEventBytes) overLimit();
+    if (need > pending.length) {
+      // Doubling keeps a line that arrives in many slices linear overall.
+      const grown = new Uint8Array(Math.max(need, pending.length * 2, 256));
+      grown.set(pending.subarray(0, pendingLen));
+      pending = grown;
+    }
+    if (src instanceof Uint8Array) pending.set(src.subarray(from, to), pendingLen);
+    else for (let i = from; i < to; i++) pending[pendingLen + i - from] = src[i] ?? 0;
+    pendingLen = need;
+  }
+
+  function dispatch(): void {
+    // WHATWG dispatch step 1 runs even when no data follows: an `id` alone moves
+    // the last event ID.
+    if (idLen !== lastIdLen || !sameBytes(idBuffer, 0, idLen, lastId)) {
+      if (lastId.length < idLen) lastId = new Uint8Array(idBuffer.length);
+      lastId.set(idBuffer.subarray(0, idLen));
+      lastIdLen = idLen;
+      lastIdText = undefined;
+    }
+    if (data === undefined) {
+      type = "";
+      return;
+    }
+    const event: SseEvent = { type: type === "" ? "message" : type, data };
+    data = undefined;
+    dataBytes = 0;
+    type = "";
+    onEvent(event);
+  }
+
+  function line(buf: Uint8Array, start: number, end: number): void {
+    if (start === end) return dispatch();
+    if (buf[start] === COLON) return; // comment
+    let colon = start;
+    while (colon < end && buf[colon] !== COLON) colon++;
+    let value = colon < end ? colon + 1 : end;
+    if (value < end && buf[value] === SPACE) value++;
+    const nameLen = colon - start;
+    if (nameIs(buf, start, nameLen, DATA)) {
+      dataBytes += end - value + 1;
+      if (dataBytes + pendingLen > maxEventBytes) overLimit();
+      const text = value === end ? "" : decoder.decode(buf.subarray(value, end));
+      data = data === undefined ? text : data + "\n" + text;
+    } else if (nameIs(buf, start, nameLen, EVENT)) {
+      if (end - value !== typeBytes.length || !sameBytes(buf, value, end - value, typeBytes)) {
+        typeBytes = buf.slice(value, end);
+        typeText = decoder.decode(typeBytes);
+      }
+      type = typeText;
+    } else if (nameIs(buf, start, nameLen, ID)) {
+      for (let i = value; i < end; i++) if (buf[i] === 0) return; // contains NUL: ignored
+      if (end - value > idBuffer.length) idBuffer = new Uint8Array(Math.max(end - value, idBuffer.length * 2));
+      for (let i = value; i < end; i++) idBuffer[i - value] = buf[i] ?? 0;
+      idLen = end - value;
+    } else if (nameIs(buf, start, nameLen, RETRY)) {
+      if (value === end) return;
+      let ms = 0;
+      for (let i = value; i < end; i++) {
+        const c = buf[i] ?? 0;
+        if (c < 0x30 || c > 0x39) return; // not only ASCII digits: ignored
+        if (ms < Number.MAX_SAFE_INTEGER / 10) ms = ms * 10 + (c - 0x30);
+      }
+      onRetry?.(ms);
+    }
+    // Any other field name is ignored.
+  }
+
+  function feed(chunk: Uint8Array): void {
+    const n = chunk.length;
+    let pos = 0;
+    if (atStart) {
+      while (pos < n && bomMatched < BOM.length && chunk[pos] === BOM[bomMatched]) {
+        bomMatched++;
+        pos++;
+      }
+      if (bomMatched === BOM.length) atStart = false;
+      else if (pos < n) {
+        // Not a BOM after all: the bytes matched so far are content.
+        atStart = false;
+        appendPending(BOM, 0, bomMatched);
+      } else return;
+    }
+    if (skipLF && pos < n) {
+      skipLF = false;
+      if (chunk[pos] === LF) pos++;
+    }
+    // Next LF and CR at or after pos; -1 once none is left in this chunk, so each
+    // indexOf scans any byte at most once.
+    let nextLF = -2;
+    let nextCR = -2;
+    while (pos < n) {
+      if (nextLF !== -1 && nextLF < pos) nextLF = chunk.indexOf(LF, pos);
+      if (nextCR !== -1 && nextCR < pos) nextCR = chunk.indexOf(CR, pos);
+      const lineEnd = nextLF === -1 ? nextCR : nextCR === -1 ? nextLF : Math.min(nextLF, nextCR);
+      if (lineEnd === -1) {
+        appendPending(chunk, pos, n);
+        return;
+      }
+      if (pendingLen > 0) {
+        appendPending(chunk, pos, lineEnd);
+        const len = pendingLen;
+        pendingLen = 0;
+        line(pending, 0, len);
+        if (pending.length > 65_536) pending = new Uint8Array(0); // do not pin a huge line's buffer
+      } else {
+        line(chunk, pos, lineEnd);
+      }
+      if (chunk[lineEnd] === CR) {
+        if (lineEnd + 1 === n) skipLF = true;
+        else if (chunk[lineEnd + 1] === LF) {
+          pos = lineEnd + 2;
+          continue;
+        }
+      }
+      pos = lineEnd + 1;
+    }
+  }
+
+  function end(): void {
+    pendingLen = 0;
+    skipLF = false;
+    data = undefined;
+    dataBytes = 0;
+    type = "";
+  }
+
+  return {
+    feed,
+    end,
+    get lastEventId() {
+      lastIdText ??= lastIdLen === 0 ? "" : decoder.decode(lastId.subarray(0, lastIdLen));
+      return lastIdText;
+    },
+  };
+}
