@@ -40,3 +40,4 @@ export { assertUniqueToolNames, prefixedToolName, checkToolName } from "./tools/
 export { renderToolResult, renderContent, type RenderStyle, type RenderedContent } from "./tools/render.js";
 export type { McpAccess } from "./tools/gate.js";
 export type { McpPromptText } from "./tools/prompts.js";
+export { RecordingTransport, type TranscriptEntry } from "./transport/recording.js";

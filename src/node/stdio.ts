@@ -133,8 +133,15 @@ export class StdioTransport implements Transport {
     if (this.#child) return Promise.reject(new TransportError(`${this.description}: already started`));
     this.#sink = sink;
     const p = this.#params;
+    let env: Record<string, string>;
+    try {
+      env = serverEnvironment(p.env);
+    } catch (e) {
+      // A runtime may refuse to read the environment (Deno without --allow-env).
+      return Promise.reject(new TransportError(`${this.description} could not be started: the environment cannot be read (${(e as Error).message})`, { cause: e }));
+    }
     const child = spawn(p.command, [...(p.args ?? [])], {
-      env: serverEnvironment(p.env),
+      env,
       cwd: p.cwd,
       stdio: ["pipe", "pipe", p.stderr === "inherit" ? "inherit" : "pipe"],
       windowsHide: true,

@@ -370,7 +370,10 @@ export class HttpTransport implements Transport {
     if (ex.cause === "idle") return ex.idleError;
     if (ex.cause !== undefined) return undefined;
     if (e instanceof YadaError) return e;
-    return new TransportError(`${this.description}: the HTTP exchange for ${what} failed`, { cause: e });
+    // The cause's own words (e.g. "connection refused", a runtime's permission error)
+    // say why; fetch errors carry no header values.
+    const reason = e instanceof Error ? (e.cause instanceof Error ? e.cause.message : e.message) : String(e);
+    return new TransportError(`${this.description}: the HTTP exchange for ${what} failed: ${reason.slice(0, 200)}`, { cause: e });
   }
 
   // Non-2xx answers: a 404 to a session-bearing request ends the session (H7).
