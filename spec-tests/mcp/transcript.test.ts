@@ -69,3 +69,28 @@ test("X4: the schema check rejects a malformed client message", () => {
   assert.throws(() => checkClientMessage("2025-11-25", { jsonrpc: "2.0", method: "notifications/no-such-thing" }));
   checkClientMessage("2025-11-25", { jsonrpc: "2.0", id: 1, method: "ping" });
 });
+
+test("X4, H1, H3: the recorded server-everything session over Streamable HTTP replays through an HTTP replay server", async () => {
+  const { startHttpReplay } = (await import(pathToFileURL(repoPath("fixtures", "replay", "http-replay.mjs")).href)) as {
+    startHttpReplay: (path: string) => Promise<{ url: string; result: () => { ok: boolean; why: string | null; received: unknown[] }; close: () => Promise<void> }>;
+  };
+  const { HttpTransport } = await import("../../src/transport/http.js");
+  const replay = await startHttpReplay(repoPath("fixtures", "transcripts", "everything-http.jsonl"));
+  try {
+    const client = await McpClient.connect(new HttpTransport(replay.url));
+    let out: Record<string, unknown>;
+    try {
+      out = await everythingScenario(client);
+    } finally {
+      await client.close();
+    }
+    const result = replay.result();
+    assert.equal(result.why, null);
+    assert.equal(result.ok, true);
+    assert.equal((out.progress as unknown[]).length, 3);
+    assert.equal((out.cancelled as { error: { code: string } }).error.code, "cancelled");
+    for (const message of result.received) checkClientMessage("2025-11-25", message);
+  } finally {
+    await replay.close();
+  }
+});
