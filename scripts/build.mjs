@@ -1,7 +1,7 @@
 // Builds dist/ (the vendorable bundles and their .d.ts) and build/ (the test tree).
 // Usage: node scripts/build.mjs [--no-types] [--lenient]
 import * as esbuild from "esbuild";
-import { readdirSync, readFileSync, statSync, existsSync, rmSync } from "node:fs";
+import { readdirSync, readFileSync, statSync, existsSync, rmSync, chmodSync } from "node:fs";
 import { join, relative, sep } from "node:path";
 import { execFileSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
@@ -71,6 +71,7 @@ for (const b of bundles) {
     legalComments: "none",
     logLevel: "warning",
   });
+  if (b.banner) chmodSync(b.out, 0o755);
 }
 
 if (!process.argv.includes("--no-types")) {

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Keeps the generated sections of README.md in step with the source: the limits
-// table (from src/limits.ts), the error-code tables (from src/errors.ts) and the
-// size table (from scripts/size.mjs). Sections sit between markers
+// table (from src/limits.ts), the error-code tables (from src/errors.ts), the CLI
+// reference (from `yada --help`) and the size table (from scripts/size.mjs). Sections sit between markers
 // `<!-- generated:NAME -->` and `<!-- /generated:NAME -->`.
 //
 // Usage: node scripts/docs.mjs          rewrites README.md
@@ -56,7 +56,13 @@ export function sizeTable() {
   return execFileSync(process.execPath, [join(root, "scripts", "size.mjs")], { encoding: "utf8" }).trim();
 }
 
-const generators = { limits: limitsTable, errors: errorsTable, sizes: sizeTable };
+/** The CLI reference: its own --help (dist/cli.js must be built). */
+export function cliReference() {
+  const help = execFileSync(process.execPath, [join(root, "dist", "cli.js"), "--help"], { encoding: "utf8" }).trim();
+  return "```text\n" + help + "\n```";
+}
+
+const generators = { limits: limitsTable, errors: errorsTable, sizes: sizeTable, cli: cliReference };
 
 export function regenerate(readme, only = Object.keys(generators)) {
   let out = readme;
@@ -72,7 +78,7 @@ export function regenerate(readme, only = Object.keys(generators)) {
 if (import.meta.url === `file://${process.argv[1]}`) {
   const readme = read("README.md");
   const check = process.argv.includes("--check");
-  const next = regenerate(readme, check ? ["limits", "errors"] : undefined);
+  const next = regenerate(readme, check ? ["limits", "errors", "cli"] : undefined);
   if (check) {
     if (next !== readme) {
       console.error("README.md is out of date: run node scripts/docs.mjs");

@@ -71,7 +71,7 @@ export const MAX_INSTANCE_DEPTH = 128;
 export const MAX_SCHEMA_EVAL_NESTING = 1_024;
 /** `$ref` / `$dynamicRef` expansions in one validation (ours; stops exponential ref fan-out). */
 export const MAX_SCHEMA_REF_EXPANSIONS = 200_000;
-/** Validation issues collected before the validator stops looking (ours). */
+/** Validation issues collected with `allIssues` before the validator stops looking; by default it stops at the first (ours). */
 export const MAX_SCHEMA_ISSUES = 20;
 
 // ── Streamable HTTP transport (src/transport) ──────────────────────────────────
@@ -191,3 +191,24 @@ export const MAX_BUILTIN_SEARCH_FILE_BYTES = 1024 * 1024;
 export const MAX_BUILTIN_SEARCH_MATCHES = 200;
 /** Characters of a searchFiles query or a path argument (R5; ours). */
 export const MAX_BUILTIN_ARGUMENT_CHARS = 4_096;
+
+// ── CLI (src/cli) ──────────────────────────────────────────────────────────────
+
+/** Longest error line printed on stderr, in characters (ours: one readable line). */
+export const MAX_ERROR_LINE_CHARS = 2_000;
+/** Largest JSON argument read from a flag, a file or stdin, in bytes (ours; tool arguments are bounded to 32,000 by T6 downstream). */
+export const MAX_CLI_JSON_BYTES = 1024 * 1024;
+/** Largest `--script` plan file, in bytes (ours). */
+export const MAX_SCRIPT_BYTES = 1024 * 1024;
+/** Most steps in a `--script` plan (ours; the run's own step bound applies too). */
+export const MAX_SCRIPT_STEPS = 1_000;
+/** Longest `--stdio` command line, in characters (ours). */
+export const MAX_COMMAND_LINE_CHARS = 32 * 1024;
+/** Lines of a tool result shown under a call in `run` (ours; `--json` has them all). */
+export const RUN_RESULT_LINES = 12;
+/** Characters of a tool result shown under a call in `run` (ours). */
+export const RUN_RESULT_CHARS = 1_500;
+/** Characters of a call's arguments shown on its line in `run` (ours). */
+export const RUN_ARGUMENT_CHARS = 300;
+/** Off a terminal, at most one progress line per this many ms (ours: a server may send thousands of updates). */
+export const PROGRESS_LOG_INTERVAL_MS = 100;

@@ -1,0 +1,186 @@
+// X6: the CLI's pure parts: the command line, the shell-like split of --stdio,
+// headers, error lines, terminal safety, and the stand-in confirmed tool.
+import { describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { parseCommandLine, parseHeader, splitCommandLine } from "../../src/cli/args.js";
+import { confirmVersion, pendingConfirmTool, selectConfirmTools } from "../../src/cli/confirm.js";
+import { CliExit, EXIT, UsageError, errorLine, exitCodeOf } from "../../src/cli/exit.js";
+import { parseScript } from "../../src/cli/provider.js";
+import { clip, contentText, oneLine, progressLine, safe, wantsColor, type Io } from "../../src/cli/terminal.js";
+import { ConnectionClosedError, JsonRpcError, ProviderError, TimeoutError, TransportError } from "../../src/errors.js";
+import type { McpTool } from "../../src/mcp/types.js";
+
+describe("X6: the command line", () => {
+  test("X6: --stdio is split like a shell splits simple quoting, and nothing more", () => {
+    assert.deepEqual(splitCommandLine(`node "my server.mjs" --name 'a b' plain\\ space`), ["node", "my server.mjs", "--name", "a b", "plain space"]);
+    assert.deepEqual(splitCommandLine(`say "a \\"quoted\\" \\$HOME \\n" ''`), ["say", 'a "quoted" $HOME \\n', ""]);
+    assert.deepEqual(splitCommandLine("  a\tb  "), ["a", "b"]);
+    assert.deepEqual(splitCommandLine("echo $HOME | cat > out"), ["echo", "$HOME", "|", "cat", ">", "out"], "no expansion, pipes or redirections");
+    assert.deepEqual(splitCommandLine(`a'b'"c"d`), ["abcd"]);
+    for (const bad of ["node 'x", 'node "x', "node x\\", "   ", ""]) assert.throws(() => splitCommandLine(bad), UsageError, JSON.stringify(bad));
+  });
+
+  test("X6: headers split at the first colon; the value keeps later colons", () => {
+    assert.deepEqual(parseHeader("Authorization: Bearer a:b"), ["Authorization", "Bearer a:b"]);
+    assert.deepEqual(parseHeader("X-Empty:"), ["X-Empty", ""]);
+    assert.throws(() => parseHeader("no colon"), UsageError);
+  });
+
+  test("X6: flags anywhere, --flag=value, short flags, repeatable --header, -- ends the flags", () => {
+    const a = parseCommandLine(["--json", "call", "lookup", "--header=A: 1", "-v", "--url", "http://h/mcp", "--header", "B: 2", "--", "--not-a-flag"]);
+    assert.equal(a.command, "call");
+    assert.deepEqual(a.positionals, ["lookup", "--not-a-flag"]);
+    assert.deepEqual(a.headers, ["A: 1", "B: 2"]);
+    assert.equal(a.json, true);
+    assert.equal(a.verbose, true);
+    assert.equal(a.url, "http://h/mcp");
+  });
+
+  test("X6: --call takes a tool and, when the next word is an object, its JSON", () => {
+    const a = parseCommandLine(["record", "-o", "f", "--call", "lookup", '{"sku":"A"}', "--call", "fail", "--stdio", "x"]);
+    assert.deepEqual(a.calls, [{ tool: "lookup", json: '{"sku":"A"}' }, { tool: "fail" }]);
+    assert.equal(a.output, "f");
+  });
+
+  test("X6: a flag of another command, an unknown flag or a missing value is a usage error", () => {
+    assert.throws(() => parseCommandLine(["tools", "--script", "p.json"]), /--script does not apply to tools/);
+    assert.throws(() => parseCommandLine(["tools", "--call", "x"]), /--call does not apply to tools/);
+    assert.throws(() => parseCommandLine(["tools", "--nope"]), /unknown flag/);
+    assert.throws(() => parseCommandLine(["tools", "--url"]), /--url needs a value/);
+    assert.throws(() => parseCommandLine(["tools", "--json=yes"]), /--json takes no value/);
+    assert.throws(() => parseCommandLine(["run", "x", "--max-steps", "0"]), /--max-steps needs a positive integer/);
+    assert.deepEqual(parseCommandLine(["run", "x", "--confirm-tools", "*"]).confirmTools, ["*"]);
+    assert.throws(() => parseCommandLine(["run", "x", "--read-tools", "a,,b"]), UsageError);
+  });
+
+  test("X6: a scripted plan is checked field by field", () => {
+    assert.deepEqual(parseScript('[{"text":"hi","toolCalls":[{"name":"a","arguments":{"x":1}}]}]', "p"), [{ text: "hi", toolCalls: [{ name: "a", arguments: { x: 1 } }] }]);
+    assert.throws(() => parseScript("[]", "p"), /non-empty JSON array/);
+    assert.throws(() => parseScript('[{"txt":"hi"}]', "p"), /step 1: unknown field "txt"/);
+    assert.throws(() => parseScript('[{"toolCalls":[{"name":"a","arguments":[1]}]}]', "p"), /arguments must be an object/);
+    assert.throws(() => parseScript("{", "p"), /not valid JSON/);
+  });
+});
+
+describe("X6: errors and exit codes", () => {
+  test("X6: every error is one line `yada: <code>: <message>` with its exit code", () => {
+    const cases: Array<[unknown, string, number]> = [
+      [new UsageError("bad flag"), "yada: usage: bad flag (see yada --help)", EXIT.usage],
+      [new TransportError("x: could not start"), "yada: transport: x: could not start", EXIT.connection],
+      [new ConnectionClosedError("x exited with code 1; last stderr: line one\nline two"), "yada: connection_closed: x exited with code 1; last stderr: line one line two", EXIT.connection],
+      [new TimeoutError("x timed out", 5), "yada: timeout: x timed out", EXIT.connection],
+      [new JsonRpcError("tools/call", -32602, "Unknown tool"), "yada: jsonrpc: tools/call: server error -32602: Unknown tool", EXIT.refused],
+      [new ProviderError("auth", "anthropic", "401"), "yada: provider: anthropic: 401", EXIT.provider],
+      [new CliExit("approval_required", EXIT.approval, "1 call needs approval"), "yada: approval_required: 1 call needs approval", EXIT.approval],
+      [new TypeError("boom"), "yada: internal: boom", EXIT.internal],
+    ];
+    for (const [e, line, code] of cases) {
+      assert.equal(errorLine(e), line);
+      assert.equal(exitCodeOf(e), code, line);
+    }
+  });
+
+  test("X6: the operating system's error code of a cause is shown, never the cause's message", () => {
+    const cause = Object.assign(new Error("connect ECONNREFUSED 10.0.0.1:443 token=abc"), { code: "ECONNREFUSED" });
+    const line = errorLine(new TransportError("HTTP server https://x/mcp: the HTTP exchange failed", { cause: new TypeError("fetch failed", { cause }) }));
+    assert.equal(line, "yada: transport: HTTP server https://x/mcp: the HTTP exchange failed (ECONNREFUSED)");
+  });
+});
+
+describe("X6: terminal safety", () => {
+  test("X6: server text cannot drive the terminal: escapes and controls are replaced, newlines and tabs kept", () => {
+    assert.equal(safe("ok\u001b[2J\u001b]0;title\u0007\r\nnext\tcol\u009b\u202e"), "ok\uFFFD[2J\uFFFD]0;title\uFFFD\nnext\tcol\uFFFD\uFFFD");
+    assert.equal(oneLine("a\n\n b\u001b[1m"), "a b\uFFFD[1m");
+    assert.equal(contentText([{ type: "text", text: "\u001b[31mred" }, { type: "image", data: "AAAA", mimeType: "image/png\u001b" }]), "\uFFFD[31mred\n[image: image/png\uFFFD, 3 bytes]");
+  });
+
+  test("X6: colour only on a terminal, and never with NO_COLOR set or TERM=dumb", () => {
+    assert.equal(wantsColor(true, {}), true);
+    assert.equal(wantsColor(false, {}), false);
+    assert.equal(wantsColor(true, { NO_COLOR: "1" }), false);
+    assert.equal(wantsColor(true, { NO_COLOR: "" }), true, "an empty NO_COLOR does not count (no-color.org)");
+    assert.equal(wantsColor(true, { TERM: "dumb" }), false);
+  });
+});
+
+describe("X6: progress and clipping", () => {
+  const fakeIo = (errIsTTY: boolean): Io & { errText: string } => {
+    const io = { errText: "", out: () => {}, err: (t: string) => void (io.errText += t), color: false, errIsTTY, outIsTTY: false, columns: 60, env: {} };
+    return io;
+  };
+
+  test("X6: off a terminal, progress lines are rate-bounded and the last one is always printed", () => {
+    const io = fakeIo(false);
+    let t = 0;
+    const line = progressLine(io, "work", () => t);
+    for (let i = 1; i <= 1000; i++) {
+      t = i; // one update per ms
+      line.update({ progress: i, total: 1000 });
+    }
+    line.done();
+    const lines = io.errText.trim().split("\n");
+    assert.ok(lines.length <= 12, `${lines.length} lines`);
+    assert.equal(lines[0], "yada: progress: work 1/1000 (0%)");
+    assert.equal(lines.at(-1), "yada: progress: work 1000/1000 (100%)");
+  });
+
+  test("X6: on a terminal, the progress line rewrites itself, fits the width and is erased when done", () => {
+    const io = fakeIo(true);
+    const line = progressLine(io, "work");
+    line.update({ progress: 1, total: 2, message: "x".repeat(200) });
+    line.done();
+    const writes = io.errText.split("\r\u001b[2K").filter((w) => w !== "");
+    assert.equal(writes.length, 1);
+    assert.ok((writes[0] ?? "").length <= 59);
+    assert.ok(io.errText.endsWith("\r\u001b[2K"));
+  });
+
+  test("X6: long results are clipped with a note of what was left out", () => {
+    assert.equal(clip("a\nb\nc\nd", 2, 100), "a\nb\n… (4 more characters, 2 more lines)");
+    assert.equal(clip("abcdef", 5, 3), "abc\n… (3 more characters)");
+    assert.equal(clip("short", 5, 100), "short");
+  });
+});
+
+describe("X6, W7: the CLI's stand-in confirmed tool", () => {
+  const rename: McpTool = {
+    name: "rename",
+    description: "Renames a product.",
+    inputSchema: { type: "object", properties: { sku: { type: "string" }, name: { type: "string", minLength: 1 } }, required: ["sku", "name"] },
+    annotations: { readOnlyHint: false },
+  };
+  const identity = { actorId: "cli", tenantId: "local" };
+
+  test("W7, X6: prepare checks identity and arguments; execute never runs", async () => {
+    const tool = pendingConfirmTool("catalog", rename, identity);
+    assert.equal(tool.effect, "confirm");
+    assert.equal(tool.name, "catalog__rename");
+    const action = await tool.prepare({ sku: "ABC-123", name: "Widget Pro" }, { identity });
+    assert.deepEqual(action, { tool: "catalog__rename", version: tool.version, arguments: { sku: "ABC-123", name: "Widget Pro" } });
+    await assert.rejects(tool.prepare({ sku: "ABC-123" }, { identity }), { code: "validation" });
+    await assert.rejects(tool.prepare({ sku: "A", name: "B" }, { identity: { actorId: "eve", tenantId: "local" } }), { code: "unauthorized" });
+    await assert.rejects(tool.execute({ ...action, operationId: "op-1" }, { identity }), /the approval flow is not available yet; the call was not executed/);
+  });
+
+  test("W7: the version covers the tool name and input schema, independent of key order", () => {
+    const reordered: McpTool = { ...rename, inputSchema: { required: ["sku", "name"], properties: { name: { minLength: 1, type: "string" }, sku: { type: "string" } }, type: "object" } };
+    assert.equal(confirmVersion(reordered), confirmVersion(rename));
+    assert.notEqual(confirmVersion({ ...rename, name: "rename2" }), confirmVersion(rename));
+    assert.notEqual(confirmVersion({ ...rename, inputSchema: { type: "object" } }), confirmVersion(rename));
+    assert.match(confirmVersion(rename), /^confirm:[0-9a-f]{64}$/);
+  });
+
+  test("W7, X6: * selects every tool that is neither a read tool nor annotated read-only; names must exist", () => {
+    const listed: McpTool[] = [
+      rename,
+      { name: "lookup", inputSchema: { type: "object" }, annotations: { readOnlyHint: true } },
+      { name: "plain", inputSchema: { type: "object" } },
+      { name: "reviewed", inputSchema: { type: "object" } },
+    ];
+    const reads = new Set(["lookup", "reviewed"]);
+    assert.deepEqual(selectConfirmTools(listed, reads, ["*"]).map((t) => t.name), ["rename", "plain"]);
+    assert.deepEqual(selectConfirmTools(listed, reads, ["rename"]).map((t) => t.name), ["rename"]);
+    assert.throws(() => selectConfirmTools(listed, reads, ["missing"]), { code: "config" });
+    assert.throws(() => selectConfirmTools(listed, reads, ["lookup"]), /already a read tool/);
+  });
+});

@@ -1,0 +1,102 @@
+/**
+ * The tools `run` and the demo give the model: the server's read tools through
+ * connectMcp (identity-bound, authorized on every call, validated, bounded:
+ * T1–T11), plus its other tools behind approval ({@link pendingConfirmTool}).
+ *
+ * connectMcp reads the catalog once; the mutating tools it leaves out are taken
+ * from that same `tools/list` answer (seen through a {@link RecordingTransport}),
+ * so there is one connection and one listing.
+ *
+ * @module
+ */
+import type { Logger } from "../log.js";
+import { isRecord, parseTool, type McpTool } from "../mcp/types.js";
+import { connectMcp, nodeTransportFactory } from "../node/tools.js";
+import type { McpConnection } from "../tools/connect.js";
+import type { Authorize, ConfirmTool, Identity, ReadTool, Tool } from "../tools/types.js";
+import { RecordingTransport, type TranscriptEntry } from "../transport/recording.js";
+import { pendingConfirmTool, selectConfirmTools } from "./confirm.js";
+import { serverConfig, type ServerChoice } from "./server.js";
+
+/** Options of {@link connectAgentTools}. */
+export interface AgentToolsOptions {
+  identity: Identity;
+  /** Awaited on every read call with the remote tool name (T4). */
+  authorize: Authorize;
+  /** Reviewed read tools (T3); default: the tools annotated `readOnlyHint: true`. */
+  readTools?: string[];
+  /** Tools offered behind approval: names, or `["*"]` (default) for every other tool not annotated read-only. */
+  confirmTools?: string[];
+  /** Adds `<name>__list_resources` and `<name>__read_resource` (T11). */
+  resources?: boolean;
+  logger?: Logger;
+  signal?: AbortSignal;
+}
+
+/** A connected server's tools for the model. */
+export interface AgentTools {
+  connection: McpConnection<ReadTool>;
+  /** Every tool the server listed. */
+  listed: McpTool[];
+  /** The server's `serverInfo` from the handshake, when it sent one (untrusted). */
+  serverInfo: { name: string; version: string } | undefined;
+  /** What runs directly (connectMcp's read tools). */
+  reads: readonly ReadTool[];
+  /** What stops for approval. */
+  confirms: ConfirmTool[];
+  /** `reads` then `confirms`: what `run` gets. */
+  tools: Tool[];
+}
+
+/**
+ * Connects the chosen server for the agent: read tools through connectMcp, the
+ * others as pending confirmed tools. Closing `connection` ends the session.
+ *
+ * @throws the errors of connectMcp (`config`, `tool_not_found`, `limit`,
+ * `schema`, `timeout`, connection errors) and ConfigError (`config`) for a
+ * `confirmTools` name that is not listed or is already a read tool.
+ */
+export async function connectAgentTools(choice: ServerChoice, options: AgentToolsOptions): Promise<AgentTools> {
+  const listRequests = new Set<unknown>();
+  const listed: McpTool[] = [];
+  let serverInfo: AgentTools["serverInfo"];
+  let watching = true;
+  const watch = ({ dir, msg }: TranscriptEntry): void => {
+    if (!watching || !isRecord(msg)) return;
+    if (dir === "c2s" && msg.method === "tools/list") listRequests.add(msg.id);
+    if (dir !== "s2c" || !("id" in msg) || !isRecord(msg.result)) return;
+    const result = msg.result;
+    if (isRecord(result.serverInfo) && typeof result.serverInfo.name === "string" && typeof result.serverInfo.version === "string") {
+      serverInfo = { name: result.serverInfo.name, version: result.serverInfo.version };
+    }
+    if (listRequests.has(msg.id) && Array.isArray(result.tools)) {
+      for (const [i, t] of result.tools.entries()) {
+        try {
+          listed.push(parseTool(t, `tools/list tools[${i}]`));
+        } catch {
+          // The client parses the same answer: a tool it refuses fails connectMcp, not this watcher.
+        }
+      }
+    }
+  };
+  const config = serverConfig(choice, { ...(options.readTools ? { readTools: options.readTools } : {}), ...(options.resources ? { resources: true } : {}) });
+  const connection = await connectMcp(
+    config,
+    { identity: options.identity, authorize: options.authorize },
+    {
+      transportFactory: (server, context) => new RecordingTransport(nodeTransportFactory(server, context), watch),
+      ...(options.logger ? { logger: options.logger } : {}),
+      ...(options.signal ? { signal: options.signal } : {}),
+    },
+  );
+  watching = false;
+  try {
+    const prefix = `${choice.name}__`;
+    const readNames = new Set(connection.tools.filter((t) => t.name.startsWith(prefix)).map((t) => t.name.slice(prefix.length)));
+    const confirms = selectConfirmTools(listed, readNames, options.confirmTools ?? ["*"]).map((t) => pendingConfirmTool(choice.name, t, options.identity));
+    return { connection, listed, serverInfo, reads: connection.tools, confirms, tools: [...connection.tools, ...confirms] };
+  } catch (e) {
+    await connection.close().catch(() => {});
+    throw e;
+  }
+}

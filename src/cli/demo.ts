@@ -1,0 +1,170 @@
+/**
+ * The demo behind `npm start` (bundled as `dist/demo.js`): the agent against the
+ * example catalog MCP server, launched over stdio from this repository.
+ *
+ * Without `ANTHROPIC_API_KEY` or `OPENAI_API_KEY` (or with `--offline`) it is the
+ * offline demo: a scripted model, no network. With a key, a real model drives
+ * the same flow (`OPENAI_BASE_URL` and `YADA_MODEL` apply as for `yada run`).
+ * Either way it shows discovery, authorized read calls with their rendered
+ * results, and a write (rename) that stops with `approval_required`.
+ *
+ * @module
+ */
+import { existsSync } from "node:fs";
+import { dirname, join, relative } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { ToolResultMessage } from "../agent/messages.js";
+import type { ModelRequest } from "../agent/provider.js";
+import { run } from "../agent/run.js";
+import { scripted } from "../agent/scripted.js";
+import { connectAgentTools } from "./agent-tools.js";
+import { EXIT, errorLine, exitCodeOf } from "./exit.js";
+import { chooseProvider, type ProviderChoice } from "./provider.js";
+import type { StdioChoice } from "./server.js";
+import { oneLine, pad, processIo, styles, type Io } from "./terminal.js";
+import { printApproval, textView } from "./view.js";
+
+const CATALOG = join("fixtures", "servers", "catalog", "stdio.mjs");
+const IDENTITY = { actorId: "demo-user", tenantId: "demo" };
+const READS = ["lookup", "search"];
+const INPUT = 'Look up product ABC-123 and search the catalog for "g". Then rename ABC-123 to "Widget Pro".';
+const SYSTEM =
+  "You are the assistant of a product catalog. Use the catalog tools to answer. " +
+  "Renaming a product is a write that a person must approve: when asked to rename, call the rename tool; it will wait for approval.";
+
+/** The catalog server script, found by walking up from this module (dist/ or the build tree). */
+export function findCatalogServer(from: string = dirname(fileURLToPath(import.meta.url))): string | undefined {
+  let dir = from;
+  for (let i = 0; i < 5; i++) {
+    const candidate = join(dir, CATALOG);
+    if (existsSync(candidate)) return candidate;
+    dir = dirname(dir);
+  }
+  return undefined;
+}
+
+/** The text of the first part of a tool result, for the scripted model's second answer. */
+function resultText(m: ToolResultMessage | undefined): string {
+  const part = m?.content[0];
+  return part?.type === "text" ? part.text : "";
+}
+
+/** The offline model: looks up and searches, reports what it found, then proposes the rename. */
+export function demoScript(): ProviderChoice {
+  const provider = scripted([
+    {
+      text: "I'll look up ABC-123 and search the catalog for \"g\" at the same time.",
+      toolCalls: [
+        { name: "catalog__lookup", arguments: { sku: "ABC-123" } },
+        { name: "catalog__search", arguments: { query: "g" } },
+      ],
+    },
+    (request: ModelRequest) => {
+      const results = request.messages.filter((m): m is ToolResultMessage => m.role === "tool");
+      const lookup = resultText(results.find((r) => r.toolName === "catalog__lookup"));
+      let matches = "some";
+      try {
+        const parsed = JSON.parse(resultText(results.find((r) => r.toolName === "catalog__search"))) as { items?: unknown[] };
+        if (Array.isArray(parsed.items)) matches = String(parsed.items.length);
+      } catch {
+        // the search failed: its error result is on screen already
+      }
+      return {
+        text: `${lookup}. The search found ${matches} matching products. Renaming ABC-123 to "Widget Pro" changes the catalog, so I'm proposing it for approval.`,
+        toolCalls: [{ name: "catalog__rename", arguments: { sku: "ABC-123", name: "Widget Pro" } }],
+      };
+    },
+  ]);
+  return { provider, label: "scripted model", offline: true };
+}
+
+/** Runs the demo; returns the exit code (0 when it stopped for approval as intended, or the model answered). */
+export async function demo(argv: readonly string[], io: Io = processIo(), signal?: AbortSignal): Promise<number> {
+  const s = styles(io);
+  const say = (text = ""): void => io.out(`${text}\n`);
+  try {
+    const env = io.env;
+    const online = !argv.includes("--offline") && (env.ANTHROPIC_API_KEY?.trim() || env.OPENAI_API_KEY?.trim());
+    const choice = online ? chooseProvider({}, env) : demoScript();
+    const server = findCatalogServer();
+    if (!server) {
+      io.err(`yada: config: the demo runs from the yada repository: ${CATALOG} was not found\n`);
+      return EXIT.usage;
+    }
+    if (choice.offline) {
+      say(s.bold("yada demo · OFFLINE DEMO: scripted model, bundled catalog server over stdio, no network, no API key"));
+      say(s.dim("  (set ANTHROPIC_API_KEY or OPENAI_API_KEY to run the same flow with a real model)"));
+    } else {
+      say(s.bold(`yada demo · live: ${choice.label} drives the agent against the bundled catalog server`));
+      say(s.dim("  (npm start -- --offline runs the scripted offline demo instead)"));
+    }
+
+    say();
+    say(s.bold("1 · Discovery"));
+    const stdio: StdioChoice = { kind: "stdio", name: "catalog", command: process.execPath, args: [server], inheritStderr: false, timeoutMs: 30_000 };
+    const agent = await connectAgentTools(stdio, {
+      identity: IDENTITY,
+      // The host's permission check, awaited on every call with the remote tool name (T4).
+      authorize: (who, tool) => {
+        const allowed = READS.includes(tool);
+        io.out(`    ${s.dim(`authorize(${who.actorId}@${who.tenantId}, ${tool}) → ${allowed ? "allowed" : "denied"}`)}\n`);
+        return allowed;
+      },
+      readTools: READS,
+      confirmTools: ["rename"],
+      ...(signal ? { signal } : {}),
+    });
+    try {
+      const info = agent.serverInfo ? `${oneLine(agent.serverInfo.name, 60)} ${oneLine(agent.serverInfo.version, 20)}` : "the catalog";
+      say(`  connected to ${info} over stdio: node ${relative(process.cwd(), server) || server}`);
+      say(`  the server lists ${agent.listed.length} tools; the model gets ${agent.tools.length}:`);
+      const w = Math.max(...agent.tools.map((t) => t.name.length));
+      for (const t of agent.reads) say(`    ${pad("read", 8)} ${s.bold(pad(t.name, w))}  ${oneLine(t.description, 70)}`);
+      for (const t of agent.confirms) say(`    ${pad("confirm", 8)} ${s.bold(pad(t.name, w))}  ${oneLine(t.description, 50)} ${s.yellow("(stops for approval)")}`);
+
+      say();
+      say(s.bold(`2 · Agent run as ${IDENTITY.actorId}@${IDENTITY.tenantId}`));
+      say(`  ${s.cyan(">")} ${INPUT}`);
+      const view = textView(io, { indent: "  " });
+      const result = await run({
+        provider: choice.provider,
+        tools: agent.tools,
+        identity: IDENTITY,
+        input: INPUT,
+        system: SYSTEM,
+        maxSteps: 8,
+        ...(signal ? { signal } : {}),
+        onEvent: (e) => view.onEvent(e),
+      });
+
+      say();
+      say(s.bold(`3 · Stopped: ${result.stopReason}`));
+      if (result.stopReason === "approval_required") {
+        printApproval(io, result.proposedCalls, "  ");
+        say("  Nothing was renamed: approving and executing writes arrives with the approval flow.");
+      } else if (result.stopReason === "end") {
+        say("  The model answered without proposing a write this time.");
+      }
+      say(s.dim(`  ${result.steps} model call${result.steps === 1 ? "" : "s"}. Try it on any server: yada run "<prompt>" --stdio "cmd args"`));
+      if (result.stopReason === "cancelled") return EXIT.interrupted;
+      return result.stopReason === "approval_required" || result.stopReason === "end" ? EXIT.ok : EXIT.incomplete;
+    } finally {
+      await agent.connection.close().catch(() => {});
+    }
+  } catch (e) {
+    io.err(`${errorLine(e)}\n`);
+    return exitCodeOf(e);
+  }
+}
+
+// Run when executed (dist/demo.js), not when imported.
+if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
+  const interrupt = new AbortController();
+  process.on("SIGINT", () => {
+    if (interrupt.signal.aborted) process.exit(EXIT.interrupted);
+    interrupt.abort();
+  });
+  const code = await demo(process.argv.slice(2), processIo(), interrupt.signal);
+  process.exitCode = code;
+  setTimeout(() => process.exit(code), 2_000).unref();
+}

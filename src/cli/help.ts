@@ -1,0 +1,64 @@
+/**
+ * `yada --help`: written from the command, flag and exit-code tables, so the
+ * help cannot drift from what the parser accepts.
+ *
+ * @module
+ */
+import { DEFAULT_CLIENT_INFO } from "../mcp/client.js";
+import { COMMANDS, FLAGS, type FlagGroup } from "./args.js";
+import { EXIT_CODES } from "./exit.js";
+import { pad } from "./terminal.js";
+
+const GROUP_TITLES: Record<FlagGroup, string> = {
+  server: "Server (exactly one of --stdio, --url, --server)",
+  output: "Output",
+  record: "record",
+  run: "run (provider from --provider or the environment)",
+  general: "General",
+};
+
+/** The version `yada --version` prints. */
+export const VERSION = DEFAULT_CLIENT_INFO.version;
+
+/** The full help text. */
+export function helpText(): string {
+  const lines: string[] = [];
+  lines.push(`yada ${VERSION}: an MCP client and agent in the terminal`, "");
+  lines.push("Usage: yada <command> [flags]", "");
+  lines.push("Commands:");
+  const w = Math.max(...COMMANDS.map((c) => c.usage.length));
+  for (const c of COMMANDS) lines.push(`  ${pad(c.usage, w)}  ${c.summary}`);
+  for (const group of Object.keys(GROUP_TITLES) as FlagGroup[]) {
+    lines.push("", `${GROUP_TITLES[group]}:`);
+    const flags = FLAGS.filter((f) => f.group === group);
+    const shown = flags.map((f) => `${f.short ? `-${f.short}, ` : "    "}--${f.name}${f.value ? ` ${f.value}` : ""}`);
+    const fw = Math.max(...shown.map((s) => s.length));
+    flags.forEach((f, i) => lines.push(`  ${pad(shown[i] ?? "", fw)}  ${f.help}`));
+  }
+  lines.push(
+    "",
+    "Environment:",
+    "  YADA_MCP_SERVERS   JSON array of server configs for --server, e.g.",
+    '                     [{"name":"catalog","url":"https://example.com/mcp","headers":{"authorization":"Bearer …"}}]',
+    "  ANTHROPIC_API_KEY  run: use Anthropic (default model claude-sonnet-4-5)",
+    "  OPENAI_API_KEY     run: use OpenAI Chat Completions (default model gpt-4.1-mini)",
+    "  OPENAI_BASE_URL    run: an OpenAI-compatible server (Ollama, vLLM, …); needs --model or YADA_MODEL",
+    "  YADA_MODEL         run: the model, when --model is not given",
+    "  NO_COLOR           no colours (they are only used on a terminal anyway)",
+    "",
+    "run: reads run directly, authorized for --actor/--tenant (the CLI user may run every read);",
+    "calls to other tools stop the run with exit 4 and are listed with their arguments, not executed.",
+    "",
+    "Errors: one line on stderr, `yada: <code>: <message>`. Exit codes:",
+  );
+  for (const e of EXIT_CODES) lines.push(`  ${pad(String(e.code), 3)}  ${e.meaning}${e.errorCodes.length ? ` [${e.errorCodes.join(", ")}]` : ""}`);
+  lines.push(
+    "",
+    "Examples:",
+    '  yada tools --stdio "node server.mjs"',
+    "  yada call lookup '{\"sku\":\"ABC-123\"}' --url http://127.0.0.1:3000/mcp --header \"Authorization: Bearer $TOKEN\"",
+    "  yada record -o session.jsonl --server catalog --call lookup '{\"sku\":\"ABC-123\"}'",
+    '  yada run "Rename ABC-123 to Widget Pro" --server catalog --name catalog',
+  );
+  return lines.join("\n") + "\n";
+}

@@ -1,0 +1,118 @@
+/**
+ * The commands that ask the server for one thing: `call` (a tool, with a
+ * progress line on stderr while it runs), `read` (a resource), `prompt` (a
+ * rendered prompt). Arguments are checked before anything is launched.
+ *
+ * @module
+ */
+import type { CallToolResult, ResourceContents } from "../mcp/types.js";
+import { jsonObjectArg, positionals, printJson, withClient, writeUserFile, type CommandContext } from "./command.js";
+import { CliExit, EXIT, UsageError } from "./exit.js";
+import { base64Bytes, contentText, oneLine, progressLine, safe, styles } from "./terminal.js";
+
+/** A call result as terminal text: its content, or its structured content when there is no content. */
+export function callResultText(result: CallToolResult): string {
+  if (result.content.length === 0 && result.structuredContent !== undefined) return safe(JSON.stringify(result.structuredContent, null, 2));
+  return contentText(result.content);
+}
+
+function withNewline(text: string): string {
+  return text === "" || text.endsWith("\n") ? text : `${text}\n`;
+}
+
+/**
+ * `yada call <tool> [json|-]`: calls the tool and prints its content. While it
+ * runs, MCP progress is shown on stderr (J6); with `--timeout`, progress restarts
+ * the bound. Exit 1 when the tool answers `isError: true`.
+ *
+ * @throws UsageError (`usage`) for arguments that are not a JSON object; the
+ * call's errors (`jsonrpc` for an unknown tool or arguments the server refuses).
+ */
+export async function callCommand(ctx: CommandContext): Promise<number> {
+  const [tool = "", json] = positionals(ctx, 1, 2, "call <tool> [json|-]");
+  const args = jsonObjectArg(ctx, json, "the tool arguments");
+  return withClient(ctx, async (client) => {
+    const progress = progressLine(ctx.io, tool);
+    let result: CallToolResult;
+    try {
+      result = await client.callTool(tool, args, {
+        signal: ctx.signal,
+        onProgress: (p) => progress.update(p),
+        resetTimeoutOnProgress: true,
+      });
+    } finally {
+      progress.done();
+    }
+    if (ctx.args.json) printJson(ctx.io, result);
+    else ctx.io.out(withNewline(callResultText(result)));
+    if (result.isError) throw new CliExit("tool_error", EXIT.toolError, `${oneLine(tool, 80)} answered with isError: true`);
+    return EXIT.ok;
+  });
+}
+
+/** The bytes of one resource content: its text as UTF-8, or its blob decoded. */
+function contentBytes(content: ResourceContents): Buffer {
+  return "text" in content ? Buffer.from(content.text, "utf8") : Buffer.from(content.blob, "base64");
+}
+
+/**
+ * `yada read <uri>`: reads a resource and prints its text; blobs are shown as a
+ * placeholder (`-o file` writes the bytes, `--json` prints them as base64).
+ *
+ * @throws UsageError (`usage`) for `-o` with a resource of several contents; the
+ * request's errors (`jsonrpc` for an unknown resource).
+ */
+export async function readCommand(ctx: CommandContext): Promise<number> {
+  const [uri = ""] = positionals(ctx, 1, 1, "read <uri>");
+  return withClient(ctx, async (client) => {
+    const contents = await client.readResource(uri, { signal: ctx.signal });
+    const io = ctx.io;
+    if (ctx.args.output !== undefined) {
+      const only = contents[0];
+      if (contents.length !== 1 || !only) throw new UsageError(`-o needs a resource with one content; ${oneLine(uri, 120)} has ${contents.length} (use --json)`);
+      const bytes = contentBytes(only);
+      writeUserFile(ctx.args.output, bytes, "the resource to");
+      if (ctx.args.json) printJson(io, { uri: only.uri, mimeType: only.mimeType, bytes: bytes.length, file: ctx.args.output });
+      else io.out(`wrote ${bytes.length} bytes to ${ctx.args.output}\n`);
+      return EXIT.ok;
+    }
+    if (ctx.args.json) {
+      printJson(io, { contents });
+      return EXIT.ok;
+    }
+    const s = styles(io);
+    for (const c of contents) {
+      if (contents.length > 1) io.out(s.dim(`[${oneLine(c.uri, 200)}${c.mimeType ? ` ${oneLine(c.mimeType, 60)}` : ""}]`) + "\n");
+      if ("text" in c) io.out(withNewline(safe(c.text)));
+      else io.out(`[blob: ${c.mimeType ? oneLine(c.mimeType, 60) : "application/octet-stream"}, ${base64Bytes(c.blob)} bytes; -o <file> saves it]\n`);
+    }
+    return EXIT.ok;
+  });
+}
+
+/**
+ * `yada prompt <name> [json]`: renders a prompt; the JSON object's values must be strings (MCP prompt arguments).
+ *
+ * @throws UsageError (`usage`) for arguments that are not an object of strings; the request's errors.
+ */
+export async function promptCommand(ctx: CommandContext): Promise<number> {
+  const [name = "", json] = positionals(ctx, 1, 2, "prompt <name> [json]");
+  const raw = jsonObjectArg(ctx, json, "the prompt arguments");
+  const args: Record<string, string> = {};
+  for (const [k, v] of Object.entries(raw)) {
+    if (typeof v !== "string") throw new UsageError(`prompt arguments are strings; ${JSON.stringify(oneLine(k, 40))} is not`);
+    args[k] = v;
+  }
+  return withClient(ctx, async (client) => {
+    const result = await client.getPrompt(name, args, { signal: ctx.signal });
+    const io = ctx.io;
+    if (ctx.args.json) {
+      printJson(io, result);
+      return EXIT.ok;
+    }
+    const s = styles(io);
+    if (result.description) io.out(s.dim(oneLine(result.description, 400)) + "\n");
+    for (const m of result.messages) io.out(`${s.bold(`[${m.role}]`)}\n${withNewline(contentText([m.content]))}`);
+    return EXIT.ok;
+  });
+}

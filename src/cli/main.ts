@@ -1,0 +1,20 @@
+/**
+ * The `yada` executable (bundled as `dist/cli.js`): runs {@link main} with this
+ * process's arguments. The first Ctrl-C cancels the command (open calls are
+ * cancelled, the server is closed, exit 130); a second one exits at once.
+ *
+ * @module
+ */
+import { EXIT } from "./exit.js";
+import { main } from "./cli.js";
+
+const interrupt = new AbortController();
+process.on("SIGINT", () => {
+  if (interrupt.signal.aborted) process.exit(EXIT.interrupted);
+  interrupt.abort();
+});
+
+const code = await main(process.argv.slice(2), undefined, interrupt.signal);
+process.exitCode = code;
+// Everything is closed by now; a handle left open by a misbehaving peer must not keep the terminal waiting.
+setTimeout(() => process.exit(code), 2_000).unref();

@@ -1,0 +1,112 @@
+/**
+ * `yada run "<prompt>"`: the agent loop in the terminal (R1, R2, X6).
+ *
+ * The model gets the server's read tools (through connectMcp: every call is
+ * authorized, validated and bounded) and its other tools behind approval. The
+ * CLI's user is the operator, so `authorize` allows every read for the identity
+ * `--actor` / `--tenant` (default `cli` / `local`). A call to a tool behind
+ * approval is never executed: the run stops, the proposed calls are listed with
+ * their arguments, and the exit code is 4 (`approval_required`). Approving and
+ * executing them is the approval flow's job (W8); `proposedCalls` and the run's
+ * messages are where it will resume.
+ *
+ * @module
+ */
+import type { RunResult } from "../agent/run.js";
+import { run } from "../agent/run.js";
+import type { Authorize, Identity } from "../tools/types.js";
+import { connectAgentTools } from "./agent-tools.js";
+import { loggerOf, positionals, type CommandContext } from "./command.js";
+import { CliExit, EXIT, UsageError } from "./exit.js";
+import { chooseProvider } from "./provider.js";
+import { chooseServer, describeServer } from "./server.js";
+import { oneLine, styles, type Io } from "./terminal.js";
+import { jsonView, printApproval, textView } from "./view.js";
+
+/** The CLI's identity defaults: one local operator. */
+export const CLI_IDENTITY: Identity = { actorId: "cli", tenantId: "local" };
+
+/** The CLI's authorization: the person at the terminal may run every read tool (writes still stop for approval). */
+export const allowAll: Authorize = () => true;
+
+/**
+ * Ends a run the way the CLI reports it: `end` → exit 0; `approval_required` →
+ * the proposed calls listed, exit 4; `max_steps` / `loop_detected` → exit 7;
+ * `cancelled` → exit 130.
+ *
+ * @throws CliExit for every stop but `end`.
+ */
+export function finishRun(io: Io, result: RunResult, json: boolean): number {
+  switch (result.stopReason) {
+    case "end":
+      return EXIT.ok;
+    case "approval_required": {
+      if (!json) printApproval(io, result.proposedCalls);
+      const n = result.proposedCalls.length;
+      throw new CliExit("approval_required", EXIT.approval, `${n} call${n === 1 ? "" : "s"} need${n === 1 ? "s" : ""} approval; nothing was executed (the approval flow is not available yet)`);
+    }
+    case "max_steps":
+      throw new CliExit("incomplete", EXIT.incomplete, `stopped after ${result.steps} model calls without a final answer (--max-steps)`);
+    case "loop_detected":
+      throw new CliExit("incomplete", EXIT.incomplete, `stopped: the model repeated the same call to ${oneLine(result.loop?.toolName ?? "a tool", 80)} ${result.loop?.count ?? ""} times`);
+    case "cancelled":
+      throw new CliExit("cancelled", EXIT.interrupted, "interrupted");
+  }
+}
+
+function identityOf(ctx: CommandContext): Identity {
+  const actorId = ctx.args.actor ?? CLI_IDENTITY.actorId;
+  const tenantId = ctx.args.tenant ?? CLI_IDENTITY.tenantId;
+  if (actorId === "" || tenantId === "") throw new UsageError("--actor and --tenant must not be empty");
+  return { actorId, tenantId };
+}
+
+/**
+ * Runs `run`. The provider and server flags are checked before anything is
+ * launched; the server is closed whatever happens.
+ *
+ * @throws UsageError (`usage`); ConfigError (`config`); ProviderError (`provider`);
+ * connection errors; CliExit for approval (4), an incomplete run (7), Ctrl-C (130).
+ */
+export async function runCommand(ctx: CommandContext): Promise<number> {
+  const [promptArg = ""] = positionals(ctx, 1, 1, 'run "<prompt>"');
+  const input = promptArg === "-" ? ctx.readStdin() : promptArg;
+  if (input.trim() === "") throw new UsageError("the prompt is empty");
+  const { provider, label } = chooseProvider(ctx.args, ctx.io.env);
+  const choice = chooseServer(ctx.args, ctx.io.env);
+  const identity = identityOf(ctx);
+  const logger = loggerOf(ctx);
+  const io = ctx.io;
+  const agent = await connectAgentTools(choice, {
+    identity,
+    authorize: allowAll,
+    ...(ctx.args.readTools ? { readTools: ctx.args.readTools } : {}),
+    ...(ctx.args.confirmTools ? { confirmTools: ctx.args.confirmTools } : {}),
+    resources: ctx.args.resources,
+    signal: ctx.signal,
+    ...(logger ? { logger } : {}),
+  });
+  try {
+    if (!ctx.args.json) {
+      const s = styles(io);
+      const confirms = agent.confirms.map((t) => t.name).join(", ") || "none";
+      io.out(s.dim(`yada run · ${label} · ${describeServer(choice)}`) + "\n");
+      io.out(s.dim(`tools: ${agent.reads.length} read (run directly as ${identity.actorId}@${identity.tenantId}), behind approval: ${confirms}`) + "\n");
+    }
+    const view = ctx.args.json ? jsonView(io) : textView(io);
+    const result = await run({
+      provider,
+      tools: agent.tools,
+      identity,
+      input,
+      ...(ctx.args.system !== undefined ? { system: ctx.args.system } : {}),
+      ...(ctx.args.maxSteps !== undefined ? { maxSteps: ctx.args.maxSteps } : {}),
+      signal: ctx.signal,
+      onEvent: (e) => view.onEvent(e),
+      ...(logger ? { logger } : {}),
+    });
+    return finishRun(io, result, ctx.args.json);
+  } finally {
+    await agent.connection.close().catch(() => {});
+  }
+}

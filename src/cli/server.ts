@@ -1,0 +1,201 @@
+/**
+ * Which MCP server a command talks to: `--stdio "cmd args"`, `--url` (with
+ * `--header`), or `--server name` from `YADA_MCP_SERVERS` (T14). Exactly one.
+ * Headers are checked (H10) before anything is launched or sent.
+ *
+ * @module
+ */
+import { basename } from "node:path";
+import { ConfigError } from "../errors.js";
+import type { Logger } from "../log.js";
+import { McpClient, type ClientOptions } from "../mcp/client.js";
+import { StdioTransport, type StdioServerParams } from "../node/stdio.js";
+import type { McpReadConfig } from "../tools/config.js";
+import { mcpServersFromEnv } from "../tools/env.js";
+import { SERVER_NAME_PATTERN } from "../tools/names.js";
+import { HttpTransport } from "../transport/http.js";
+import type { Transport } from "../transport/types.js";
+import { parseHeader, splitCommandLine, type CliArgs } from "./args.js";
+import { UsageError } from "./exit.js";
+import { oneLine, type Io } from "./terminal.js";
+
+/** What every choice has. */
+export interface ChoiceBase {
+  /** The tool prefix in `run`. */
+  name: string;
+  /** Bound on connecting and on each request or call. */
+  timeoutMs?: number;
+  /** Reviewed read tools of a `YADA_MCP_SERVERS` entry (T3), for `run`. */
+  readTools?: string[];
+  /** `resources: true` of a `YADA_MCP_SERVERS` entry (T11), for `run`. */
+  resources?: boolean;
+}
+
+/** A server launched as a process speaking stdio. */
+export interface StdioChoice extends ChoiceBase {
+  kind: "stdio";
+  command: string;
+  args: string[];
+  env?: Readonly<Record<string, string>>;
+  /** Print the server's stderr. */
+  inheritStderr: boolean;
+}
+
+/** A server over Streamable HTTP. */
+export interface HttpChoice extends ChoiceBase {
+  kind: "http";
+  url: string;
+  /** Checked by the H10 rules; values are never printed. */
+  headers: Array<[string, string]>;
+}
+
+/** The server a command talks to. */
+export type ServerChoice = StdioChoice | HttpChoice;
+
+/**
+ * Resolves the server flags. `--header` adds to (or replaces) the headers of an
+ * HTTP `--server`; `--timeout` overrides its `timeoutMs`.
+ *
+ * @throws UsageError (`usage`) for none or several of --stdio / --url / --server,
+ * `--header` with a stdio server, a bad `--stdio` line, an unknown server name;
+ * ConfigError (`config`) for an invalid `YADA_MCP_SERVERS`, URL or header (H10).
+ */
+export function chooseServer(args: CliArgs, env: Readonly<Record<string, string | undefined>>): ServerChoice {
+  const given = [args.stdio !== undefined && "--stdio", args.url !== undefined && "--url", args.server !== undefined && "--server"].filter(Boolean);
+  if (given.length === 0) throw new UsageError("say which server: --stdio \"cmd args\", --url <url> or --server <name>");
+  if (given.length > 1) throw new UsageError(`give one server, not ${given.join(" and ")}`);
+  const headers = args.headers.map(parseHeader);
+  let name = args.name;
+  if (name !== undefined && !SERVER_NAME_PATTERN.test(name)) throw new UsageError("--name must be letters, digits, _ or -");
+
+  let choice: ServerChoice;
+  if (args.stdio !== undefined) {
+    if (headers.length > 0) throw new UsageError("--header applies to HTTP servers (--url), not --stdio");
+    const [command = "", ...rest] = splitCommandLine(args.stdio);
+    choice = { kind: "stdio", name: name ?? "mcp", command, args: rest, inheritStderr: args.verbose };
+  } else if (args.url !== undefined) {
+    choice = { kind: "http", name: name ?? "mcp", url: args.url, headers };
+  } else {
+    const wanted = args.server ?? "";
+    const servers = mcpServersFromEnv(env);
+    const found = servers.find((s) => s.name === wanted);
+    if (!found) {
+      const known = servers.map((s) => s.name).join(", ") || "none (YADA_MCP_SERVERS is unset or empty)";
+      throw new UsageError(`no server named ${JSON.stringify(oneLine(wanted, 80))} in YADA_MCP_SERVERS; known: ${known}`);
+    }
+    name ??= found.name;
+    if (found.url !== undefined) {
+      const merged = new Map<string, [string, string]>();
+      for (const [n, v] of [...Object.entries(found.headers ?? {}), ...headers]) merged.set(n.toLowerCase(), [n, v]);
+      choice = { kind: "http", name, url: found.url, headers: [...merged.values()] };
+    } else {
+      if (headers.length > 0) throw new UsageError(`--header applies to HTTP servers; ${found.name} is a stdio server`);
+      choice = {
+        kind: "stdio",
+        name,
+        command: found.command,
+        args: [...(found.args ?? [])],
+        inheritStderr: args.verbose || found.stderr === "inherit",
+        ...(found.env ? { env: found.env } : {}),
+      };
+    }
+    if (found.timeoutMs !== undefined) choice.timeoutMs = found.timeoutMs;
+    if (found.readTools !== undefined) choice.readTools = [...found.readTools];
+    if (found.resources === true) choice.resources = true;
+  }
+  if (args.timeoutMs !== undefined) choice.timeoutMs = args.timeoutMs;
+  // H10 is checked now, before a process is launched or a request sent.
+  if (choice.kind === "http") new HttpTransport(choice.url, { headers: choice.headers });
+  return choice;
+}
+
+/**
+ * The transport for a choice. HTTP headers ride on every request (H10); a stdio
+ * server's stderr is kept for errors (S3), or printed with `--verbose`.
+ *
+ * @throws ConfigError (`config`) for an invalid URL or header.
+ */
+export function transportFor(choice: ServerChoice, logger: Logger | undefined): Transport {
+  if (choice.kind === "http") return new HttpTransport(choice.url, { headers: choice.headers, ...(logger ? { logger } : {}) });
+  const params: StdioServerParams = { command: choice.command, args: choice.args, name: stdioLabel(choice) };
+  if (choice.env) params.env = choice.env;
+  if (choice.inheritStderr) params.stderr = "inherit";
+  if (logger) params.logger = logger;
+  return new StdioTransport(params);
+}
+
+/** The command line of a stdio server with the command's directory dropped, bounded: names it in errors. */
+function stdioLabel(choice: StdioChoice): string {
+  return oneLine([basename(choice.command), ...choice.args].join(" "), 80);
+}
+
+/** A short description of the server for humans: the command line or the URL (never headers). */
+export function describeServer(choice: ServerChoice): string {
+  if (choice.kind === "http") {
+    const u = new URL(choice.url);
+    return `${u.origin}${u.pathname} (HTTP)`;
+  }
+  return `${[choice.command, ...choice.args].join(" ")} (stdio)`;
+}
+
+/** The logger of `--verbose`: diagnostics as lines on stderr (never header values, by the library's rule). */
+export function verboseLogger(io: Io): Logger {
+  return (level, message, data) => {
+    const extra = data && Object.keys(data).length > 0 ? ` ${JSON.stringify(data)}` : "";
+    io.err(`yada: ${level}: ${oneLine(message + extra)}\n`);
+  };
+}
+
+/** Options of {@link connectClient}. */
+export interface ConnectClientOptions {
+  logger?: Logger;
+  signal?: AbortSignal;
+  /** Wraps the transport (e.g. to record the session). */
+  wrap?: (transport: Transport) => Transport;
+}
+
+/**
+ * Connects an {@link McpClient} to the chosen server. `timeoutMs` bounds the
+ * handshake, every request and every call (calls: restarted by progress, J6).
+ *
+ * @throws the errors of {@link McpClient.connect}: `transport`, `connection_closed`,
+ * `timeout`, `protocol`, `http`, `unsupported_version`, `config`.
+ */
+export async function connectClient(choice: ServerChoice, options: ConnectClientOptions = {}): Promise<McpClient> {
+  const transport = transportFor(choice, options.logger);
+  const clientOptions: ClientOptions = { name: choice.kind === "http" ? describeServer(choice) : `stdio server '${stdioLabel(choice)}'` };
+  if (options.logger) clientOptions.logger = options.logger;
+  if (options.signal) clientOptions.signal = options.signal;
+  if (choice.timeoutMs !== undefined) {
+    clientOptions.handshakeTimeoutMs = choice.timeoutMs;
+    clientOptions.requestTimeoutMs = choice.timeoutMs;
+    clientOptions.callTimeoutMs = choice.timeoutMs;
+  }
+  return McpClient.connect(options.wrap ? options.wrap(transport) : transport, clientOptions);
+}
+
+/**
+ * The connectMcp configuration for a choice (T1). The read selection and
+ * resources flag of `run` take precedence over those of a `YADA_MCP_SERVERS`
+ * entry. It has no write roles, so connectMcp gives read tools only (W11).
+ *
+ * @throws ConfigError (`config`) as connectMcp would, for a name it refuses.
+ */
+export function serverConfig(choice: ServerChoice, roles: { readTools?: string[]; resources?: boolean }): McpReadConfig {
+  const readTools = roles.readTools ?? choice.readTools;
+  const common = {
+    name: choice.name,
+    ...(choice.timeoutMs !== undefined ? { timeoutMs: choice.timeoutMs } : {}),
+    ...(readTools ? { readTools } : {}),
+    ...(roles.resources || choice.resources ? { resources: true } : {}),
+  };
+  if (choice.kind === "http") return { ...common, url: choice.url, headers: Object.fromEntries(choice.headers) };
+  if (choice.command === "") throw new ConfigError("the stdio command is empty");
+  return {
+    ...common,
+    command: choice.command,
+    args: choice.args,
+    ...(choice.env ? { env: choice.env } : {}),
+    ...(choice.inheritStderr ? { stderr: "inherit" as const } : {}),
+  };
+}

@@ -1,0 +1,218 @@
+/**
+ * Terminal output for the CLI: where text goes, when it is coloured (a TTY and
+ * no `NO_COLOR`), how untrusted server and model text is made safe to print,
+ * how MCP content looks on a terminal, and the progress line on stderr.
+ *
+ * Server and model text never reaches the terminal raw: escape sequences and
+ * other control characters are replaced, so a server cannot move the cursor,
+ * rewrite earlier lines or change the window title.
+ *
+ * @module
+ */
+import type { Progress } from "../jsonrpc/session.js";
+import type { ContentBlock } from "../mcp/types.js";
+import { MAX_ERROR_LINE_CHARS, PROGRESS_LOG_INTERVAL_MS } from "../limits.js";
+
+/** Where the CLI writes, and what it knows about the terminal. */
+export interface Io {
+  /** Writes to stdout. */
+  out(text: string): void;
+  /** Writes to stderr. */
+  err(text: string): void;
+  /** Colour on stdout (a TTY, `NO_COLOR` unset or empty, `TERM` not `dumb`). */
+  readonly color: boolean;
+  /** Whether stderr is a TTY (the progress line rewrites itself only there). */
+  readonly errIsTTY: boolean;
+  /** Whether stdout is a TTY. */
+  readonly outIsTTY: boolean;
+  /** Width of the terminal, or 100 when unknown. */
+  readonly columns: number;
+  /** The environment the CLI reads (provider keys, `YADA_MCP_SERVERS`, `NO_COLOR`). */
+  readonly env: Readonly<Record<string, string | undefined>>;
+}
+
+/** Whether colour is wanted for a stream: a TTY, `NO_COLOR` unset or empty (no-color.org), `TERM` not `dumb`. */
+export function wantsColor(isTTY: boolean, env: Readonly<Record<string, string | undefined>>): boolean {
+  return isTTY && (env.NO_COLOR === undefined || env.NO_COLOR === "") && env.TERM !== "dumb";
+}
+
+/** The {@link Io} of this process. */
+export function processIo(): Io {
+  const outIsTTY = process.stdout.isTTY === true;
+  return {
+    out: (text) => void process.stdout.write(text),
+    err: (text) => void process.stderr.write(text),
+    color: wantsColor(outIsTTY, process.env),
+    errIsTTY: process.stderr.isTTY === true,
+    outIsTTY,
+    // A pseudo-terminal may report 0 columns.
+    columns: process.stdout.columns || process.stderr.columns || 100,
+    env: process.env,
+  };
+}
+
+// C0 controls except tab and newline, DEL, C1 controls, and the bidirectional
+// overrides / isolates (text that displays in another order than it reads).
+const UNSAFE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
+
+/**
+ * `text` with every control character except newline and tab replaced by U+FFFD,
+ * so untrusted text cannot drive the terminal. CR LF becomes LF first.
+ *
+ * @example
+ * ```ts
+ * safe("ok\u001b[2J"); // "ok\uFFFD[2J"
+ * ```
+ */
+export function safe(text: string): string {
+  return text.replace(/\r\n/g, "\n").replace(UNSAFE, "\uFFFD");
+}
+
+/**
+ * `text` as one safe line: whitespace runs (newlines included) become one space,
+ * bounded to `MAX_ERROR_LINE_CHARS`.
+ */
+export function oneLine(text: string, max = MAX_ERROR_LINE_CHARS): string {
+  const line = safe(text).replace(/\s+/g, " ").trim();
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+}
+
+/** ANSI styles, applied only when colour is on. */
+export interface Styles {
+  bold(text: string): string;
+  dim(text: string): string;
+  red(text: string): string;
+  green(text: string): string;
+  yellow(text: string): string;
+  cyan(text: string): string;
+}
+
+/** The styles for `io` (identity functions without colour). */
+export function styles(io: Pick<Io, "color">): Styles {
+  const wrap =
+    (open: number, close: number) =>
+    (text: string): string =>
+      io.color ? `\u001b[${open}m${text}\u001b[${close}m` : text;
+  return { bold: wrap(1, 22), dim: wrap(2, 22), red: wrap(31, 39), green: wrap(32, 39), yellow: wrap(33, 39), cyan: wrap(36, 39) };
+}
+
+/** Decoded size of base64 text, for placeholders (approximate for malformed input). */
+export function base64Bytes(data: string): number {
+  const padding = data.endsWith("==") ? 2 : data.endsWith("=") ? 1 : 0;
+  return Math.max(0, Math.floor((data.length * 3) / 4) - padding);
+}
+
+/**
+ * MCP content as terminal text, blocks in order: text as itself (made safe),
+ * everything else as a bracketed line: `[image: image/png, 68 bytes]`,
+ * `[resource: uri]` followed by its text, `[resource: uri, mime, N bytes]` for a
+ * blob, `[resource_link: uri name]`, `[<type> content]` for kinds MCP does not define.
+ */
+export function contentText(blocks: readonly ContentBlock[]): string {
+  const out: string[] = [];
+  for (const block of blocks) {
+    const b = block as Record<string, unknown>;
+    const str = (key: string): string => (typeof b[key] === "string" ? oneLine(b[key] as string, 200) : "");
+    switch (block.type) {
+      case "text":
+        out.push(safe(typeof b.text === "string" ? b.text : ""));
+        break;
+      case "image":
+      case "audio":
+        out.push(`[${block.type}: ${str("mimeType")}, ${base64Bytes(typeof b.data === "string" ? b.data : "")} bytes]`);
+        break;
+      case "resource": {
+        const r = (typeof b.resource === "object" && b.resource !== null ? b.resource : {}) as Record<string, unknown>;
+        const uri = typeof r.uri === "string" ? oneLine(r.uri, 200) : "";
+        if (typeof r.text === "string") out.push(`[resource: ${uri}]\n${safe(r.text).replace(/\n$/, "")}`);
+        else {
+          const mime = typeof r.mimeType === "string" ? `, ${oneLine(r.mimeType, 100)}` : "";
+          out.push(`[resource: ${uri}${mime}, ${base64Bytes(typeof r.blob === "string" ? r.blob : "")} bytes]`);
+        }
+        break;
+      }
+      case "resource_link":
+        out.push(`[resource_link: ${str("uri")} ${str("name")}]`);
+        break;
+      default:
+        out.push(`[${oneLine(block.type, 40)} content]`);
+    }
+  }
+  return out.join("\n");
+}
+
+/** Indents every line of `text` by `prefix`. */
+export function indent(text: string, prefix = "  "): string {
+  return text
+    .split("\n")
+    .map((line) => (line === "" ? line : prefix + line))
+    .join("\n");
+}
+
+/**
+ * `text` cut to at most `maxLines` lines and `maxChars` characters, with a note
+ * saying how much was left out.
+ */
+export function clip(text: string, maxLines: number, maxChars: number): string {
+  const lines = text.split("\n");
+  let kept = lines.length > maxLines ? lines.slice(0, maxLines).join("\n") : text;
+  if (kept.length > maxChars) kept = kept.slice(0, maxChars);
+  if (kept.length === text.length) return text;
+  const restLines = text.slice(kept.length).split("\n").length - 1;
+  return `${kept}\n… (${text.length - kept.length} more characters${restLines > 0 ? `, ${restLines} more lines` : ""})`;
+}
+
+/** The progress line of one running call. */
+export interface ProgressLine {
+  /** Shows an MCP progress update (J6). */
+  update(progress: Progress): void;
+  /** Removes the line (TTY) once the call is over. */
+  done(): void;
+}
+
+/** `3/5 (60%) step 3 of 5`, or `3 step 3` without a total. */
+export function progressText(p: Progress): string {
+  const amount = p.total !== undefined && p.total > 0 ? `${p.progress}/${p.total} (${Math.round((p.progress / p.total) * 100)}%)` : `${p.progress}`;
+  return p.message ? `${amount} ${oneLine(p.message, 200)}` : amount;
+}
+
+/**
+ * A progress line on stderr for `label` (a tool name): on a TTY one line
+ * rewritten in place and erased when done; otherwise one line per update,
+ * `yada: progress: <label> 3/5 (60%) <message>`, so logs keep them, at most one
+ * per `PROGRESS_LOG_INTERVAL_MS` (the last one is always printed).
+ */
+export function progressLine(io: Io, label: string, now: () => number = Date.now): ProgressLine {
+  let shown = false;
+  let last = "";
+  let loggedAt = Number.NEGATIVE_INFINITY;
+  let pending: string | undefined;
+  return {
+    update(progress) {
+      const text = `${oneLine(label, 80)} ${progressText(progress)}`;
+      if (text === last) return;
+      last = text;
+      if (io.errIsTTY) {
+        const width = Math.max(20, io.columns - 1);
+        const line = `… ${text}`;
+        io.err(`\r\u001b[2K${line.length > width ? line.slice(0, width) : line}`);
+        shown = true;
+      } else if (now() - loggedAt >= PROGRESS_LOG_INTERVAL_MS) {
+        io.err(`yada: progress: ${text}\n`);
+        loggedAt = now();
+        pending = undefined;
+      } else pending = text;
+    },
+    done() {
+      if (shown) io.err("\r\u001b[2K");
+      if (pending !== undefined) io.err(`yada: progress: ${pending}\n`);
+      shown = false;
+      pending = undefined;
+    },
+  };
+}
+
+/** Pads `text` with spaces to `width` characters. */
+export function pad(text: string, width: number): string {
+  return text.length >= width ? text : text + " ".repeat(width - text.length);
+}
