@@ -241,7 +241,13 @@ export class McpClient {
     const era = options.era ?? "auto";
     if (era === "modern" || (era === "auto" && rememberedEra(key) !== "legacy")) {
       const probeMs = era === "modern" ? handshakeMs : Math.min(options.discoverTimeoutMs ?? DEFAULT_DISCOVER_TIMEOUT_MS, handshakeMs);
-      const probe = await probeModern(session, name, who, probeMs, signal);
+      // Over HTTP the aborted POST already cancels the probe (2026-07-28); a
+      // notifications/cancelled POST would reach a legacy server before initialize.
+      const http = session.transport.kind === "http";
+      if (http) session.cancelNotifications = false;
+      const probe = await probeModern(session, name, who, probeMs, signal).finally(() => {
+        if (http) session.cancelNotifications = true;
+      });
       if (probe.kind === "modern") {
         rememberEra(key, "modern");
         return probe.established;
@@ -450,6 +456,8 @@ export class McpClient {
    * Calls a tool and returns the full content model (V4). A result with
    * `isError: true` is returned, not thrown: it is the tool's answer. In the
    * modern era `input_required` rounds are answered through the host handlers (V2, V6).
+   * Over modern HTTP, arguments of `x-mcp-header` parameters ride as `Mcp-Param-*`
+   * headers; a -32020 header mismatch re-lists the tools and retries the call once.
    *
    * @throws TimeoutError (`timeout`) after the call bound, counted from the send (S6).
    * @throws JsonRpcError (`jsonrpc`), ProtocolError (`protocol`), ConnectionClosedError (`connection_closed`), CancelledError (`cancelled`).
@@ -460,9 +468,24 @@ export class McpClient {
     if (options.onProgress) opts.onProgress = options.onProgress;
     if (options.resetTimeoutOnProgress) opts.resetTimeoutOnProgress = true;
     if (options.maxTotalTimeoutMs !== undefined) opts.maxTotalTimeoutMs = options.maxTotalTimeoutMs;
-    const declared = this.#s.paramHeaders?.get(name);
+    const params = withMeta({ name, arguments: args }, options.meta);
+    const known = this.#s.paramHeaders;
+    const declared = known?.get(name);
     if (declared?.length) opts.headers = paramHeaderValues(declared, args);
-    const result = await this.#complete("tools/call", withMeta({ name, arguments: args }, options.meta), opts);
+    let result: JsonRecord;
+    try {
+      result = await this.#complete("tools/call", params, opts);
+    } catch (e) {
+      // Spec 2026-07-28 (x-mcp-header): on a header mismatch the client SHOULD list
+      // the tools again (the declarations may be new, or never listed) and retry once.
+      if (!known || !(e instanceof JsonRpcError) || e.rpcCode !== MODERN_ERRORS.headerMismatch) throw e;
+      this.#s.listCache.delete("tools/list");
+      await this.listTools(options.signal ? { signal: options.signal } : {});
+      const fresh = known.get(name);
+      if (!fresh?.length || JSON.stringify(fresh) === JSON.stringify(declared ?? [])) throw e;
+      opts.headers = paramHeaderValues(fresh, args);
+      result = await this.#complete("tools/call", params, opts);
+    }
     return parseCallToolResult(result, `${this.#s.name}: tools/call ${name.slice(0, 80)}`);
   }
 

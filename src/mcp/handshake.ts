@@ -75,11 +75,20 @@ export function forgetServerEra(key?: string): void {
 export function modernMeta(version: string, who: ClientIdentity, logLevel: string | undefined): JsonRecord {
   const meta: JsonRecord = {
     [META.protocolVersion]: version,
-    [META.clientCapabilities]: who.capabilities,
+    [META.clientCapabilities]: modernCapabilities(who.capabilities),
     [META.clientInfo]: who.clientInfo,
   };
   if (logLevel !== undefined) meta[META.logLevel] = logLevel;
   return meta;
+}
+
+// The 2026-07-28 roots capability is `{}`: notifications/roots/list_changed is gone,
+// so the legacy `listChanged` flag would promise something that does not exist.
+function modernCapabilities(capabilities: JsonRecord): JsonRecord {
+  const roots = capabilities.roots;
+  if (!isRecord(roots) || !("listChanged" in roots)) return capabilities;
+  const { listChanged: _dropped, ...rest } = roots;
+  return { ...capabilities, roots: rest };
 }
 
 /** The outcome of the `server/discover` probe. */

@@ -37,6 +37,7 @@ export class Subscriptions {
   readonly #uris = new Set<string>();
   #lists = false;
   #current: AbortController | undefined;
+  #currentId: RequestId | undefined;
   #retryTimer: ReturnType<typeof setTimeout> | undefined;
   #delay = LISTEN_RETRY_MIN_MS;
   #acknowledged: JsonRecord | undefined;
@@ -62,6 +63,15 @@ export class Subscriptions {
     if (method === "notifications/subscriptions/acknowledged" && this.owns(params) && isRecord(params?.notifications)) {
       this.#acknowledged = params.notifications;
       this.#delay = LISTEN_RETRY_MIN_MS;
+    }
+    // A server may end a subscription with notifications/cancelled naming the listen
+    // request (spec 2026-07-28 "Cancellation", stdio): it is over, so listen again.
+    const current = this.#current;
+    const id = params?.requestId;
+    if (method === "notifications/cancelled" && current && id !== undefined && id === this.#currentId) {
+      this.#current = undefined;
+      current.abort(); // settles the pending listen request
+      this.#retryLater(undefined);
     }
   }
 
@@ -115,12 +125,14 @@ export class Subscriptions {
     if (!this.#wanted()) return;
     const controller = new AbortController();
     this.#current = controller;
+    this.#currentId = undefined;
     this.#acknowledged = undefined;
     let id: RequestId | undefined;
     this.#host
       .request("subscriptions/listen", { notifications: this.#filter() }, { timeoutMs: null, signal: controller.signal, onId: (x) => {
         id = x;
         this.#ids.add(x);
+        if (this.#current === controller) this.#currentId = x;
       } })
       .then(
         () => this.#ended(controller, id, undefined),
@@ -132,8 +144,12 @@ export class Subscriptions {
     if (id !== undefined) this.#ids.delete(id);
     if (controller.signal.aborted || this.#current !== controller) return;
     this.#current = undefined;
+    this.#retryLater(error);
+  }
+
+  // The server closed the stream or it broke: listen again, with growing delays.
+  #retryLater(error: unknown): void {
     if (!this.#wanted()) return;
-    // The server closed the stream or it broke: listen again, with growing delays.
     this.#host.log("info", "subscriptions/listen ended; listening again", { server: this.#host.name, error: error === undefined ? undefined : String(error) });
     const delay = this.#delay;
     this.#delay = Math.min(this.#delay * 2, LISTEN_RETRY_MAX_MS);
