@@ -125,3 +125,35 @@ test("T15: the low-level API: connectStdio, listTools, callTool, withCallTimeout
   assert.equal(client.isClosed, true);
   assert.equal((await rejection(client.callTool("echo", { text: "x" }))).code, "connection_closed");
 });
+
+test("V2: a server remembered as legacy that answers initialize like a modern one is probed again", async () => {
+  // One script, two behaviours chosen by MODE (the environment is not part of the server's key):
+  // legacy answers the probe -32601; modern-only answers initialize -32022 and discover with a result.
+  const script = `
+const rl = require("readline").createInterface({ input: process.stdin });
+const send = (m) => process.stdout.write(JSON.stringify(m) + "\\n");
+rl.on("line", (l) => {
+  const m = JSON.parse(l);
+  if (m.id === undefined) return;
+  const modern = process.env.MODE === "modern";
+  if (m.method === "server/discover") {
+    if (!modern) return send({ jsonrpc: "2.0", id: m.id, error: { code: -32601, message: "Method not found" } });
+    return send({ jsonrpc: "2.0", id: m.id, result: { resultType: "complete", supportedVersions: ["2026-07-28"], capabilities: { tools: {} }, ttlMs: 0, cacheScope: "private", _meta: { "io.modelcontextprotocol/serverInfo": { name: "m", version: "2" } } } });
+  }
+  if (m.method === "initialize") {
+    if (modern) return send({ jsonrpc: "2.0", id: m.id, error: { code: -32022, message: "Unsupported protocol version", data: { supported: ["2026-07-28"], requested: "2025-11-25" } } });
+    return send({ jsonrpc: "2.0", id: m.id, result: { protocolVersion: "2025-11-25", capabilities: {}, serverInfo: { name: "l", version: "1" } } });
+  }
+  send({ jsonrpc: "2.0", id: m.id, result: { tools: [], resultType: "complete" } });
+});`;
+  const first = await McpClient.connectStdio("node", ["-e", script], { MODE: "legacy" });
+  assert.equal(first.era, "legacy");
+  await first.close();
+  const second = await McpClient.connectStdio("node", ["-e", script], { MODE: "modern" });
+  try {
+    assert.equal(second.era, "modern");
+    assert.equal(second.serverInfo.name, "m");
+  } finally {
+    await second.close();
+  }
+});

@@ -79,7 +79,26 @@ test("T4: deep const / enum / uniqueItems values are bounded too", () => {
 
 test("T4: at most MAX_SCHEMA_ISSUES issues are collected", () => {
   const v = compileSchema({ type: "array", items: { type: "string" } });
-  const r = v.validate(Array.from({ length: 1000 }, (_, i) => i));
+  const many = Array.from({ length: 1000 }, (_, i) => i);
+  const r = v.validate(many, { allIssues: true });
   assert.equal(r.valid, false);
   if (!r.valid) assert.equal(r.issues.length, MAX_SCHEMA_ISSUES);
+  const all = compileSchema({ type: "array", items: { type: "string" } }, { allIssues: true }).validate(many);
+  assert.equal(all.valid, false);
+  if (!all.valid) assert.equal(all.issues.length, MAX_SCHEMA_ISSUES);
+  // By default validation stops at the first failure.
+  const first = v.validate(many);
+  assert.equal(first.valid, false);
+  if (!first.valid) assert.deepEqual(first.issues, [{ instancePath: "/0", schemaPath: "/items/type", message: "must be string" }]);
+});
+
+test("T4: deep failures swallowed by contains do not leak into the reported path", () => {
+  // `contains` probes every item (each failing deep inside); the reported path is the contains keyword's.
+  let item: unknown = 1;
+  for (let i = 0; i < MAX_INSTANCE_DEPTH - 3; i++) item = [item];
+  let deep: Record<string, unknown> = { type: "string" };
+  for (let i = 0; i < 40; i++) deep = { items: deep };
+  const v = compileSchema({ contains: deep });
+  const r = v.validate(Array.from({ length: 50 }, () => item));
+  assert.deepEqual(r, { valid: false, issues: [{ instancePath: "", schemaPath: "/contains", message: "must contain at least 1 matching item" }] });
 });

@@ -16,7 +16,7 @@ const tool = compileSchema({
 });
 
 test("T4: issues carry the instance path and the schema path of the failing keyword", () => {
-  const r = tool.validate({ labels: ["ok", "secret-token-value"], "a/b~c": 1.5, extra: "x" });
+  const r = tool.validate({ labels: ["ok", "secret-token-value"], "a/b~c": 1.5, extra: "x" }, { allIssues: true });
   assert.equal(r.valid, false);
   if (r.valid) return;
   const byPath = new Map(r.issues.map((i) => [i.instancePath, i]));
@@ -27,7 +27,7 @@ test("T4: issues carry the instance path and the schema path of the failing keyw
 });
 
 test("T4: messages never contain instance values", () => {
-  const r = tool.validate({ owner: "SECRET-VALUE", labels: ["SECRET-LABEL-TOO-LONG"], "a/b~c": "SECRET-NUM" });
+  const r = tool.validate({ owner: "SECRET-VALUE", labels: ["SECRET-LABEL-TOO-LONG"], "a/b~c": "SECRET-NUM" }, { allIssues: true });
   assert.equal(r.valid, false);
   if (r.valid) return;
   for (const i of r.issues) assert.doesNotMatch(i.message, /SECRET/);
@@ -55,6 +55,94 @@ test("T4: assert() throws ValidationError naming what was validated and the firs
   assert.doesNotThrow(() => tool.assert({ owner: "me" }, "arguments"));
 });
 
+test("T4: by default validation stops at the first failing keyword and reports it with its paths", () => {
+  const cases: [unknown, string, string][] = [
+    [{ labels: ["ok", "secret-token-value"] }, "/labels/1", "/properties/labels/items/maxLength"],
+    [{ owner: "me", "a/b~c": 1.5 }, "/a~1b~0c", "/properties/a~1b~0c/type"],
+    [{ owner: "me", extra: "x" }, "/extra", "/additionalProperties"],
+    [{ labels: [] }, "", "/required"],
+    [[], "", "/type"],
+  ];
+  for (const [inst, instancePath, schemaPath] of cases) {
+    const r = tool.validate(inst);
+    assert.equal(r.valid, false);
+    if (r.valid) continue;
+    assert.equal(r.issues.length, 1);
+    assert.deepEqual({ instancePath: r.issues[0]?.instancePath, schemaPath: r.issues[0]?.schemaPath }, { instancePath, schemaPath });
+    // The same failure leads the full list.
+    const all = tool.validate(inst, { allIssues: true });
+    assert.ok(!all.valid && all.issues.some((i) => i.instancePath === instancePath && i.schemaPath === schemaPath));
+  }
+});
+
+test("T4: failures inside anyOf / oneOf / not / if / contains branches do not leak into the reported issue", () => {
+  const v = compileSchema({
+    type: "object",
+    properties: {
+      q: { anyOf: [{ type: "string" }, { type: "object", properties: { deep: { type: "integer" } } }] },
+      r: { oneOf: [{ type: "array", items: { type: "string" } }, { type: "null" }] },
+      s: { not: { type: "string" }, if: { properties: { x: { type: "string" } } }, then: { required: ["x"] }, else: { maxProperties: 1 } },
+      t: { type: "array", contains: { type: "object", properties: { id: { const: 1 } }, required: ["id"] } },
+    },
+  });
+  assert.deepEqual(v.validate({ q: { deep: "x" } }), {
+    valid: false,
+    issues: [{ instancePath: "/q", schemaPath: "/properties/q/anyOf", message: "must match at least one schema in anyOf" }],
+  });
+  assert.deepEqual(v.validate({ q: 1, r: [1] }), {
+    valid: false,
+    issues: [{ instancePath: "/q", schemaPath: "/properties/q/anyOf", message: "must match at least one schema in anyOf" }],
+  });
+  assert.deepEqual(v.validate({ r: [1] }), {
+    valid: false,
+    issues: [{ instancePath: "/r", schemaPath: "/properties/r/oneOf", message: "must match exactly one schema in oneOf" }],
+  });
+  assert.deepEqual(v.validate({ s: { x: 1, y: 2 } }), {
+    valid: false,
+    issues: [{ instancePath: "/s", schemaPath: "/properties/s/else/maxProperties", message: "must have at most 1 properties" }],
+  });
+  assert.deepEqual(v.validate({ t: [{ id: 2 }, {}, { id: 1 }] }).valid, true);
+  assert.deepEqual(v.validate({ t: [{ id: 2 }, {}] }), {
+    valid: false,
+    issues: [{ instancePath: "/t", schemaPath: "/properties/t/contains", message: "must contain at least 1 matching item" }],
+  });
+});
+
+test("T4: first-failure issues name the offending key or item", () => {
+  const v = compileSchema({
+    type: "object",
+    properties: { list: { type: "array", uniqueItems: true }, names: { type: "object", propertyNames: { maxLength: 2 } } },
+    additionalProperties: false,
+  });
+  assert.deepEqual(v.validate({ list: [1, 2, 1] }), {
+    valid: false,
+    issues: [{ instancePath: "/list/2", schemaPath: "/properties/list/uniqueItems", message: "must not have duplicate items" }],
+  });
+  assert.deepEqual(v.validate({ names: { ok: 1, "too/long": 2 } }), {
+    valid: false,
+    issues: [{ instancePath: "/names/too~1long", schemaPath: "/properties/names/propertyNames", message: "property name must match the propertyNames schema" }],
+  });
+  assert.deepEqual(v.validate({ "x~y": 1 }), {
+    valid: false,
+    issues: [{ instancePath: "/x~0y", schemaPath: "/additionalProperties", message: "must not have additional properties" }],
+  });
+  assert.deepEqual(compileSchema(false).validate(1), {
+    valid: false,
+    issues: [{ instancePath: "", schemaPath: "", message: "no value is allowed here" }],
+  });
+});
+
+test("T4: assert() with allIssues carries every collected issue", () => {
+  try {
+    tool.assert({ labels: ["much-too-long-TOKEN"], extra: 1 }, "arguments", { allIssues: true });
+    assert.fail("expected a ValidationError");
+  } catch (e) {
+    assert.ok(e instanceof ValidationError);
+    assert.equal(e.issues.length, 3);
+    assert.match(e.message, /\(\+2 more\)$/);
+  }
+});
+
 test("T4: valid instances return the shared valid result", () => {
   assert.deepEqual(tool.validate({ owner: "me" }), { valid: true });
 });
@@ -70,4 +158,11 @@ test("T4: enum, const and uniqueItems treat 1 and 1.0 as equal and ignore key or
   assert.equal(compileSchema({ const: 1 }).validate(1.0).valid, true);
   assert.equal(compileSchema({ uniqueItems: true }).validate([{ a: 1, b: 2 }, { b: 2, a: 1 }]).valid, false);
   assert.equal(compileSchema({ uniqueItems: true }).validate([1, "1", true, null, [1], { "1": 1 }]).valid, true);
+  // Short arrays of primitives are compared pairwise, longer ones through a set: same answers.
+  const u = compileSchema({ uniqueItems: true });
+  assert.equal(u.validate(["a", "b", 1, true, null]).valid, true);
+  assert.deepEqual(u.validate(["a", 2, "b", 2.0]), { valid: false, issues: [{ instancePath: "/3", schemaPath: "/uniqueItems", message: "must not have duplicate items" }] });
+  const long = Array.from({ length: 40 }, (_, i) => i);
+  assert.equal(u.validate(long).valid, true);
+  assert.deepEqual(u.validate([...long, 7]), { valid: false, issues: [{ instancePath: "/40", schemaPath: "/uniqueItems", message: "must not have duplicate items" }] });
 });

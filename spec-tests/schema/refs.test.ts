@@ -39,6 +39,30 @@ test("T4: $async schemas are refused", () => {
   assert.throws(() => compileSchema({ properties: { a: { $async: true } } }), isSchemaError);
 });
 
+test("T4: every error is thrown by compileSchema, also in subschemas only built when first used", () => {
+  const nested = (inner: unknown) => ({ oneOf: [{ type: "string" }, { type: "array", items: { properties: { deep: inner } } }] });
+  assert.throws(() => compileSchema(nested({ $ref: "#/$defs/missing" })), isSchemaError);
+  assert.throws(() => compileSchema(nested({ $ref: "https://example.com/x.json" })), (e) => isSchemaError(e) && /never fetched/.test((e as Error).message));
+  assert.throws(() => compileSchema(nested({ $async: true })), (e) => isSchemaError(e) && /\$async/.test((e as Error).message));
+  assert.throws(() => compileSchema(nested({ maxItems: 1.5 })), (e) => isSchemaError(e) && /\/oneOf\/1\/items\/properties\/deep\/maxItems/.test((e as Error).message));
+  assert.throws(() => compileSchema(nested({ pattern: "(" })), isSchemaError);
+  assert.throws(() => compileSchema(nested({ not: 3 })), isSchemaError);
+  assert.throws(() => compileSchema(nested({ anyOf: [] })), isSchemaError);
+  assert.throws(() => compileSchema(nested({ dependentRequired: { a: [1] } })), isSchemaError);
+  assert.throws(() => compileSchema(nested({ if: true, then: "x" })), isSchemaError);
+  assert.throws(() => compileSchema({ $defs: { a: { items: { $ref: "#/$defs/b" } }, b: { type: 7 } }, $ref: "#/$defs/a" }), isSchemaError);
+  // Keywords the validator ignores are not checked: `then` without `if`, draft 7 `$ref` siblings.
+  assert.doesNotThrow(() => compileSchema(nested({ then: "x" })));
+  assert.doesNotThrow(() => compileSchema({ $ref: "#/definitions/a", definitions: { a: {} }, minLength: -1 }, { defaultDialect: "draft-07" }));
+  const ok = compileSchema(nested({ type: "integer" }));
+  assert.equal(ok.validate("s").valid, true);
+  assert.equal(ok.validate([{ deep: 1 }]).valid, true);
+  assert.deepEqual(ok.validate([{ deep: "x" }]), {
+    valid: false,
+    issues: [{ instancePath: "", schemaPath: "/oneOf", message: "must match exactly one schema in oneOf" }],
+  });
+});
+
 test("T4: malformed keywords are SchemaErrors naming the location", () => {
   assert.throws(() => compileSchema({ properties: { a: { minLength: -1 } } }), (e) => isSchemaError(e) && /\/properties\/a\/minLength/.test((e as Error).message));
   assert.throws(() => compileSchema({ type: "int" }), isSchemaError);

@@ -5,6 +5,7 @@
  * @module
  */
 import { ProtocolError, SerializationError } from "../errors.js";
+import { isRec } from "../util/record.js";
 
 /** A JSON-RPC id: a string or an integer (never null for requests, J1). */
 export type RequestId = string | number;
@@ -65,13 +66,13 @@ export type Incoming =
   | { kind: "notification"; message: JsonRpcNotification }
   | { kind: "response"; message: JsonRpcResponse };
 
-function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
-
 /** Is `v` a valid JSON-RPC id (string or safe integer)? */
 export function isRequestId(v: unknown): v is RequestId {
   return typeof v === "string" || (typeof v === "number" && Number.isSafeInteger(v));
+}
+
+function fail(what: string): never {
+  throw new ProtocolError(`JSON-RPC ${what}`);
 }
 
 /**
@@ -82,31 +83,27 @@ export function isRequestId(v: unknown): v is RequestId {
  * response with both or neither of `result` / `error`, a malformed error object.
  */
 export function classifyMessage(value: unknown): Incoming {
-  if (!isPlainObject(value)) throw new ProtocolError("JSON-RPC message is not an object");
-  if (value.jsonrpc !== "2.0") throw new ProtocolError('JSON-RPC message lacks jsonrpc: "2.0"');
+  if (!isRec(value)) fail("message is not an object");
+  if (value.jsonrpc !== "2.0") fail('message lacks jsonrpc: "2.0"');
   const hasId = "id" in value;
   if ("method" in value) {
-    if (typeof value.method !== "string") throw new ProtocolError("JSON-RPC method is not a string");
-    if ("params" in value && value.params !== undefined && !isPlainObject(value.params)) {
-      throw new ProtocolError(`JSON-RPC params of ${value.method} is not an object`);
-    }
+    if (typeof value.method !== "string") fail("method is not a string");
+    if (value.params !== undefined && !isRec(value.params)) fail(`params of ${value.method} is not an object`);
     if (!hasId) return { kind: "notification", message: value as unknown as JsonRpcNotification };
-    if (!isRequestId(value.id)) throw new ProtocolError(`JSON-RPC request ${value.method} has an invalid id`);
+    if (!isRequestId(value.id)) fail(`request ${value.method} has an invalid id`);
     return { kind: "request", message: value as unknown as JsonRpcRequest };
   }
   const hasResult = "result" in value;
   const hasError = "error" in value;
-  if (hasResult === hasError) throw new ProtocolError("JSON-RPC response must carry exactly one of result and error");
+  if (hasResult === hasError) fail("response must carry exactly one of result and error");
   if (hasResult) {
-    if (!isRequestId(value.id)) throw new ProtocolError("JSON-RPC response has an invalid id");
-    if (!isPlainObject(value.result)) throw new ProtocolError("JSON-RPC result is not an object");
+    if (!isRequestId(value.id)) fail("response has an invalid id");
+    if (!isRec(value.result)) fail("result is not an object");
     return { kind: "response", message: value as unknown as JsonRpcSuccess };
   }
-  if (value.id !== null && !isRequestId(value.id)) throw new ProtocolError("JSON-RPC error response has an invalid id");
+  if (value.id !== null && !isRequestId(value.id)) fail("error response has an invalid id");
   const err = value.error;
-  if (!isPlainObject(err) || typeof err.code !== "number" || !Number.isInteger(err.code) || typeof err.message !== "string") {
-    throw new ProtocolError("JSON-RPC error object is malformed");
-  }
+  if (!isRec(err) || !Number.isInteger(err.code) || typeof err.message !== "string") fail("error object is malformed");
   return { kind: "response", message: value as unknown as JsonRpcFailure };
 }
 

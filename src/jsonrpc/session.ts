@@ -18,7 +18,7 @@ import {
   MAX_PENDING_REQUESTS,
   MAX_RPC_ERROR_MESSAGE_CHARS,
 } from "../limits.js";
-import { silentLogger, type Logger } from "../log.js";
+import { silentLogger, type Logger, type LogLevel } from "../log.js";
 import type { SendOptions, Transport } from "../transport/types.js";
 import {
   classifyMessage,
@@ -53,6 +53,8 @@ export interface RequestOptions {
   onId?: (id: RequestId) => void;
   /** Extra transport headers for this request (HTTP only). */
   headers?: Readonly<Record<string, string>>;
+  /** The answer stays open by design (`subscriptions/listen`): no transport idle bound once answered. */
+  longLived?: boolean;
 }
 
 /** Context passed to a handler of a server-initiated request. */
@@ -282,8 +284,7 @@ export class JsonRpcSession {
           };
         }
       }
-      const sendOptions: SendOptions | undefined =
-        done || options.headers ? { ...(done ? { signal: done.signal } : {}), ...(options.headers ? { headers: options.headers } : {}) } : undefined;
+      const sendOptions: SendOptions | undefined = done || options.headers ? { signal: done?.signal, headers: options.headers } : undefined;
       this.#transport.send(message, sendOptions).catch((error: unknown) => this.#settle(id, undefined, this.#asYadaError(error, method)));
     });
   }
@@ -323,7 +324,7 @@ export class JsonRpcSession {
     // The spec forbids cancelling initialize; a closed session has nobody to tell.
     if (!pending || pending.method === "initialize" || this.#closeError || !this.#cancelNotifications) return;
     this.notify("notifications/cancelled", { requestId: id, reason: truncate(reason, MAX_CANCEL_REASON_CHARS) }).catch((e: unknown) =>
-      this.#log("debug", "notifications/cancelled could not be sent", { server: this.#name, error: String(e) }),
+      this.#note("debug", "notifications/cancelled could not be sent", e),
     );
   }
 
@@ -347,7 +348,7 @@ export class JsonRpcSession {
       try {
         listener(error);
       } catch (e) {
-        this.#log("warn", "close listener threw", { server: this.#name, error: String(e) });
+        this.#note("warn", "close listener threw", e);
       }
     }
   }
@@ -358,7 +359,7 @@ export class JsonRpcSession {
       incoming = classifyMessage(value);
     } catch (e) {
       // J1: an invalid message is reported and dropped, never a crash.
-      this.#log("warn", "dropped an invalid JSON-RPC message", { server: this.#name, error: (e as Error).message });
+      this.#note("warn", "dropped an invalid JSON-RPC message", (e as Error).message);
       return;
     }
     switch (incoming.kind) {
@@ -404,7 +405,7 @@ export class JsonRpcSession {
         try {
           pending.onProgress(p);
         } catch (e) {
-          this.#log("warn", "progress callback threw", { server: this.#name, error: String(e) });
+          this.#note("warn", "progress callback threw", e);
         }
       }
     } else if (n.method === "notifications/cancelled") {
@@ -415,7 +416,7 @@ export class JsonRpcSession {
       try {
         listener(n.method, params);
       } catch (e) {
-        this.#log("warn", "notification listener threw", { server: this.#name, method: n.method, error: String(e) });
+        this.#note("warn", "notification listener threw", e, n.method);
       }
     }
   }
@@ -440,7 +441,7 @@ export class JsonRpcSession {
         e instanceof RpcErrorReply
           ? { code: e.rpcCode, message: e.message, ...(e.data === undefined ? {} : { data: e.data }) }
           : { code: RPC.INTERNAL_ERROR, message: "Internal error" };
-      if (!(e instanceof RpcErrorReply)) this.#log("warn", "a server request handler threw", { server: this.#name, method: r.method, error: String(e) });
+      if (!(e instanceof RpcErrorReply)) this.#note("warn", "a server request handler threw", e, r.method);
       this.#reply({ jsonrpc: "2.0", id: r.id, error });
     } finally {
       this.#inbound.delete(r.id);
@@ -449,6 +450,10 @@ export class JsonRpcSession {
 
   #reply(message: JsonRpcMessage): void {
     if (this.#closeError) return;
-    this.#send(message).catch((e: unknown) => this.#log("debug", "a reply could not be sent", { server: this.#name, error: String(e) }));
+    this.#send(message).catch((e: unknown) => this.#note("debug", "a reply could not be sent", e));
+  }
+
+  #note(level: LogLevel, message: string, error: unknown, method?: string): void {
+    this.#log(level, message, { server: this.#name, ...(method !== undefined && { method }), error: String(error) });
   }
 }

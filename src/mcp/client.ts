@@ -39,9 +39,9 @@ import {
   type ResourceContents,
   type ServerInfo,
 } from "./types.js";
-import { isSupportedLegacyVersion, isSupportedModernVersion, META, MODERN_ERRORS, pickVersion, type Era } from "./versions.js";
+import { isModernErrorCode, isSupportedLegacyVersion, isSupportedModernVersion, META, MODERN_ERRORS, pickVersion, type Era } from "./versions.js";
 import { answerElicitation, answerRoots, answerSampling, capabilitiesFor, type ClientHandlers } from "./handlers.js";
-import { initializeLegacy, modernMeta, probeModern, rememberedEra, rememberEra, type ClientIdentity, type Established } from "./handshake.js";
+import { forgetServerEra, initializeLegacy, modernMeta, probeModern, rememberedEra, rememberEra, type ClientIdentity, type Established } from "./handshake.js";
 import { completeWithInput } from "./input-rounds.js";
 import { Subscriptions } from "./listen.js";
 import { checkParamHeaders, paramHeaderValues, type ParamHeader } from "./param-headers.js";
@@ -239,7 +239,8 @@ export class McpClient {
     signal: AbortSignal,
   ): Promise<Established> {
     const era = options.era ?? "auto";
-    if (era === "modern" || (era === "auto" && rememberedEra(key) !== "legacy")) {
+    const remembered = rememberedEra(key);
+    if (era === "modern" || (era === "auto" && remembered !== "legacy")) {
       const probeMs = era === "modern" ? handshakeMs : Math.min(options.discoverTimeoutMs ?? DEFAULT_DISCOVER_TIMEOUT_MS, handshakeMs);
       // Over HTTP the aborted POST already cancels the probe (2026-07-28); a
       // notifications/cancelled POST would reach a legacy server before initialize.
@@ -256,7 +257,19 @@ export class McpClient {
       options.logger?.("info", "the server does not speak the modern era; using initialize", { server: name, reason: probe.reason });
       session.transport.setProtocolVersion?.(undefined);
     }
-    const established = await initializeLegacy(session, name, who, handshakeMs, signal);
+    let established: Established;
+    try {
+      established = await initializeLegacy(session, name, who, handshakeMs, signal);
+    } catch (e) {
+      // The remembered era was wrong (the server changed, or its probe answer came too
+      // late): a modern error to initialize sends us back to the modern probe, once.
+      if (era === "auto" && remembered === "legacy" && e instanceof JsonRpcError && isModernErrorCode(e.rpcCode)) {
+        forgetServerEra(key);
+        options.logger?.("info", "the server remembered as legacy answers like a modern one; probing again", { server: name });
+        return McpClient.#establish(session, name, who, options, key, handshakeMs, signal);
+      }
+      throw e;
+    }
     if (era === "auto") rememberEra(key, "legacy");
     return established;
   }

@@ -129,7 +129,7 @@ export class Subscriptions {
     this.#acknowledged = undefined;
     let id: RequestId | undefined;
     this.#host
-      .request("subscriptions/listen", { notifications: this.#filter() }, { timeoutMs: null, signal: controller.signal, onId: (x) => {
+      .request("subscriptions/listen", { notifications: this.#filter() }, { timeoutMs: null, longLived: true, signal: controller.signal, onId: (x) => {
         id = x;
         this.#ids.add(x);
         if (this.#current === controller) this.#currentId = x;

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { encodeHeaderValue } from "../transport/http-headers.js";
 import { isRecord, type JsonRecord } from "./types.js";
 
 /** One valid declaration: the property path from the arguments root and the header suffix. */
@@ -83,33 +84,11 @@ export function checkParamHeaders(inputSchema: JsonRecord): ParamHeaderCheck {
   return problem ? { ok: false, reason: problem } : { ok: true, headers };
 }
 
-// Plain: printable ASCII (0x20-0x7E) with no space at either end. Tabs and other
-// control characters, and anything beyond ASCII, take the base64 form.
-function isSafePlain(value: string): boolean {
-  if (value.length === 0) return true;
-  if (value.startsWith(" ") || value.endsWith(" ")) return false;
-  for (let i = 0; i < value.length; i++) {
-    const c = value.charCodeAt(i);
-    if (c < 0x20 || c > 0x7e) return false;
-  }
-  // A plain value that looks like the sentinel must be encoded too.
-  return !(value.startsWith("=?base64?") && value.endsWith("?="));
-}
-
-function base64Utf8(value: string): string {
-  const bytes = new TextEncoder().encode(value);
-  let binary = "";
-  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-  return btoa(binary);
-}
-
 /**
  * Encodes a value for an MCP header: as is when it is plain visible ASCII, else
- * `=?base64?<base64 of UTF-8>?=`.
+ * `=?base64?<base64 of UTF-8>?=` (one encoder for `Mcp-Name` and `Mcp-Param-*`).
  */
-export function encodeMcpHeaderValue(value: string): string {
-  return isSafePlain(value) ? value : `=?base64?${base64Utf8(value)}?=`;
-}
+export const encodeMcpHeaderValue = encodeHeaderValue;
 
 /**
  * The `Mcp-Param-*` headers of one call: for each declaration whose argument is

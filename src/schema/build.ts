@@ -41,6 +41,96 @@ const APPLICATOR = new Set([
 ]);
 const UNEVALUATED = new Set(["unevaluatedItems", "unevaluatedProperties"]);
 
+/** Is keyword `kw` enabled by the vocabularies of `place` (all are, without `$vocabulary`)? */
+export function enabled(place: Place, kw: string): boolean {
+  const vocab = place.vocab;
+  if (vocab === null) return true;
+  if (VALIDATION.has(kw)) return vocab.has("validation");
+  if (APPLICATOR.has(kw)) return vocab.has("applicator");
+  if (UNEVALUATED.has(kw)) return vocab.has("unevaluated") || vocab.has("applicator");
+  return true;
+}
+
+/** Display location of `place` plus `segs`, as a JSON pointer. */
+export function locationOf(place: Place, ...segs: (string | number)[]): string {
+  let p = place.label + place.pointer;
+  for (const s of segs) p += "/" + escapeToken(s);
+  return p;
+}
+
+/** A finite number (keyword value shape). */
+export function isNumber(v: unknown): v is number {
+  return typeof v === "number" && Number.isFinite(v);
+}
+
+/** A non-negative integer (2020-12 validation §6: "MUST be a non-negative integer"). */
+export function isCount(v: unknown): v is number {
+  return typeof v === "number" && Number.isInteger(v) && v >= 0;
+}
+
+/** An array of strings. */
+export function isStrings(v: unknown): v is string[] {
+  if (!Array.isArray(v)) return false;
+  for (let i = 0; i < v.length; i++) if (typeof v[i] !== "string") return false;
+  return true;
+}
+
+/** The place of child subschema `value` found at `parent` plus `segs` (boolean and unscanned children get a new one). */
+export function childPlace(index: SchemaIndex, value: unknown, parent: Place, segs: (string | number)[]): Place {
+  const known = typeof value === "object" && value !== null ? index.places.get(value) : undefined;
+  if (known !== undefined) return known;
+  let pointer = parent.pointer;
+  for (const s of segs) pointer += "/" + escapeToken(s);
+  return { ...parent, pointer };
+}
+
+// Keywords that never affect validation (2020-12 meta-data vocabulary, $comment).
+const ANNOTATIONS = new Set(["description", "title", "default", "examples", "$comment", "deprecated", "readOnly", "writeOnly"]);
+const TYPE_CODES: Readonly<Record<string, number>> = { string: 1, number: 2, integer: 3, boolean: 4, null: 5, object: 6, array: 7 };
+
+/**
+ * The {@link typeIs} code of a subschema that is only `type` with one name
+ * (plus annotations), as `{ "type": "string", "description": "..." }`, the most
+ * common property schema of a tool; 0 for any other. Parents test such a child
+ * inline and call it only when the test fails, so it reports as usual.
+ */
+export function simpleType(raw: unknown, parent: Place): number {
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw) || parent.vocab !== null) return 0;
+  const o = raw as Record<string, unknown>;
+  let code = 0;
+  for (const k in o) {
+    if (!Object.hasOwn(o, k)) continue;
+    if (k === "type") {
+      const t = o[k];
+      code = typeof t === "string" && Object.hasOwn(TYPE_CODES, t) ? (TYPE_CODES[t] as number) : 0;
+      if (code === 0) return 0;
+    } else if (!ANNOTATIONS.has(k)) return 0;
+  }
+  return code;
+}
+
+/** Does `v` have the type of {@link simpleType} code `code`? */
+export function typeIs(code: number, v: unknown): boolean {
+  switch (code) {
+    case 1:
+      return typeof v === "string";
+    case 2:
+      return typeof v === "number";
+    case 3:
+      return Number.isInteger(v);
+    case 4:
+      return typeof v === "boolean";
+    case 5:
+      return v === null;
+    case 6:
+      return typeof v === "object" && v !== null && !Array.isArray(v);
+    case 7:
+      return Array.isArray(v);
+    default:
+      return false;
+  }
+}
+
 /** Builder for one subschema object. */
 export class Build {
   readonly lists: [Check[], Check[], Check[], Check[], Check[]] = [[], [], [], [], []];
@@ -66,20 +156,12 @@ export class Build {
 
   /** Display location of this subschema plus `segs`, as a JSON pointer. */
   at(...segs: (string | number)[]): string {
-    let p = this.place.label + this.place.pointer;
-    for (const s of segs) p += "/" + escapeToken(s);
-    return p;
+    return locationOf(this.place, ...segs);
   }
 
   /** Is keyword `kw` present (own property) and enabled by the vocabulary? */
   has(kw: string): boolean {
-    if (!this.present.has(kw)) return false;
-    const vocab = this.place.vocab;
-    if (vocab === null) return true;
-    if (VALIDATION.has(kw)) return vocab.has("validation");
-    if (APPLICATOR.has(kw)) return vocab.has("applicator");
-    if (UNEVALUATED.has(kw)) return vocab.has("unevaluated") || vocab.has("applicator");
-    return true;
+    return this.present.has(kw) && enabled(this.place, kw);
   }
 
   get(kw: string): unknown {
@@ -97,20 +179,20 @@ export class Build {
   /** A finite number. */
   num(kw: string): number {
     const v = this.get(kw);
-    if (typeof v !== "number" || !Number.isFinite(v)) throw this.bad(kw, "a number");
+    if (!isNumber(v)) throw this.bad(kw, "a number");
     return v;
   }
 
   /** A non-negative integer (2020-12 validation §6: "MUST be a non-negative integer"). */
   count(kw: string): number {
     const v = this.get(kw);
-    if (typeof v !== "number" || !Number.isInteger(v) || v < 0) throw this.bad(kw, "a non-negative integer");
+    if (!isCount(v)) throw this.bad(kw, "a non-negative integer");
     return v;
   }
 
   /** An array of strings. */
   strings(kw: string, v: unknown = this.get(kw)): string[] {
-    if (!Array.isArray(v) || !v.every((s): s is string => typeof s === "string")) throw this.bad(kw, "an array of strings");
+    if (!isStrings(v)) throw this.bad(kw, "an array of strings");
     return v;
   }
 
@@ -119,9 +201,7 @@ export class Build {
     if (typeof value !== "boolean" && (typeof value !== "object" || value === null || Array.isArray(value))) {
       throw new SchemaError(`subschema at ${this.at(...segs)} must be an object or a boolean`);
     }
-    let pointer = this.place.pointer;
-    for (const s of segs) pointer += "/" + escapeToken(s);
-    return this.hooks.node(value, this.hooks.index.placeOf(value, { ...this.place, pointer }));
+    return this.hooks.node(value, childPlace(this.hooks.index, value, this.place, segs));
   }
 
   /** The subschema value of keyword `kw`. */

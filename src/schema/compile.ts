@@ -1,19 +1,24 @@
 /**
- * `compileSchema`: indexes a schema's resources, then compiles each subschema
- * once into a closure tree. References are compiled from a work list, not by
- * recursion, so cycles through `$ref` and long reference chains need no stack.
+ * `compileSchema` in two steps. At compile time: index the schema's resources,
+ * then walk every reachable subschema once to check each keyword's shape and
+ * resolve each reference, so every error a schema can cause is thrown there.
+ * Closures are built later, each subschema on its first use (memoized): a tool
+ * list compiles fast, and subschemas never exercised cost nothing. The walk
+ * uses a work list, not recursion, so cycles through `$ref` and long reference
+ * chains need no stack.
  *
  * @module
  */
 import { SchemaError } from "../errors.js";
 import { addArrayKeywords, addUnevaluatedItems } from "./keywords-array.js";
 import { addApplicators, addReferences } from "./keywords-applicator.js";
-import { addCoreKeywords } from "./keywords-core.js";
+import { addCoreKeywords, isTypeKeyword, TYPE_KEYWORD_SHAPE } from "./keywords-core.js";
 import { addObjectKeywords, addUnevaluatedProperties } from "./keywords-object.js";
-import { assemble, Build, type CompilerHooks } from "./build.js";
+import { assemble, Build, childPlace, enabled, isCount, isNumber, isStrings, locationOf, type CompilerHooks } from "./build.js";
+import { compileRegex } from "./pattern.js";
 import { ROOT_URI, SchemaIndex, type Place } from "./refs.js";
 import { report } from "./runtime.js";
-import type { Dialect, SchemaNode } from "./types.js";
+import type { Check, Dialect, SchemaNode } from "./types.js";
 import { CompiledSchema } from "./validate.js";
 
 /** Options of {@link compileSchema}. */
@@ -31,18 +36,32 @@ export interface CompileOptions {
    * treated as 2020-12 as well.
    */
   defaultDialect?: Dialect;
+  /**
+   * Default of `validate` / `assert`'s `allIssues`: collect up to
+   * `MAX_SCHEMA_ISSUES` issues instead of stopping at the first. Default false.
+   */
+  allIssues?: boolean;
 }
 
 const DIALECTS: readonly Dialect[] = ["draft-07", "2019-09", "2020-12"];
 
-function unfilled(): never {
-  throw new SchemaError("internal: subschema used before it was compiled");
+const ACCEPT: Check = () => true;
+
+/** Is keyword `kw` present in `raw` and enabled at `place`? */
+function has(raw: Record<string, unknown>, place: Place, kw: string): boolean {
+  return Object.hasOwn(raw, kw) && enabled(place, kw);
+}
+
+function bad(place: Place, kw: string, what: string): SchemaError {
+  return new SchemaError(`${kw} must be ${what} (at ${locationOf(place, kw)})`);
 }
 
 class Compiler implements CompilerHooks {
   usesDynamic = false;
   private readonly nodes = new Map<object, SchemaNode>();
-  private readonly work: [SchemaNode, Record<string, unknown>, Place][] = [];
+  private readonly work: [Record<string, unknown>, Place][] = [];
+  /** Set once compileSchema's walk is over; a node first met while building (none, as the walk mirrors the builders) is checked by its builder. */
+  private walked = false;
 
   constructor(
     readonly index: SchemaIndex,
@@ -51,29 +70,31 @@ class Compiler implements CompilerHooks {
 
   node(raw: unknown, place: Place): SchemaNode {
     if (typeof raw === "boolean") {
-      const at = place.label + place.pointer;
-      return { v: raw ? () => true : (_i, ctx) => report(ctx, at, "no value is allowed here"), resource: place.res };
+      if (raw) return { v: ACCEPT, resource: place.res };
+      return { v: (_i, ctx) => report(ctx, place.label + place.pointer, "no value is allowed here"), resource: place.res };
     }
     if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
       throw new SchemaError(`schema at ${place.label + place.pointer || "/"} must be an object or a boolean`);
     }
     const hit = this.nodes.get(raw);
     if (hit !== undefined) return hit;
-    const node: SchemaNode = { v: unfilled, resource: place.res };
+    const obj = raw as Record<string, unknown>;
+    // Built on first use; the closure then replaces this stub.
+    const node: SchemaNode = {
+      v: (inst, ctx, ev) => (node.v = this.build(obj, place))(inst, ctx, ev),
+      resource: place.res,
+    };
     this.nodes.set(raw, node);
-    this.work.push([node, raw as Record<string, unknown>, place]);
+    if (!this.walked) this.work.push([obj, place]);
     return node;
   }
 
-  /** Compiles queued subschemas until none is left, then every dynamic anchor if needed. */
+  /** Checks queued subschemas until none is left, then every dynamic anchor if needed. */
   run(): void {
     for (;;) {
       let item;
-      while ((item = this.work.pop()) !== undefined) {
-        const [node, raw, place] = item;
-        node.v = this.build(raw, place);
-      }
-      if (!this.usesDynamic) return;
+      while ((item = this.work.pop()) !== undefined) this.check(item[0], item[1]);
+      if (!this.usesDynamic) break;
       // $dynamicRef may land on any resource's dynamic anchor at run time.
       let added = false;
       for (const res of this.index.allResources()) {
@@ -83,13 +104,189 @@ class Compiler implements CompilerHooks {
           added = true;
         }
       }
-      if (!added && this.work.length === 0) return;
+      if (!added && this.work.length === 0) break;
+    }
+    this.walked = true;
+  }
+
+  private child(value: unknown, place: Place, ...segs: (string | number)[]): void {
+    if (typeof value !== "boolean" && (typeof value !== "object" || value === null || Array.isArray(value))) {
+      throw new SchemaError(`subschema at ${locationOf(place, ...segs)} must be an object or a boolean`);
+    }
+    this.node(value, childPlace(this.index, value, place, segs));
+  }
+
+  private many(v: unknown, place: Place, kw: string): void {
+    if (!Array.isArray(v) || v.length === 0) throw bad(place, kw, "a non-empty array of schemas");
+    for (let i = 0; i < v.length; i++) this.child(v[i], place, kw, i);
+  }
+
+  private map(v: unknown, place: Place, kw: string): Record<string, unknown> {
+    if (typeof v !== "object" || v === null || Array.isArray(v)) throw bad(place, kw, "an object of schemas");
+    const o = v as Record<string, unknown>;
+    for (const k of Object.keys(o)) this.child(o[k], place, kw, k);
+    return o;
+  }
+
+  private dependencies(v: unknown, place: Place, kw: string, allowNames: boolean, allowSchemas: boolean): void {
+    if (typeof v !== "object" || v === null || Array.isArray(v)) throw bad(place, kw, "an object");
+    const deps = v as Record<string, unknown>;
+    for (const key of Object.keys(deps)) {
+      const d = deps[key];
+      if (Array.isArray(d) && allowNames) {
+        if (!isStrings(d)) throw bad(place, kw, "an array of strings");
+      } else if (!Array.isArray(d) && allowSchemas) this.child(d, place, kw, key);
+      else throw bad(place, kw, allowNames ? "an object of string arrays" : "an object of schemas");
     }
   }
 
-  private build(raw: Record<string, unknown>, place: Place): ReturnType<typeof assemble> {
+  private ref(v: unknown, place: Place, kw: string): { raw: unknown; place: Place; anchor: string | null } {
+    if (typeof v !== "string") throw bad(place, kw, "a string");
+    if (kw === "$recursiveRef" && v !== "#") throw new SchemaError(`$recursiveRef must be "#" (at ${locationOf(place, kw)})`);
+    const target = this.index.resolve(v, place);
+    this.node(target.raw, target.place);
+    return target;
+  }
+
+  /**
+   * The compile-time half of {@link build}: every check the keyword builders
+   * make (shapes, regexes, references), and the subschemas they would compile,
+   * queued. Keywords the builders ignore are ignored here too.
+   */
+  private check(raw: Record<string, unknown>, place: Place): void {
+    // Draft 7 §8.3: all other properties in a "$ref" object MUST be ignored.
+    if (place.dialect === "draft-07" && Object.hasOwn(raw, "$ref")) {
+      this.ref(raw.$ref, place, "$ref");
+      return;
+    }
+    const modern = place.dialect !== "draft-07";
+    for (const kw in raw) {
+      if (!Object.hasOwn(raw, kw)) continue;
+      const v = raw[kw];
+      switch (kw) {
+        case "type":
+          if (enabled(place, kw) && !isTypeKeyword(v)) throw bad(place, kw, TYPE_KEYWORD_SHAPE);
+          break;
+        case "enum":
+          if (enabled(place, kw) && !Array.isArray(v)) throw bad(place, kw, "an array");
+          break;
+        case "maximum":
+        case "minimum":
+          if (enabled(place, kw) && !isNumber(v)) throw bad(place, kw, "a number");
+          break;
+        case "exclusiveMaximum":
+        case "exclusiveMinimum":
+          // Draft 4 spelled exclusive bounds as booleans beside maximum / minimum.
+          if (enabled(place, kw) && !(place.dialect === "draft-07" && typeof v === "boolean") && !isNumber(v)) {
+            throw bad(place, kw, "a number");
+          }
+          break;
+        case "multipleOf":
+          if (!enabled(place, kw)) break;
+          if (!isNumber(v)) throw bad(place, kw, "a number");
+          if (v <= 0) throw bad(place, kw, "a number greater than 0");
+          break;
+        case "maxLength":
+        case "minLength":
+        case "maxItems":
+        case "minItems":
+        case "maxProperties":
+        case "minProperties":
+          if (enabled(place, kw) && !isCount(v)) throw bad(place, kw, "a non-negative integer");
+          break;
+        case "minContains":
+        case "maxContains":
+          if (modern && has(raw, place, "contains") && enabled(place, kw) && !isCount(v)) throw bad(place, kw, "a non-negative integer");
+          break;
+        case "pattern":
+          if (!enabled(place, kw)) break;
+          if (typeof v !== "string") throw bad(place, kw, "a string");
+          compileRegex(v, locationOf(place, kw));
+          break;
+        case "format":
+          if (typeof v !== "string") throw bad(place, kw, "a string");
+          break;
+        case "uniqueItems":
+          if (enabled(place, kw) && typeof v !== "boolean") throw bad(place, kw, "a boolean");
+          break;
+        case "required":
+          if (enabled(place, kw) && !isStrings(v)) throw bad(place, kw, "an array of strings");
+          break;
+        case "properties":
+          if (enabled(place, kw)) this.map(v, place, kw);
+          break;
+        case "patternProperties":
+          if (enabled(place, kw)) for (const src of Object.keys(this.map(v, place, kw))) compileRegex(src, locationOf(place, kw, src));
+          break;
+        case "additionalProperties":
+        case "propertyNames":
+        case "contains":
+        case "not":
+        case "if":
+          if (enabled(place, kw)) this.child(v, place, kw);
+          break;
+        case "then":
+        case "else":
+          if (has(raw, place, "if") && enabled(place, kw)) this.child(v, place, kw);
+          break;
+        case "allOf":
+        case "anyOf":
+        case "oneOf":
+          if (enabled(place, kw)) this.many(v, place, kw);
+          break;
+        case "prefixItems":
+          if (modern && enabled(place, kw)) this.many(v, place, kw);
+          break;
+        case "items":
+          if (!enabled(place, kw)) break;
+          if (modern && has(raw, place, "prefixItems")) this.child(v, place, kw);
+          // The array form is draft 7's tuple (see keywords-array.ts).
+          else if (Array.isArray(v)) {
+            if (v.length !== 0) this.many(v, place, kw);
+          } else this.child(v, place, kw);
+          break;
+        case "additionalItems":
+          if (enabled(place, kw) && !(modern && has(raw, place, "prefixItems")) && has(raw, place, "items") && Array.isArray(raw.items)) this.child(v, place, kw);
+          break;
+        case "dependentRequired":
+          if (enabled(place, kw)) this.dependencies(v, place, kw, true, false);
+          break;
+        case "dependentSchemas":
+          if (enabled(place, kw)) this.dependencies(v, place, kw, false, true);
+          break;
+        case "dependencies":
+          if (enabled(place, kw)) this.dependencies(v, place, kw, true, true);
+          break;
+        case "unevaluatedProperties":
+        case "unevaluatedItems":
+          if (modern && enabled(place, kw)) this.child(v, place, kw);
+          break;
+        case "$ref":
+          this.ref(v, place, kw);
+          break;
+        case "$dynamicRef": {
+          if (!modern) break;
+          const target = this.ref(v, place, kw);
+          // Only an anchor that is itself a $dynamicAnchor makes the reference dynamic.
+          const name = target.anchor;
+          if (name !== null && target.place.res.dynamic.get(name) === target.raw) this.usesDynamic = true;
+          break;
+        }
+        case "$recursiveRef": {
+          if (!modern) break;
+          const target = this.ref(v, place, kw);
+          if (target.place.res.dynamic.get("") === target.raw) this.usesDynamic = true;
+          break;
+        }
+      }
+    }
+  }
+
+  /** Compiles one subschema's closure (its children stay stubs until they run). */
+  private build(raw: Record<string, unknown>, place: Place): Check {
     const b = new Build(this, raw, place);
-    const resourceRoot = place.res.raw === raw;
+    // Resource roots enter the dynamic scope, which exists only for $dynamicRef / $recursiveRef.
+    const resourceRoot = this.usesDynamic && place.res.raw === raw;
     // Draft 7 §8.3: all other properties in a "$ref" object MUST be ignored.
     if (place.dialect === "draft-07" && Object.hasOwn(raw, "$ref")) {
       addReferences(b);
@@ -157,5 +354,5 @@ export function compileSchema(schema: unknown, options: CompileOptions = {}): Co
   const compiler = new Compiler(index, formats === "assert");
   const node = compiler.node(schema, root.root);
   compiler.run();
-  return new CompiledSchema(node, root, compiler.usesDynamic);
+  return new CompiledSchema(node, root, compiler.usesDynamic, options.allIssues === true);
 }

@@ -5,5 +5,5 @@
  * @module
  */
 export { compileSchema, type CompileOptions } from "./compile.js";
-export { CompiledSchema, type ValidationResult } from "./validate.js";
+export { CompiledSchema, type ValidateOptions, type ValidationResult } from "./validate.js";
 export type { Dialect } from "./types.js";

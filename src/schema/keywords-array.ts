@@ -6,9 +6,9 @@
  *
  * @module
  */
-import { ARRAY, type Build } from "./build.js";
+import { ARRAY, simpleType, typeIs, type Build } from "./build.js";
 import { canonicalKey } from "./equal.js";
-import { descend, probeChild, report } from "./runtime.js";
+import { descend, inlineOk, probeChild, report } from "./runtime.js";
 import type { Evaluated, SchemaNode } from "./types.js";
 
 type Arr = unknown[];
@@ -35,10 +35,13 @@ function restCheck(b: Build, kw: string, from: number): void {
   const node = b.one(kw);
   const at = b.at(kw);
   const never = b.get(kw) === false;
+  const simple = simpleType(b.get(kw), b.place);
   b.add(ARRAY, (inst, ctx, ev) => {
     const a = inst as Arr;
     let ok = true;
+    const inline = simple !== 0 && inlineOk(ctx);
     for (let i = from; i < a.length; i++) {
+      if (inline && typeIs(simple, a[i])) continue;
       if (!(never ? report(ctx, at, "must not have more items", i) : descend(node, a[i], i, ctx))) {
         if (ctx.errs === null) return false;
         ok = false;
@@ -100,14 +103,19 @@ function sizeChecks(b: Build): void {
   if (b.has("maxItems")) {
     const max = b.count("maxItems");
     const at = b.at("maxItems");
-    b.add(ARRAY, (inst, ctx) => (inst as Arr).length <= max || report(ctx, at, `must have at most ${max} items`));
+    const msg = `must have at most ${max} items`;
+    b.add(ARRAY, (inst, ctx) => (inst as Arr).length <= max || report(ctx, at, msg));
   }
   if (b.has("minItems")) {
     const min = b.count("minItems");
     const at = b.at("minItems");
-    b.add(ARRAY, (inst, ctx) => (inst as Arr).length >= min || report(ctx, at, `must have at least ${min} items`));
+    const msg = `must have at least ${min} items`;
+    b.add(ARRAY, (inst, ctx) => (inst as Arr).length >= min || report(ctx, at, msg));
   }
 }
+
+/** Arrays up to this length are checked for duplicates pairwise. */
+const SMALL = 16;
 
 function uniqueCheck(b: Build): void {
   const v = b.get("uniqueItems");
@@ -117,6 +125,22 @@ function uniqueCheck(b: Build): void {
   b.add(ARRAY, (inst, ctx) => {
     const a = inst as Arr;
     if (a.length < 2) return true;
+    if (a.length <= SMALL) {
+      // Few primitives: compare pairwise, no allocation.
+      let prims = true;
+      for (let i = 0; i < a.length && prims; i++) prims = a[i] === null || typeof a[i] !== "object";
+      if (prims) {
+        for (let i = 1; i < a.length; i++) {
+          const x = a[i];
+          for (let j = 0; j < i; j++) {
+            const y = a[j];
+            // SameValueZero, as the Set below.
+            if (x === y || (x !== x && y !== y)) return report(ctx, at, "must not have duplicate items", i);
+          }
+        }
+        return true;
+      }
+    }
     // Primitives by SameValueZero (1 and 1.0 are one number in JS); objects and
     // arrays by a canonical key, so the check stays linear.
     const prims = new Set<unknown>();

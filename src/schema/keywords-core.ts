@@ -35,13 +35,19 @@ function isType(t: TypeName, v: unknown): boolean {
   }
 }
 
+/** Is `raw` a valid `type` value: a type name or a non-empty array of them? */
+export function isTypeKeyword(raw: unknown): boolean {
+  if (typeof raw === "string") return TYPES.includes(raw as TypeName);
+  return Array.isArray(raw) && raw.length !== 0 && raw.every((n) => TYPES.includes(n as TypeName));
+}
+
+/** What a malformed `type` must be, for its SchemaError. */
+export const TYPE_KEYWORD_SHAPE = `one of ${TYPES.join(", ")} or an array of them`;
+
 function typeCheck(b: Build): void {
   const raw = b.get("type");
-  const names = typeof raw === "string" ? [raw] : raw;
-  if (!Array.isArray(names) || names.length === 0 || !names.every((n) => TYPES.includes(n as TypeName))) {
-    throw b.bad("type", `one of ${TYPES.join(", ")} or an array of them`);
-  }
-  const types = names as TypeName[];
+  if (!isTypeKeyword(raw)) throw b.bad("type", TYPE_KEYWORD_SHAPE);
+  const types = (typeof raw === "string" ? [raw] : raw) as TypeName[];
   const at = b.at("type");
   const msg = `must be ${types.join(" or ")}`;
   let check: Check;
@@ -117,24 +123,36 @@ function numberChecks(b: Build): void {
   if (b.has("maximum")) {
     const max = b.num("maximum");
     const at = b.at("maximum");
-    if (exMaxFlag && b.get("exclusiveMaximum") === true) b.add(NUMBER, (v, ctx) => (v as number) < max || report(ctx, at, `must be < ${max}`));
-    else b.add(NUMBER, (v, ctx) => (v as number) <= max || report(ctx, at, `must be <= ${max}`));
+    if (exMaxFlag && b.get("exclusiveMaximum") === true) {
+      const msg = `must be < ${max}`;
+      b.add(NUMBER, (v, ctx) => (v as number) < max || report(ctx, at, msg));
+    } else {
+      const msg = `must be <= ${max}`;
+      b.add(NUMBER, (v, ctx) => (v as number) <= max || report(ctx, at, msg));
+    }
   }
   if (b.has("minimum")) {
     const min = b.num("minimum");
     const at = b.at("minimum");
-    if (exMinFlag && b.get("exclusiveMinimum") === true) b.add(NUMBER, (v, ctx) => (v as number) > min || report(ctx, at, `must be > ${min}`));
-    else b.add(NUMBER, (v, ctx) => (v as number) >= min || report(ctx, at, `must be >= ${min}`));
+    if (exMinFlag && b.get("exclusiveMinimum") === true) {
+      const msg = `must be > ${min}`;
+      b.add(NUMBER, (v, ctx) => (v as number) > min || report(ctx, at, msg));
+    } else {
+      const msg = `must be >= ${min}`;
+      b.add(NUMBER, (v, ctx) => (v as number) >= min || report(ctx, at, msg));
+    }
   }
   if (b.has("exclusiveMaximum") && !exMaxFlag) {
     const max = b.num("exclusiveMaximum");
     const at = b.at("exclusiveMaximum");
-    b.add(NUMBER, (v, ctx) => (v as number) < max || report(ctx, at, `must be < ${max}`));
+    const msg = `must be < ${max}`;
+    b.add(NUMBER, (v, ctx) => (v as number) < max || report(ctx, at, msg));
   }
   if (b.has("exclusiveMinimum") && !exMinFlag) {
     const min = b.num("exclusiveMinimum");
     const at = b.at("exclusiveMinimum");
-    b.add(NUMBER, (v, ctx) => (v as number) > min || report(ctx, at, `must be > ${min}`));
+    const msg = `must be > ${min}`;
+    b.add(NUMBER, (v, ctx) => (v as number) > min || report(ctx, at, msg));
   }
   if (b.has("multipleOf")) {
     const m = b.num("multipleOf");

@@ -7,9 +7,9 @@
  *
  * @module
  */
-import { OBJECT, type Build } from "./build.js";
+import { OBJECT, simpleType, typeIs, type Build } from "./build.js";
 import { compileRegex } from "./pattern.js";
-import { apply, descend, ownOnly, probeChild, report } from "./runtime.js";
+import { apply, descend, inlineOk, ownOnly, probeChild, report } from "./runtime.js";
 import type { Evaluated, SchemaNode } from "./types.js";
 
 type Obj = Record<string, unknown>;
@@ -27,6 +27,8 @@ function patternsOf(b: Build): [RegExp, SchemaNode][] {
 interface PropEntry {
   readonly node: SchemaNode;
   readonly required: boolean;
+  /** {@link simpleType} of the property schema: tested inline, the node runs only on a mismatch. */
+  readonly simple: number;
 }
 
 /**
@@ -39,9 +41,14 @@ function objectPass(b: Build, required: readonly string[] | null): boolean {
   const entries = b.has("properties") ? b.map("properties") : [];
   const reqSet = new Set(required ?? []);
   const absorbs = required !== null && entries.length > 0 && [...reqSet].every((k) => entries.some((e) => e[0] === k));
-  const props = new Map<string, PropEntry>(entries.map(([k, node]) => [k, { node, required: absorbs && reqSet.has(k) }]));
+  const rawProps = b.get("properties") as Obj;
+  // A prototype-less table: a keyed load is cheaper than a Map lookup, and
+  // instance keys such as "__proto__" or "constructor" find nothing inherited.
+  const props = Object.create(null) as Record<string, PropEntry | undefined>;
+  for (const [k, node] of entries) props[k] = { node, required: absorbs && reqSet.has(k), simple: simpleType(rawProps[k], b.place) };
   const nReq = absorbs ? reqSet.size : 0;
   const reqNames = [...reqSet];
+  const reqMsgs = reqNames.map((k) => `must have required property '${k}'`);
   const reqAt = b.at("required");
   const pats = b.has("patternProperties") ? patternsOf(b) : [];
   const nPats = pats.length;
@@ -55,14 +62,16 @@ function objectPass(b: Build, required: readonly string[] | null): boolean {
     let seen = 0;
     // for-in skips the per-key hasOwn when it can only yield own keys (see ownOnly).
     const own = ownOnly(o, ctx);
+    const inline = inlineOk(ctx);
     for (const k in o) {
       if (!own && !Object.hasOwn(o, k)) continue;
-      const e = props.get(k);
+      const e = props[k];
       let matched = e !== undefined;
       if (e !== undefined) {
         if (e.required) seen++;
         if (ev !== null) mark(ev, k);
-        if (!descend(e.node, o[k], k, ctx)) {
+        const v = o[k];
+        if (!(inline && typeIs(e.simple, v)) && !descend(e.node, v, k, ctx)) {
           if (ctx.errs === null) return false;
           ok = false;
         }
@@ -84,9 +93,9 @@ function objectPass(b: Build, required: readonly string[] | null): boolean {
       }
     }
     if (seen < nReq) {
-      for (const r of reqNames) {
-        if (Object.hasOwn(o, r)) continue;
-        report(ctx, reqAt, `must have required property '${r}'`);
+      for (let i = 0; i < reqNames.length; i++) {
+        if (Object.hasOwn(o, reqNames[i] as string)) continue;
+        report(ctx, reqAt, reqMsgs[i] as string);
         if (ctx.errs === null) return false;
       }
       ok = false;
@@ -139,12 +148,14 @@ function sizeChecks(b: Build): void {
   if (b.has("maxProperties")) {
     const max = b.count("maxProperties");
     const at = b.at("maxProperties");
-    b.add(OBJECT, (inst, ctx) => countProps(inst as Obj) <= max || report(ctx, at, `must have at most ${max} properties`));
+    const msg = `must have at most ${max} properties`;
+    b.add(OBJECT, (inst, ctx) => countProps(inst as Obj) <= max || report(ctx, at, msg));
   }
   if (b.has("minProperties")) {
     const min = b.count("minProperties");
     const at = b.at("minProperties");
-    b.add(OBJECT, (inst, ctx) => countProps(inst as Obj) >= min || report(ctx, at, `must have at least ${min} properties`));
+    const msg = `must have at least ${min} properties`;
+    b.add(OBJECT, (inst, ctx) => countProps(inst as Obj) >= min || report(ctx, at, msg));
   }
 }
 

@@ -49,10 +49,17 @@ const CHILDREN = new Map<string, number>([
   ["items", ITEMS],
 ]);
 
+/** A fragment-only reference of printable ASCII (the URL parser would strip or re-encode nothing else). */
+const SAME_DOCUMENT = /^#[\x21-\x7e]*$/;
+
 /** Escapes one JSON pointer token (RFC 6901 §3). */
 export function escapeToken(s: string | number): string {
   if (typeof s === "number") return String(s);
-  return s.includes("~") || s.includes("/") ? s.replace(/~/g, "~0").replace(/\//g, "~1") : s;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c === 0x7e || c === 0x2f) return s.replace(/~/g, "~0").replace(/\//g, "~1");
+  }
+  return s;
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {
@@ -181,6 +188,14 @@ export class SchemaIndex {
     return { dialect, vocab };
   }
 
+  /** Indexes `raw` found at `pointer` under `parent` (only objects not indexed yet get a place). */
+  private visit(raw: unknown, parent: Place, pointer: string, depth: number): void {
+    if (typeof raw !== "object" || raw === null) return;
+    if (Array.isArray(raw)) throw new SchemaError(`schema at ${parent.label + pointer || "/"} must be an object or a boolean`);
+    if (depth <= MAX_SCHEMA_DEPTH && this.places.has(raw)) return;
+    this.scan(raw, { res: parent.res, pointer, label: parent.label, dialect: parent.dialect, vocab: parent.vocab }, depth);
+  }
+
   private scan(raw: unknown, place: Place, depth: number, isDocRoot = false): void {
     if (!isObject(raw)) {
       if (Array.isArray(raw)) throw new SchemaError(`schema at ${place.label + place.pointer || "/"} must be an object or a boolean`);
@@ -190,16 +205,15 @@ export class SchemaIndex {
       throw new LimitError("MAX_SCHEMA_DEPTH", MAX_SCHEMA_DEPTH, `schema nested deeper than ${MAX_SCHEMA_DEPTH} levels`);
     }
     if (this.places.has(raw)) return;
-    const where = (): string => place.label + place.pointer || "/";
     const async = own(raw, "$async");
     if (async !== undefined && async !== false) {
-      throw new SchemaError(`asynchronous schemas ($async) are not supported (at ${where()})`);
+      throw new SchemaError(`asynchronous schemas ($async) are not supported (at ${place.label + place.pointer || "/"})`);
     }
     let p = place;
     const idv = own(raw, "$id");
     const draft7 = p.dialect === "draft-07";
     if (!isDocRoot && idv !== undefined && !(draft7 && own(raw, "$ref") !== undefined)) {
-      if (typeof idv !== "string") throw new SchemaError(`$id must be a string (at ${where()})`);
+      if (typeof idv !== "string") throw new SchemaError(`$id must be a string (at ${place.label + place.pointer || "/"})`);
       const [uri, frag] = splitFragment(parseUri(idv, p.res.uri));
       if (uri === p.res.uri) {
         if (frag !== "") p.res.anchors.set(frag, raw);
@@ -224,21 +238,23 @@ export class SchemaIndex {
       }
       if (own(raw, "$recursiveAnchor") === true && p.res.raw === raw) p.res.dynamic.set("", raw);
     }
+    const next = depth + 1;
     for (const k in raw) {
       if (!Object.hasOwn(raw, k)) continue;
       const kind = CHILDREN.get(k);
       if (kind === undefined) continue;
       const v = raw[k];
-      const at = p.pointer + "/" + escapeToken(k);
-      if (kind === ONE || (kind === ITEMS && !Array.isArray(v))) this.scan(v, { ...p, pointer: at }, depth + 1);
+      if (typeof v !== "object" || v === null) continue;
+      const at = p.pointer + "/" + k;
+      if (kind === ONE || (kind === ITEMS && !Array.isArray(v))) this.visit(v, p, at, next);
       else if (kind === LIST || kind === ITEMS) {
-        if (Array.isArray(v)) for (let i = 0; i < v.length; i++) this.scan(v[i], { ...p, pointer: at + "/" + i }, depth + 1);
+        if (Array.isArray(v)) for (let i = 0; i < v.length; i++) this.visit(v[i], p, at + "/" + i, next);
       } else if (isObject(v)) {
         for (const name of Object.keys(v)) {
           const s = v[name];
           // `dependencies` mixes schemas and property-name arrays (draft 7 §6.5.7).
           if (k === "dependencies" && Array.isArray(s)) continue;
-          this.scan(s, { ...p, pointer: at + "/" + escapeToken(name) }, depth + 1);
+          this.visit(s, p, at + "/" + escapeToken(name), next);
         }
       }
     }
@@ -273,7 +289,18 @@ export class SchemaIndex {
    * Throws SchemaError when the target is not in the schema or the registry.
    */
   resolve(ref: string, from: Place): { raw: unknown; place: Place; anchor: string | null } {
-    const [uri, frag] = splitFragment(parseUri(ref, from.res.uri));
+    let uri: string;
+    let frag: string;
+    if (SAME_DOCUMENT.test(ref)) {
+      // "#..." in the current resource: no URI parse (it would keep the base and
+      // only percent-encode characters the decoding below restores).
+      uri = from.res.uri;
+      try {
+        frag = decodeURIComponent(ref.slice(1));
+      } catch {
+        throw new SchemaError(`malformed percent-encoding in URI fragment of "${clip(ref)}"`);
+      }
+    } else [uri, frag] = splitFragment(parseUri(ref, from.res.uri));
     const res = this.resource(uri);
     if (res === undefined) {
       throw new SchemaError(
@@ -288,17 +315,24 @@ export class SchemaIndex {
       return { raw, place: this.placeOf(raw, res.root), anchor: frag };
     }
     let cur: unknown = res.raw;
-    let place = res.root;
+    // The place of the last indexed value on the way, and the pointer from it.
+    let base = res.root;
+    let rest = "";
     for (const tok of frag.slice(1).split("/")) {
-      const key = tok.replace(/~1/g, "/").replace(/~0/g, "~");
+      const key = tok.includes("~") ? tok.replace(/~1/g, "/").replace(/~0/g, "~") : tok;
       if (Array.isArray(cur) && /^(?:0|[1-9][0-9]*)$/.test(key) && Number(key) < cur.length) cur = cur[Number(key)];
       else if (isObject(cur) && Object.hasOwn(cur, key)) cur = cur[key];
       else throw new SchemaError(`$ref "${clip(ref)}": JSON pointer does not resolve in ${clip(uri)}`);
       const known = typeof cur === "object" && cur !== null ? this.places.get(cur) : undefined;
-      place = known ?? { ...place, pointer: place.pointer + "/" + escapeToken(key) };
+      if (known !== undefined) {
+        base = known;
+        rest = "";
+      } else rest += "/" + escapeToken(key);
     }
+    if (rest === "") return { raw: cur, place: base, anchor: null };
+    const place: Place = { res: base.res, pointer: base.pointer + rest, label: base.label, dialect: base.dialect, vocab: base.vocab };
     // A pointer into a location the scan did not visit (e.g. an unknown keyword).
-    if (isObject(cur) && !this.places.has(cur)) this.scan(cur, place, 0);
+    if (isObject(cur)) this.scan(cur, place, 0);
     return { raw: cur, place: this.placeOf(cur, place), anchor: null };
   }
 

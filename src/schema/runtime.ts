@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { LimitError } from "../errors.js";
+import { LimitError, type ValidationIssue } from "../errors.js";
 import {
   MAX_INSTANCE_DEPTH,
   MAX_SCHEMA_EVAL_NESTING,
@@ -18,17 +18,34 @@ import type { Ctx, Evaluated, SchemaNode } from "./types.js";
 /** Thrown when enough issues were collected; caught by the validate entry point. */
 export const STOP_COLLECTING: unique symbol = Symbol("stop collecting");
 
-/** Records an issue at the current instance location (plus `key`), returns false. */
+/**
+ * Records an issue at the current instance location (plus `key`), returns false.
+ * On the fast pass it only notes the failure; {@link descend} adds the instance
+ * path segments as the failure unwinds, so nothing is built unless it is kept.
+ */
 export function report(ctx: Ctx, schemaPath: string, message: string, key?: string | number): false {
   const errs = ctx.errs;
-  if (errs !== null) {
-    let p = "";
-    for (const s of ctx.path) p += "/" + escapeToken(s);
-    if (key !== undefined) p += "/" + escapeToken(key);
-    errs.push({ instancePath: p, schemaPath, message });
-    if (errs.length >= ctx.maxIssues) throw STOP_COLLECTING;
+  if (errs === null) {
+    ctx.failAt = schemaPath;
+    ctx.failMessage = message;
+    ctx.failKey = key;
+    ctx.trailLength = 0;
+    return false;
   }
+  let p = "";
+  for (const s of ctx.path) p += "/" + escapeToken(s);
+  if (key !== undefined) p += "/" + escapeToken(key);
+  errs.push({ instancePath: p, schemaPath, message });
+  if (errs.length >= ctx.maxIssues) throw STOP_COLLECTING;
   return false;
+}
+
+/** The failure the fast pass reported last, as an issue (the one that made the instance invalid). */
+export function lastFailure(ctx: Ctx): ValidationIssue {
+  let p = "";
+  for (let i = ctx.trailLength - 1; i >= 0; i--) p += "/" + escapeToken(ctx.trail[i] as string | number);
+  if (ctx.failKey !== undefined) p += "/" + escapeToken(ctx.failKey);
+  return { instancePath: p, schemaPath: ctx.failAt, message: ctx.failMessage };
 }
 
 function tooDeep(): LimitError {
@@ -48,8 +65,11 @@ export function descend(node: SchemaNode, value: unknown, key: string | number, 
   if (++ctx.depth > MAX_INSTANCE_DEPTH) throw tooDeep();
   if (++ctx.nest > MAX_SCHEMA_EVAL_NESTING) throw tooNested();
   let ok: boolean;
-  if (ctx.errs === null) ok = node.v(value, ctx, null);
-  else {
+  if (ctx.errs === null) {
+    ok = node.v(value, ctx, null);
+    // Unwinding a failure: its innermost report reset the trail (so it stays within the depth bound).
+    if (!ok) ctx.trail[ctx.trailLength++] = key;
+  } else {
     ctx.path.push(key);
     ok = node.v(value, ctx, null);
     ctx.path.pop();
@@ -57,6 +77,15 @@ export function descend(node: SchemaNode, value: unknown, key: string | number, 
   ctx.depth--;
   ctx.nest--;
   return ok;
+}
+
+/**
+ * May a child be accepted by an inline test (see `simpleType`) instead of a
+ * {@link descend}? Only below the nesting bounds, so a bound is hit exactly where
+ * descending would hit it.
+ */
+export function inlineOk(ctx: Ctx): boolean {
+  return ctx.depth < MAX_INSTANCE_DEPTH && ctx.nest < MAX_SCHEMA_EVAL_NESTING;
 }
 
 /** Validates the current instance against an in-place subschema (allOf, then, ...). */

@@ -39,10 +39,19 @@ export interface Resource {
 
 /** Per-validation state. One object per compiled schema, reset at each call. */
 export interface Ctx {
-  /** Issues collected, or null on the fast boolean pass. */
+  /** Issues collected, or null on the fast pass (which stops at the first failure). */
   errs: ValidationIssue[] | null;
   /** Instance path segments, maintained only while collecting issues. */
   path: (string | number)[];
+  /**
+   * Fast pass: the last failure reported. Its instance path is gathered while the
+   * failure unwinds: `trail[0..trailLength)` holds the segments, innermost first.
+   */
+  failAt: string;
+  failMessage: string;
+  failKey: string | number | undefined;
+  trail: (string | number)[];
+  trailLength: number;
   /** Current instance nesting. */
   depth: number;
   /** Current nesting of subschema evaluations (bounds the call stack). */

@@ -1,18 +1,29 @@
 /**
- * A compiled schema and its two entry points. Validation runs a fast boolean
- * pass first (no paths, no allocations on success); only when it fails does a
- * second pass collect issues with their paths.
+ * A compiled schema and its two entry points. Validation is one fast pass that
+ * stops at the first failure (no paths, no allocations on success) and reports
+ * that failure with its paths. Asked for every issue (`allIssues`), a failing
+ * instance gets a second pass that collects up to `MAX_SCHEMA_ISSUES` of them.
  *
  * @module
  */
 import { ValidationError, type ValidationIssue } from "../errors.js";
 import { MAX_SCHEMA_ISSUES } from "../limits.js";
 import type { IndexedResource } from "./refs.js";
-import { hasCleanPrototype, STOP_COLLECTING } from "./runtime.js";
+import { hasCleanPrototype, lastFailure, STOP_COLLECTING } from "./runtime.js";
 import type { Ctx, SchemaNode } from "./types.js";
 
 /** What {@link CompiledSchema.validate} returns. */
 export type ValidationResult = { valid: true } | { valid: false; issues: ValidationIssue[] };
+
+/** Options of {@link CompiledSchema.validate} and {@link CompiledSchema.assert}. */
+export interface ValidateOptions {
+  /**
+   * Collect every issue (up to `MAX_SCHEMA_ISSUES`) instead of stopping at the
+   * first one. Costs a second pass over an invalid instance. Default: the
+   * `allIssues` option given to `compileSchema`, else false.
+   */
+  allIssues?: boolean;
+}
 
 const VALID: ValidationResult = Object.freeze({ valid: true });
 
@@ -24,19 +35,37 @@ export class CompiledSchema {
   readonly #node: SchemaNode;
   readonly #root: IndexedResource;
   readonly #dynamic: boolean;
-  readonly #ctx: Ctx = { errs: null, path: [], depth: 0, nest: 0, refs: 0, scope: null, cleanProto: true, maxIssues: MAX_SCHEMA_ISSUES };
+  readonly #allIssues: boolean;
+  readonly #ctx: Ctx = {
+    errs: null,
+    path: [],
+    failAt: "",
+    failMessage: "",
+    failKey: undefined,
+    trail: [],
+    trailLength: 0,
+    depth: 0,
+    nest: 0,
+    refs: 0,
+    scope: null,
+    cleanProto: true,
+    maxIssues: MAX_SCHEMA_ISSUES,
+  };
 
   /** @internal Use {@link compileSchema}. */
-  constructor(node: SchemaNode, root: IndexedResource, usesDynamic: boolean) {
+  constructor(node: SchemaNode, root: IndexedResource, usesDynamic: boolean, allIssues = false) {
     this.#node = node;
     this.#root = root;
     this.#dynamic = usesDynamic;
+    this.#allIssues = allIssues;
   }
 
   #reset(errs: ValidationIssue[] | null): Ctx {
     const ctx = this.#ctx;
     ctx.errs = errs;
     if (ctx.path.length !== 0) ctx.path.length = 0;
+    ctx.failMessage = "";
+    ctx.trailLength = 0;
     ctx.depth = 0;
     ctx.nest = 0;
     ctx.refs = 0;
@@ -49,7 +78,8 @@ export class CompiledSchema {
   /**
    * Validates `instance` (a JSON value). Issues carry the instance path and the
    * schema path as JSON pointers and a short message; never an instance value.
-   * At most `MAX_SCHEMA_ISSUES` issues are collected.
+   * By default validation stops at the first failing keyword and returns that
+   * one issue; with `allIssues` it collects up to `MAX_SCHEMA_ISSUES` issues.
    *
    * @throws LimitError (code `limit`) when the instance nests deeper than
    *   `MAX_INSTANCE_DEPTH`, or evaluation exceeds `MAX_SCHEMA_EVAL_NESTING` or
@@ -59,10 +89,19 @@ export class CompiledSchema {
    * ```ts
    * const r = compileSchema({ type: "string" }).validate(42);
    * if (!r.valid) console.log(r.issues[0]); // { instancePath: "", schemaPath: "/type", message: "must be string" }
+   * compileSchema({ items: { type: "string" } }).validate([1, 2], { allIssues: true }); // two issues
    * ```
    */
-  validate(instance: unknown): ValidationResult {
-    if (this.#node.v(instance, this.#reset(null), null)) return VALID;
+  validate(instance: unknown, options?: ValidateOptions): ValidationResult {
+    const fast = this.#reset(null);
+    if (this.#node.v(instance, fast, null)) return VALID;
+    if (!(options?.allIssues ?? this.#allIssues)) {
+      const issue: ValidationIssue =
+        fast.failMessage === ""
+          ? { instancePath: "", schemaPath: "", message: "does not match the schema" }
+          : lastFailure(fast);
+      return { valid: false, issues: [issue] };
+    }
     const issues: ValidationIssue[] = [];
     const ctx = this.#reset(issues);
     try {
@@ -81,7 +120,8 @@ export class CompiledSchema {
    * value in the message (e.g. `"arguments of tool create_issue"`); the message
    * cites the first issue's paths, never an instance value.
    *
-   * @throws ValidationError (code `validation`) carrying every collected issue.
+   * @throws ValidationError (code `validation`) carrying the issues found (the
+   *   first one, or up to `MAX_SCHEMA_ISSUES` with `allIssues`).
    * @throws LimitError (code `limit`) as {@link CompiledSchema.validate} does.
    *
    * @example
@@ -91,8 +131,8 @@ export class CompiledSchema {
    * //   (instance path "", schema path "/required")
    * ```
    */
-  assert(instance: unknown, what: string): void {
-    const r = this.validate(instance);
+  assert(instance: unknown, what: string, options?: ValidateOptions): void {
+    const r = this.validate(instance, options);
     if (r.valid) return;
     const first = r.issues[0];
     const more = r.issues.length > 1 ? ` (+${r.issues.length - 1} more)` : "";

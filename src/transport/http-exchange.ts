@@ -6,6 +6,7 @@
  * @module
  */
 import { LimitError, type YadaError } from "../errors.js";
+import { concatBytes } from "../util/bytes.js";
 
 /** Why an exchange was aborted. */
 export type AbortCause = "idle" | "caller" | "closed";
@@ -157,30 +158,7 @@ export async function readBody(
     }
     parts.push(r.value);
   }
-  if (parts.length === 1 && parts[0] !== undefined) return parts[0];
-  const out = new Uint8Array(total);
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
-}
-
-/** Waits `ms`, or less if `signal` aborts. Resolves true when the full wait elapsed. */
-export function sleep(ms: number, signal: AbortSignal): Promise<boolean> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve(false);
-    const onAbort = (): void => {
-      clearTimeout(timer);
-      resolve(false);
-    };
-    const timer = setTimeout(() => {
-      signal.removeEventListener("abort", onAbort);
-      resolve(true);
-    }, ms);
-    signal.addEventListener("abort", onAbort, { once: true });
-  });
+  return concatBytes(parts);
 }
 
 /** The media type of a response, lowercased, without parameters ("" when absent). */

@@ -68,6 +68,32 @@ export function withCustomHeader(list: HeaderList, name: string, value: string):
 }
 
 /**
+ * Parses an MCP endpoint URL: absolute, `http:` or `https:`, without a
+ * user:password part (credentials go in headers).
+ *
+ * @param what Starts every message, e.g. `HTTP server URL`.
+ * @param hint Ends the credentials message: where credentials go instead.
+ * @throws ConfigError (`config`); the message never contains the URL.
+ */
+export function httpUrl(url: string | URL, what: string, hint: string): URL {
+  let u: URL | undefined;
+  try {
+    u = new URL(url);
+  } catch {
+    // reported below
+  }
+  const why = !u
+    ? "is not a valid absolute URL"
+    : u.protocol !== "http:" && u.protocol !== "https:"
+      ? "must use http: or https:"
+      : u.username !== "" || u.password !== ""
+        ? `must not carry credentials; ${hint}`
+        : undefined;
+  if (why || !u) throw new ConfigError(`${what} ${why}`);
+  return u;
+}
+
+/**
  * Is `version` a protocol revision of the modern era (2026-07-28 or later), which
  * has no sessions, no GET stream, no resumption, and wants `Mcp-Method` /
  * `Mcp-Name` headers?
@@ -83,7 +109,7 @@ const SENTINEL = /^=\?base64\?.*\?=$/s;
 
 /** Encodes a body value for an `Mcp-Name` / `Mcp-Param-*` header (spec 2026-07-28 "Value Encoding"). */
 export function encodeHeaderValue(value: string): string {
-  if (PLAIN_VALUE.test(value) && !SENTINEL.test(value)) return value;
+  if (value === "" || (PLAIN_VALUE.test(value) && !SENTINEL.test(value))) return value;
   const bytes = new TextEncoder().encode(value);
   let binary = "";
   for (let i = 0; i < bytes.length; i += 0x8000) {

@@ -9,7 +9,8 @@
 import { CancelledError, ProtocolError, TransportError, type YadaError } from "../errors.js";
 import { DEFAULT_SSE_RETRY_MS } from "../limits.js";
 import { cancelBody, readEventStream, streamState, type AnswerContext, type StreamState } from "./http-answer.js";
-import { mediaType, sleep, type Exchange } from "./http-exchange.js";
+import { sleep } from "../util/sleep.js";
+import { mediaType, type Exchange } from "./http-exchange.js";
 import { isPlainHeaderValue } from "./http-headers.js";
 
 /** What the GET side needs from the transport. */
@@ -53,7 +54,7 @@ export async function resumeStream(
       throw new TransportError(`${ctx.description}: the event stream of ${what} ended before its response`);
     }
     if (!isPlainHeaderValue(state.lastEventId)) {
-      throw new ProtocolError(`${ctx.description}: the stream of ${what} ended and its event id cannot be sent back in a header`);
+      throw new ProtocolError(`${ctx.description}: the stream of ${what} ended; its event id is not a valid header value`);
     }
     if (++attempts > ctx.maxResumeAttempts) {
       throw new TransportError(

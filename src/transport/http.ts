@@ -37,7 +37,15 @@ import {
   streamState,
 } from "./http-answer.js";
 import { Exchange, mediaType, readBody } from "./http-exchange.js";
-import { encodeHeaderValue, isModernRevision, isPlainHeaderValue, mcpNameOf, withCustomHeader, type HeaderList } from "./http-headers.js";
+import {
+  encodeHeaderValue,
+  httpUrl,
+  isModernRevision,
+  isPlainHeaderValue,
+  mcpNameOf,
+  withCustomHeader,
+  type HeaderList,
+} from "./http-headers.js";
 import { resumeStream, runInboundStream, type StreamContext } from "./http-resume.js";
 import type { SendOptions, Transport, TransportSink } from "./types.js";
 
@@ -138,16 +146,7 @@ export class HttpTransport implements Transport {
    * invalid bound, or a header refused by the H10 rules.
    */
   constructor(url: string | URL, options: HttpTransportOptions = {}) {
-    let u: URL;
-    try {
-      u = new URL(url);
-    } catch {
-      throw new ConfigError("HTTP server URL is not a valid absolute URL");
-    }
-    if (u.protocol !== "http:" && u.protocol !== "https:") throw new ConfigError("HTTP server URL must use http: or https:");
-    if (u.username !== "" || u.password !== "") {
-      throw new ConfigError("HTTP server URL must not carry credentials; pass them with withHeader()");
-    }
+    const u = httpUrl(url, "HTTP server URL", "pass them with withHeader()");
     this.#url = u.href;
     this.description = `HTTP server ${u.origin}${u.pathname}`;
     this.serverKey = `${u.origin}${u.pathname}`;
@@ -273,11 +272,7 @@ export class HttpTransport implements Transport {
     let extra: HeaderList | undefined;
     // Per-message headers (Mcp-Param-*, spec 2026-07-28) follow the H10 rules too.
     if (options.headers) for (const [name, value] of Object.entries(options.headers)) extra = withCustomHeader(extra ?? [], name, value);
-    const headers = this.#postHeaders(message, extra);
-    const task =
-      "method" in message && "id" in message
-        ? this.#request(sink, message, body, headers, options.signal)
-        : this.#post(message, body, headers, options.signal);
+    const task = this.#post(message, body, this.#postHeaders(message, extra), options.signal, "id" in message && "method" in message ? sink : undefined, options.longLived === true);
     this.#track(task);
     return task;
   }
@@ -309,7 +304,7 @@ export class HttpTransport implements Transport {
       cancelBody(res);
       this.#log(res.ok ? "debug" : "info", `${this.description}: session release answered HTTP ${res.status}`, { status: res.status });
     } catch (e) {
-      this.#log("info", `${this.description}: session release failed; the server's own timeout will end it`, {
+      this.#log("info", `${this.description}: session release failed`, {
         error: e instanceof Error ? e.name : "unknown",
       });
     } finally {
@@ -386,7 +381,7 @@ export class HttpTransport implements Transport {
       this.#inbound?.abort();
       this.#inbound = undefined;
     }
-    return new SessionExpiredError(`${this.description}: the server no longer knows the session (HTTP 404 to ${what}); start a new session`);
+    return new SessionExpiredError(`${this.description}: the server no longer knows the session (HTTP 404 to ${what})`);
   }
 
   // Revision 2026-07-28 answers an unknown method with 404 and a version or header
@@ -406,34 +401,51 @@ export class HttpTransport implements Transport {
     }
   }
 
-  async #request(
-    sink: TransportSink,
-    message: JsonRpcRequest,
+  // One POST. For a request (`sink` given), its response goes to the sink and its
+  // failure to `sink.requestError`; for a notification or a response, resolves once
+  // the server acknowledged it (H8) and throws otherwise.
+  async #post(
+    message: JsonRpcMessage,
     body: string,
     headers: Record<string, string>,
     signal: AbortSignal | undefined,
+    sink: TransportSink | undefined,
+    longLived = false,
   ): Promise<void> {
-    const what = message.method;
+    const id = sink && (message as JsonRpcRequest).id;
+    const what = "method" in message ? message.method : "a response to a server request";
     const ex = this.#exchange(signal, what);
     let handedOff = false;
     try {
       const sentSession = this.#sessionId;
       const res = await this.#fetch(this.#url, { method: "POST", headers, body, redirect: "manual", signal: ex.signal });
       ex.touch();
+      // An answer stream that stays open by design (subscriptions/listen) may be quiet
+      // for hours: once it is answered, the idle bound no longer applies.
+      if (longLived && res.ok) ex.disarm();
       if (!res.ok) {
-        if (await this.#rpcErrorAnswer(res, ex, message.id, sentSession)) return;
+        if (id !== undefined && (await this.#rpcErrorAnswer(res, ex, id, sentSession))) return;
         throw this.#statusError(res, sentSession, what);
       }
-      if (what === "initialize") this.#captureSession(res);
+      if (sink && what === "initialize") this.#captureSession(res);
       if (res.status === 202 || res.status === 204) {
         cancelBody(res);
+        if (id === undefined) return; // H8: acknowledged
         throw proxyError(this.description, res.status, what);
       }
-      const state = streamState(message.id);
+      const state = streamState(id);
       state.onFound = () => ex.detachCaller();
       const type = mediaType(res);
       if (type === "text/event-stream") {
-        handedOff = (await readEventStream(this.#ctx, res.body, ex, state)) || (await resumeStream(this.#ctx, ex, state, what, sentSession));
+        const read = readEventStream(this.#ctx, res.body, ex, state);
+        if (id === undefined) {
+          // Unusual for a notification, but whatever it streams is delivered.
+          handedOff = true;
+          const finish = (): void => ex.finish();
+          this.#track(read.then(finish, finish));
+          return;
+        }
+        handedOff = (await read) || (await resumeStream(this.#ctx, ex, state, what, sentSession));
         return;
       }
       const bytes = await readBody(res.body, ex, this.#maxJson, "MAX_HTTP_JSON_BYTES");
@@ -442,40 +454,13 @@ export class HttpTransport implements Transport {
         throw new ProtocolError(`${this.description}: ${what} was answered with neither application/json nor text/event-stream`);
       }
       deliverFrames(this.#ctx, decodeJson(this.#decoder.decode(bytes)), state);
-      if (!state.found) throw new ProtocolError(`${this.description}: the JSON answer to ${what} does not carry its response`);
+      if (id !== undefined && !state.found) throw new ProtocolError(`${this.description}: the JSON answer to ${what} does not carry its response`);
     } catch (e) {
       const err = this.#errorOf(e, ex, what);
-      if (err) sink.requestError(message.id, err);
-    } finally {
-      if (!handedOff) ex.finish();
-    }
-  }
-
-  async #post(message: JsonRpcMessage, body: string, headers: Record<string, string>, signal: AbortSignal | undefined): Promise<void> {
-    const what = "method" in message ? message.method : "a response to a server request";
-    const ex = this.#exchange(signal, what);
-    let handedOff = false;
-    try {
-      const sentSession = this.#sessionId;
-      const res = await this.#fetch(this.#url, { method: "POST", headers, body, redirect: "manual", signal: ex.signal });
-      ex.touch();
-      if (!res.ok) throw this.#statusError(res, sentSession, what);
-      if (res.status === 202 || res.status === 204) return cancelBody(res); // H8: acknowledged
-      const state = streamState(undefined);
-      if (mediaType(res) === "text/event-stream") {
-        // Unusual for a notification, but whatever it streams is delivered.
-        handedOff = true;
-        this.#track(readEventStream(this.#ctx, res.body, ex, state).then(() => ex.finish(), () => ex.finish()));
+      if (sink) {
+        if (err) sink.requestError(id as RequestId, err);
         return;
       }
-      const bytes = await readBody(res.body, ex, this.#maxJson, "MAX_HTTP_JSON_BYTES");
-      if (bytes.length === 0) throw proxyError(this.description, res.status, what);
-      if (mediaType(res) !== "application/json") {
-        throw new ProtocolError(`${this.description}: ${what} was answered with neither application/json nor text/event-stream`);
-      }
-      deliverFrames(this.#ctx, decodeJson(this.#decoder.decode(bytes)), state);
-    } catch (e) {
-      const err = this.#errorOf(e, ex, what);
       if (err) throw err;
       if (ex.cause === "caller") throw new CancelledError(`${this.description}: sending ${what} was cancelled`);
       throw new ConnectionClosedError(`${this.description}: the transport was closed while sending ${what}`);

@@ -33,6 +33,11 @@ export interface SendOptions {
    * mirrored from `x-mcp-header` tool parameters). Transports without headers ignore them.
    */
   headers?: Readonly<Record<string, string>>;
+  /**
+   * The answer stays open by design (`subscriptions/listen`): once answered, no idle
+   * bound applies to it.
+   */
+  longLived?: boolean;
 }
 
 /** A bidirectional message channel to one MCP server. */
