@@ -10,12 +10,13 @@
 import { ProviderError, type ProviderErrorKind } from "../errors.js";
 import { DEFAULT_ANTHROPIC_MAX_TOKENS } from "../limits.js";
 import type { ImagePart, TextPart } from "../tools/types.js";
-import type { AssistantMessage, Message, ModelStopReason, ThinkingPart, ToolCallPart } from "./messages.js";
+import { isRec, type Rec } from "../util/record.js";
+import type { AssistantMessage, Message, ModelStopReason, ThinkingPart } from "./messages.js";
 import type { GenerateOptions, ModelRequest, Provider } from "./provider.js";
-import { withRetries, type ProviderRetryOptions } from "./retry.js";
-import { sseRequest } from "./sse-request.js";
+import type { ProviderRetryOptions } from "./retry.js";
+import { streamingProvider, type AnswerStream } from "./sse-request.js";
 import { toolCallAccumulator, type ToolCallAccumulator } from "./tool-args.js";
-import { badResponse, isRec, optString, parseEventObject, tokens, type Rec } from "./wire.js";
+import { badResponse, optString, parseEventObject, tokens } from "./wire.js";
 
 /** Options of {@link anthropic}. */
 export interface AnthropicOptions {
@@ -112,23 +113,24 @@ const ERROR_KINDS: Record<string, ProviderErrorKind> = {
   request_too_large: "context_overflow",
 };
 
-type Open =
-  | { type: "text"; text: string }
-  | { type: "thinking"; part: ThinkingPart }
-  | { type: "tool"; acc: ToolCallAccumulator }
-  | { type: "ignored" };
+type Open = TextPart | ThinkingPart | { type: "tool"; acc: ToolCallAccumulator } | { type: "ignored" };
+
+// The usage counts of the Messages API, in the order AnthropicStream keeps them.
+const USAGE = ["input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens", "output_tokens"] as const;
+
+function sign(part: ThinkingPart, signature: string): void {
+  part.signature = (part.signature ?? "") + signature;
+}
 
 /** Assembles one streamed answer from the Messages API events. */
-class AnthropicStream {
+class AnthropicStream implements AnswerStream {
   readonly #name: string;
   readonly #onDelta: GenerateOptions["onDelta"];
   #id: string | undefined;
   #model: string | undefined;
   readonly #blocks = new Map<number, Open>();
-  #input = 0;
-  #cacheRead = 0;
-  #cacheWrite = 0;
-  #output = 0;
+  /** Input, cache read, cache write and output tokens (the order of USAGE). */
+  readonly #usage: [number, number, number, number] = [0, 0, 0, 0];
   #stop: ModelStopReason = "other";
   /** True once a delta reached the caller (no retry after that). */
   output = false;
@@ -138,88 +140,83 @@ class AnthropicStream {
     this.#onDelta = onDelta;
   }
 
-  #delta(kind: "text" | "thinking", text: string): void {
+  /** Appends streamed text or thinking to its block and forwards it. */
+  #append(open: TextPart | ThinkingPart, text: string): void {
+    open.text += text;
     if (text === "") return;
     this.output = true;
-    this.#onDelta?.({ kind, text });
+    this.#onDelta?.({ kind: open.type, text });
   }
 
-  #usage(u: unknown): void {
-    if (!isRec(u)) return;
-    if (u.input_tokens !== undefined && u.input_tokens !== null) this.#input = tokens(u.input_tokens);
-    if (u.cache_read_input_tokens !== undefined && u.cache_read_input_tokens !== null) this.#cacheRead = tokens(u.cache_read_input_tokens);
-    if (u.cache_creation_input_tokens !== undefined && u.cache_creation_input_tokens !== null) this.#cacheWrite = tokens(u.cache_creation_input_tokens);
-    if (u.output_tokens !== undefined && u.output_tokens !== null) this.#output = tokens(u.output_tokens);
+  #count(u: unknown): void {
+    if (isRec(u)) USAGE.forEach((k, i) => u[k] != null && (this.#usage[i] = tokens(u[k])));
   }
 
   #block(e: Rec): Open {
     const index = e.index;
     const open = typeof index === "number" ? this.#blocks.get(index) : undefined;
-    if (!open) badResponse(this.#name, `streamed ${String(e.type)} for a content block that was not started`);
-    return open;
+    return open ?? badResponse(this.#name, `streamed ${String(e.type)} for a content block that was not started`);
   }
 
   /** Handles one event; returns "stop" at `message_stop`. */
   handle(data: string): "stop" | void {
-    const e = parseEventObject(this.#name, data);
+    const name = this.#name;
+    const e = parseEventObject(name, data);
     switch (e.type) {
       case "message_start": {
         const m = e.message;
-        if (!isRec(m)) badResponse(this.#name, "message_start without a message");
+        if (!isRec(m)) badResponse(name, "message_start without a message");
         const id = optString(m.id);
         if (this.#id !== undefined) {
           // A repeated message_start for the same message before any content is harmless;
           // anything else means two answers were spliced into one stream.
           if (id === this.#id && this.#blocks.size === 0) return;
-          badResponse(this.#name, "streamed a second message_start inside a message (the stream was spliced)");
+          badResponse(name, "streamed a second message_start (a spliced stream)");
         }
         this.#id = id ?? "";
         this.#model = optString(m.model);
-        this.#usage(m.usage);
+        this.#count(m.usage);
         return;
       }
       case "content_block_start": {
-        if (this.#id === undefined) badResponse(this.#name, "streamed a content block before message_start");
+        if (this.#id === undefined) badResponse(name, "streamed a content block before message_start");
         const index = e.index;
         const b = e.content_block;
         if (typeof index !== "number" || !Number.isSafeInteger(index) || index < 0 || !isRec(b)) {
-          badResponse(this.#name, "content_block_start without a valid index and content_block");
+          badResponse(name, "content_block_start without a valid index and content_block");
         }
-        if (this.#blocks.has(index)) badResponse(this.#name, `content block ${index} started twice`);
-        if (b.type === "text") {
-          this.#blocks.set(index, { type: "text", text: "" });
-          this.#append(index, "text", optString(b.text) ?? "");
-        } else if (b.type === "thinking") {
-          this.#blocks.set(index, { type: "thinking", part: { type: "thinking", text: "" } });
-          this.#append(index, "thinking", optString(b.thinking) ?? "");
+        if (this.#blocks.has(index)) badResponse(name, `content block ${index} started twice`);
+        let open: Open = { type: "ignored" }; // a block kind this adapter does not model (e.g. fallback notices)
+        if (b.type === "text" || b.type === "thinking") {
+          const part: TextPart | ThinkingPart = { type: b.type, text: "" };
+          this.#append(part, optString(b[b.type]) ?? "");
           const sig = optString(b.signature);
-          if (sig) this.#signature(index, sig);
+          if (part.type === "thinking" && sig) sign(part, sig);
+          open = part;
         } else if (b.type === "redacted_thinking") {
-          this.#blocks.set(index, { type: "thinking", part: { type: "thinking", text: "", redacted: optString(b.data) ?? "" } });
+          open = { type: "thinking", text: "", redacted: optString(b.data) ?? "" };
         } else if (b.type === "tool_use") {
           const id = optString(b.id);
-          const name = optString(b.name);
-          if (!id || !name) badResponse(this.#name, "tool_use block without id and name");
-          const acc = toolCallAccumulator(id, name);
+          const tool = optString(b.name);
+          if (!id || !tool) badResponse(name, "tool_use block without id and name");
+          const acc = toolCallAccumulator(id, tool);
           // Streamed tool_use blocks start with `input: {}` and send the JSON in deltas.
           if (isRec(b.input) && Object.keys(b.input).length > 0) acc.append(JSON.stringify(b.input));
-          this.#blocks.set(index, { type: "tool", acc });
-        } else {
-          this.#blocks.set(index, { type: "ignored" }); // a block kind this adapter does not model (e.g. fallback notices)
+          open = { type: "tool", acc };
         }
+        this.#blocks.set(index, open);
         return;
       }
       case "content_block_delta": {
         const open = this.#block(e);
         const d = e.delta;
-        if (!isRec(d)) badResponse(this.#name, "content_block_delta without a delta");
-        const index = e.index as number;
-        if (d.type === "text_delta" && open.type === "text") this.#append(index, "text", optString(d.text) ?? "");
-        else if (d.type === "thinking_delta" && open.type === "thinking") this.#append(index, "thinking", optString(d.thinking) ?? "");
-        else if (d.type === "signature_delta" && open.type === "thinking") this.#signature(index, optString(d.signature) ?? "");
+        if (!isRec(d)) badResponse(name, "content_block_delta without a delta");
+        if (d.type === "text_delta" && open.type === "text") this.#append(open, optString(d.text) ?? "");
+        else if (d.type === "thinking_delta" && open.type === "thinking") this.#append(open, optString(d.thinking) ?? "");
+        else if (d.type === "signature_delta" && open.type === "thinking") sign(open, optString(d.signature) ?? "");
         else if (d.type === "input_json_delta" && open.type === "tool") open.acc.append(optString(d.partial_json) ?? "");
         else if (d.type === "text_delta" || d.type === "thinking_delta" || d.type === "input_json_delta") {
-          badResponse(this.#name, `streamed ${d.type} into a ${open.type} block`);
+          badResponse(name, `streamed ${d.type} into a ${open.type} block`);
         }
         return;
       }
@@ -229,54 +226,36 @@ class AnthropicStream {
       case "message_delta": {
         const d = e.delta;
         if (isRec(d) && typeof d.stop_reason === "string") this.#stop = STOP[d.stop_reason] ?? "other";
-        this.#usage(e.usage);
+        this.#count(e.usage);
         return;
       }
       case "message_stop":
-        if (this.#id === undefined) badResponse(this.#name, "streamed message_stop before message_start");
+        if (this.#id === undefined) badResponse(name, "streamed message_stop before message_start");
         return "stop";
       case "error": {
         const err = isRec(e.error) ? e.error : {};
         const type = optString(err.type) ?? "";
         const message = (optString(err.message) ?? type).slice(0, 500);
-        throw new ProviderError(ERROR_KINDS[type] ?? "bad_response", this.#name, `streamed an error: ${message}`);
+        throw new ProviderError(ERROR_KINDS[type] ?? "bad_response", name, `streamed an error: ${message}`);
       }
       default:
         return; // ping and event types added after this adapter was written
     }
   }
 
-  #append(index: number, kind: "text" | "thinking", text: string): void {
-    const open = this.#blocks.get(index);
-    if (open?.type === "text") open.text += text;
-    else if (open?.type === "thinking") open.part.text += text;
-    this.#delta(kind, text);
-  }
-
-  #signature(index: number, signature: string): void {
-    const open = this.#blocks.get(index);
-    if (open?.type === "thinking") open.part.signature = (open.part.signature ?? "") + signature;
-  }
-
   /** The assembled message. */
   message(): AssistantMessage {
     const content: AssistantMessage["content"] = [];
-    for (const index of [...this.#blocks.keys()].sort((a, b) => a - b)) {
-      const open = this.#blocks.get(index);
-      if (open?.type === "text") content.push({ type: "text", text: open.text });
-      else if (open?.type === "thinking") content.push(open.part);
-      else if (open?.type === "tool") content.push(open.acc.finish() satisfies ToolCallPart);
+    for (const [, open] of [...this.#blocks].sort(([a], [b]) => a - b)) {
+      if (open.type === "tool") content.push(open.acc.finish());
+      else if (open.type !== "ignored") content.push(open);
     }
+    const [input, cacheReadTokens, cacheWriteTokens, outputTokens] = this.#usage;
     const message: AssistantMessage = {
       role: "assistant",
       content,
       stopReason: this.#stop,
-      usage: {
-        inputTokens: this.#input + this.#cacheRead + this.#cacheWrite,
-        outputTokens: this.#output,
-        cacheReadTokens: this.#cacheRead,
-        cacheWriteTokens: this.#cacheWrite,
-      },
+      usage: { inputTokens: input + cacheReadTokens + cacheWriteTokens, outputTokens, cacheReadTokens, cacheWriteTokens },
     };
     if (this.#model !== undefined) message.model = this.#model;
     return message;
@@ -302,32 +281,14 @@ class AnthropicStream {
  * ```
  */
 export function anthropic(options: AnthropicOptions): Provider {
-  const name = "anthropic";
-  const url = `${(options.baseUrl ?? "https://api.anthropic.com").replace(/\/+$/, "")}/v1/messages`;
   const maxTokens = options.maxTokens ?? DEFAULT_ANTHROPIC_MAX_TOKENS;
-  return {
-    name,
-    async generate(request: ModelRequest, generateOptions: GenerateOptions = {}): Promise<AssistantMessage> {
-      const body = anthropicBody(request, options.model, maxTokens);
-      let stream = new AnthropicStream(name, generateOptions.onDelta);
-      return withRetries(
-        async () => {
-          stream = new AnthropicStream(name, generateOptions.onDelta);
-          await sseRequest({
-            provider: name,
-            fetch: options.fetch ?? globalThis.fetch,
-            url,
-            headers: { "x-api-key": options.apiKey, "anthropic-version": API_VERSION },
-            body,
-            signal: generateOptions.signal,
-            idleTimeoutMs: options.idleTimeoutMs,
-            onEvent: (event) => stream.handle(event.data),
-          });
-          return stream.message();
-        },
-        { signal: generateOptions.signal, hasOutput: () => stream.output },
-        options.retry,
-      );
-    },
-  };
+  return streamingProvider(
+    "anthropic",
+    options,
+    "https://api.anthropic.com",
+    "/v1/messages",
+    { "x-api-key": options.apiKey, "anthropic-version": API_VERSION },
+    (request) => anthropicBody(request, options.model, maxTokens),
+    (onDelta) => new AnthropicStream("anthropic", onDelta),
+  );
 }

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { canonicalKey } from "../schema/equal.js";
 import type { ToolCallPart } from "./messages.js";
 
 /** What was repeated, reported in the run result. */
@@ -13,20 +14,6 @@ export interface DetectedLoop {
   arguments: Record<string, unknown>;
   /** How many times in a row the call was made (the threshold). */
   count: number;
-}
-
-// Deeper than this the key falls back to a unique value: such a call is never
-// counted as a repeat (arguments are bounded, but recursion depth must be too).
-const MAX_KEY_DEPTH = 64;
-
-function canonical(value: unknown, depth: number): string {
-  if (depth > MAX_KEY_DEPTH) throw new RangeError("too deep");
-  if (Array.isArray(value)) return `[${value.map((v) => canonical(v, depth + 1)).join(",")}]`;
-  if (typeof value === "object" && value !== null) {
-    const keys = Object.keys(value).sort();
-    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k], depth + 1)}`).join(",")}}`;
-  }
-  return JSON.stringify(value) ?? "null";
 }
 
 /** Tracks consecutive identical calls. */
@@ -44,7 +31,8 @@ export class LoopGuard {
   record(call: ToolCallPart): DetectedLoop | undefined {
     let key: string;
     try {
-      key = `${call.name}\u0000${canonical(call.arguments, 0)}`;
+      // Too deep a value (MAX_INSTANCE_DEPTH) gets a unique key: never counted as a repeat.
+      key = `${call.name}\u0000${canonicalKey(call.arguments)}`;
     } catch {
       key = `\u0001${++this.#unique}`;
     }

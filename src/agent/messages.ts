@@ -7,6 +7,7 @@
  */
 import { ValidationError } from "../errors.js";
 import type { ImagePart, TextPart, ToolResultPart } from "../tools/types.js";
+import { isRec, type Rec } from "../util/record.js";
 
 /** What the model thought before answering (R2 "thinking"). */
 export interface ThinkingPart {
@@ -84,15 +85,14 @@ export function emptyUsage(): Usage {
   return { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
 }
 
+const USAGE_KEYS = ["inputTokens", "outputTokens", "cacheReadTokens", "cacheWriteTokens"] as const;
+
 /** `a + b`, count by count. */
 export function addUsage(a: Usage, b: Usage | undefined): Usage {
   if (!b) return a;
-  return {
-    inputTokens: a.inputTokens + b.inputTokens,
-    outputTokens: a.outputTokens + b.outputTokens,
-    cacheReadTokens: a.cacheReadTokens + b.cacheReadTokens,
-    cacheWriteTokens: a.cacheWriteTokens + b.cacheWriteTokens,
-  };
+  const sum = emptyUsage();
+  for (const k of USAGE_KEYS) sum[k] = a[k] + b[k];
+  return sum;
 }
 
 /** A user message with one text part. */
@@ -107,6 +107,13 @@ export function textOf(message: Message): string {
   return out;
 }
 
+/** The last assistant message of a conversation, if any. */
+export function lastAnswer(messages: readonly Message[]): AssistantMessage | undefined {
+  let last: AssistantMessage | undefined;
+  for (const m of messages) if (m.role === "assistant") last = m;
+  return last;
+}
+
 /** The tool calls of an assistant message, in order. */
 export function toolCallsOf(message: AssistantMessage): ToolCallPart[] {
   return message.content.filter((p): p is ToolCallPart => p.type === "tool_call");
@@ -114,19 +121,17 @@ export function toolCallsOf(message: AssistantMessage): ToolCallPart[] {
 
 // ── Validation of stored messages ─────────────────────────────────────────────
 
-type Rec = Record<string, unknown>;
-const isRec = (v: unknown): v is Rec => typeof v === "object" && v !== null && !Array.isArray(v);
-
 function fail(where: string, what: string): never {
   throw new ValidationError(`${where}: ${what}`, [{ instancePath: where, schemaPath: "", message: what }]);
 }
 function str(v: Rec, key: string, where: string): string {
   const s = v[key];
-  if (typeof s !== "string") fail(`${where}/${key}`, "must be a string");
-  return s;
+  return typeof s === "string" ? s : fail(`${where}/${key}`, "must be a string");
 }
-function optStr(v: Rec, key: string, where: string): string | undefined {
-  return v[key] === undefined ? undefined : str(v, key, where);
+/** `target` with the optional string members `keys` of `v` copied, in order. */
+function withOpt<T extends object>(target: T, v: Rec, where: string, ...keys: string[]): T {
+  for (const k of keys) if (v[k] !== undefined) (target as Rec)[k] = str(v, k, where);
+  return target;
 }
 function count(v: unknown, where: string): number {
   if (typeof v !== "number" || !Number.isSafeInteger(v) || v < 0) fail(where, "must be a non-negative integer");
@@ -141,20 +146,11 @@ function parseMediaPart(v: Rec, where: string): TextPart | ImagePart {
 
 function parseAssistantPart(v: Rec, where: string): TextPart | ThinkingPart | ToolCallPart {
   if (v.type === "text") return { type: "text", text: str(v, "text", where) };
-  if (v.type === "thinking") {
-    const part: ThinkingPart = { type: "thinking", text: str(v, "text", where) };
-    const signature = optStr(v, "signature", where);
-    const redacted = optStr(v, "redacted", where);
-    if (signature !== undefined) part.signature = signature;
-    if (redacted !== undefined) part.redacted = redacted;
-    return part;
-  }
+  if (v.type === "thinking") return withOpt<ThinkingPart>({ type: "thinking", text: str(v, "text", where) }, v, where, "signature", "redacted");
   if (v.type === "tool_call") {
     if (!isRec(v.arguments)) fail(`${where}/arguments`, "must be an object");
     const part: ToolCallPart = { type: "tool_call", id: str(v, "id", where), name: str(v, "name", where), arguments: v.arguments };
-    const error = optStr(v, "argumentsError", where);
-    if (error !== undefined) part.argumentsError = error;
-    return part;
+    return withOpt(part, v, where, "argumentsError");
   }
   return fail(`${where}/type`, 'must be "text", "thinking" or "tool_call"');
 }
@@ -164,44 +160,35 @@ const STOP_REASONS: readonly string[] = ["end", "tool_use", "max_tokens", "refus
 function parseMessage(v: unknown, where: string): Message {
   if (!isRec(v)) fail(where, "must be an object");
   if (!Array.isArray(v.content)) fail(`${where}/content`, "must be an array");
-  const parts = v.content.map((p, i) => {
-    if (!isRec(p)) fail(`${where}/content/${i}`, "must be an object");
-    return p;
-  });
-  if (v.role === "user") {
-    return { role: "user", content: parts.map((p, i) => parseMediaPart(p, `${where}/content/${i}`)) };
-  }
-  if (v.role === "tool") {
+  const at = (i: number): string => `${where}/content/${i}`;
+  const parts = v.content.map((p, i) => (isRec(p) ? p : fail(at(i), "must be an object")));
+  const { role } = v;
+  if (role === "user") return { role, content: parts.map((p, i) => parseMediaPart(p, at(i))) };
+  if (role === "tool") {
     if (typeof v.isError !== "boolean") fail(`${where}/isError`, "must be a boolean");
     return {
-      role: "tool",
+      role,
       toolCallId: str(v, "toolCallId", where),
       toolName: str(v, "toolName", where),
-      content: parts.map((p, i) => parseMediaPart(p, `${where}/content/${i}`)),
+      content: parts.map((p, i) => parseMediaPart(p, at(i))),
       isError: v.isError,
     };
   }
-  if (v.role === "assistant") {
-    const message: AssistantMessage = { role: "assistant", content: parts.map((p, i) => parseAssistantPart(p, `${where}/content/${i}`)) };
-    if (v.stopReason !== undefined) {
-      if (typeof v.stopReason !== "string" || !STOP_REASONS.includes(v.stopReason)) fail(`${where}/stopReason`, "is not a known stop reason");
-      message.stopReason = v.stopReason as ModelStopReason;
-    }
-    const model = optStr(v, "model", where);
-    if (model !== undefined) message.model = model;
-    if (v.usage !== undefined) {
-      const u = v.usage;
-      if (!isRec(u)) fail(`${where}/usage`, "must be an object");
-      message.usage = {
-        inputTokens: count(u.inputTokens, `${where}/usage/inputTokens`),
-        outputTokens: count(u.outputTokens, `${where}/usage/outputTokens`),
-        cacheReadTokens: count(u.cacheReadTokens, `${where}/usage/cacheReadTokens`),
-        cacheWriteTokens: count(u.cacheWriteTokens, `${where}/usage/cacheWriteTokens`),
-      };
-    }
-    return message;
+  if (role !== "assistant") fail(`${where}/role`, 'must be "user", "assistant" or "tool"');
+  const message: AssistantMessage = { role, content: parts.map((p, i) => parseAssistantPart(p, at(i))) };
+  if (v.stopReason !== undefined) {
+    if (typeof v.stopReason !== "string" || !STOP_REASONS.includes(v.stopReason)) fail(`${where}/stopReason`, "is not a known stop reason");
+    message.stopReason = v.stopReason as ModelStopReason;
   }
-  return fail(`${where}/role`, 'must be "user", "assistant" or "tool"');
+  withOpt(message, v, where, "model");
+  const u = v.usage;
+  if (u !== undefined) {
+    if (!isRec(u)) fail(`${where}/usage`, "must be an object");
+    const usage = emptyUsage();
+    for (const k of USAGE_KEYS) usage[k] = count(u[k], `${where}/usage/${k}`);
+    message.usage = usage;
+  }
+  return message;
 }
 
 /**

@@ -9,12 +9,13 @@
  * @module
  */
 import { ProviderError } from "../errors.js";
-import type { AssistantMessage, Message, ModelStopReason, ToolCallPart } from "./messages.js";
+import { isRec, type Rec } from "../util/record.js";
+import { toolCallsOf, type AssistantMessage, type Message, type ModelStopReason } from "./messages.js";
 import type { GenerateOptions, ModelRequest, Provider } from "./provider.js";
-import { withRetries, type ProviderRetryOptions } from "./retry.js";
-import { sseRequest } from "./sse-request.js";
+import type { ProviderRetryOptions } from "./retry.js";
+import { streamingProvider, type AnswerStream } from "./sse-request.js";
 import { toolCallAccumulator, type ToolCallAccumulator } from "./tool-args.js";
-import { imagesOf, isRec, joinedText, optString, parseEventObject, tokens, type Rec } from "./wire.js";
+import { badResponse, imagesOf, joinedText, optString, parseEventObject, tokens } from "./wire.js";
 
 /** Options of {@link openaiChat}. */
 export interface OpenAiChatOptions {
@@ -72,7 +73,7 @@ export function openaiMessages(messages: readonly Message[], system?: string): R
       for (const img of images) pendingImages.push(imageUrl(img.mimeType, img.data));
     } else {
       const text = m.content.map((p) => (p.type === "text" ? p.text : "")).join("");
-      const calls = m.content.filter((p): p is ToolCallPart => p.type === "tool_call");
+      const calls = toolCallsOf(m);
       if (text === "" && calls.length === 0) continue; // nothing the wire format can carry (a refusal, thinking only)
       const msg: Rec = { role: "assistant", content: text === "" ? null : text };
       if (calls.length > 0) {
@@ -105,11 +106,11 @@ const FINISH: Record<string, ModelStopReason> = {
 };
 
 /** Assembles one streamed answer from Chat Completions chunks. */
-class ChatStream {
+class ChatStream implements AnswerStream {
   readonly #name: string;
   readonly #onDelta: GenerateOptions["onDelta"];
-  #text = "";
-  #thinking = "";
+  /** The text and the thinking so far. */
+  readonly #streamed = { text: "", thinking: "" };
   readonly #calls = new Map<number, ToolCallAccumulator>();
   #model: string | undefined;
   #usage: Rec | undefined;
@@ -138,7 +139,7 @@ class ChatStream {
     else if (isRec(chunk.x_groq) && isRec(chunk.x_groq.usage)) this.#usage = chunk.x_groq.usage;
     const choices = chunk.choices;
     if (choices === undefined || choices === null) return;
-    if (!Array.isArray(choices)) throw new ProviderError("bad_response", this.#name, "streamed a chunk whose choices is not an array");
+    if (!Array.isArray(choices)) badResponse(this.#name, "streamed a chunk whose choices is not an array");
     for (const choice of choices) {
       if (!isRec(choice) || (choice.index !== undefined && choice.index !== 0)) continue; // one answer is asked for
       if (isRec(choice.delta)) this.#delta(choice.delta);
@@ -160,23 +161,20 @@ class ChatStream {
     throw new ProviderError(kind, this.#name, `streamed an error: ${message}`);
   }
 
+  #piece(kind: "text" | "thinking", text: string | undefined): void {
+    if (!text) return;
+    this.#streamed[kind] += text;
+    this.output = true;
+    this.#onDelta?.({ kind, text });
+  }
+
   #delta(d: Rec): void {
-    const thinking = optString(d.reasoning_content) ?? optString(d.reasoning);
-    if (thinking) {
-      this.#thinking += thinking;
-      this.output = true;
-      this.#onDelta?.({ kind: "thinking", text: thinking });
-    }
-    const text = optString(d.content);
-    if (text) {
-      this.#text += text;
-      this.output = true;
-      this.#onDelta?.({ kind: "text", text });
-    }
+    this.#piece("thinking", optString(d.reasoning_content) ?? optString(d.reasoning));
+    this.#piece("text", optString(d.content));
     if (d.tool_calls === undefined || d.tool_calls === null) return;
-    if (!Array.isArray(d.tool_calls)) throw new ProviderError("bad_response", this.#name, "streamed tool_calls that is not an array");
+    if (!Array.isArray(d.tool_calls)) badResponse(this.#name, "streamed tool_calls that is not an array");
     d.tool_calls.forEach((call: unknown, position: number) => {
-      if (!isRec(call)) throw new ProviderError("bad_response", this.#name, "streamed a tool call that is not an object");
+      if (!isRec(call)) badResponse(this.#name, "streamed a tool call that is not an object");
       const index = typeof call.index === "number" && Number.isSafeInteger(call.index) ? call.index : position;
       const fn = isRec(call.function) ? call.function : {};
       let acc = this.#calls.get(index);
@@ -196,12 +194,9 @@ class ChatStream {
   /** The assembled message. */
   message(): AssistantMessage {
     const content: AssistantMessage["content"] = [];
-    if (this.#thinking !== "") content.push({ type: "thinking", text: this.#thinking });
-    if (this.#text !== "") content.push({ type: "text", text: this.#text });
-    for (const index of [...this.#calls.keys()].sort((a, b) => a - b)) {
-      const acc = this.#calls.get(index);
-      if (!acc) continue;
-      if (!acc.name) throw new ProviderError("bad_response", this.#name, `streamed tool call ${index} without a name`);
+    for (const type of ["thinking", "text"] as const) if (this.#streamed[type] !== "") content.push({ type, text: this.#streamed[type] });
+    for (const [index, acc] of [...this.#calls].sort(([a], [b]) => a - b)) {
+      if (!acc.name) badResponse(this.#name, `streamed tool call ${index} without a name`);
       if (!acc.id) acc.id = `call_${crypto.randomUUID()}`; // some local servers send no id
       content.push(acc.finish());
     }
@@ -244,34 +239,15 @@ class ChatStream {
  * ```
  */
 export function openaiChat(options: OpenAiChatOptions): Provider {
-  const name = "openai-chat";
-  const url = `${(options.baseUrl ?? "https://api.openai.com/v1").replace(/\/+$/, "")}/chat/completions`;
   const headers: Record<string, string> = { ...options.headers };
   if (options.apiKey !== undefined) headers.authorization = `Bearer ${options.apiKey}`;
-  return {
-    name,
-    async generate(request: ModelRequest, generateOptions: GenerateOptions = {}): Promise<AssistantMessage> {
-      const body = openaiBody(request, options);
-      let stream = new ChatStream(name, generateOptions.onDelta);
-      return withRetries(
-        async () => {
-          stream = new ChatStream(name, generateOptions.onDelta);
-          await sseRequest({
-            provider: name,
-            fetch: options.fetch ?? globalThis.fetch,
-            url,
-            headers,
-            body,
-            signal: generateOptions.signal,
-            idleTimeoutMs: options.idleTimeoutMs,
-            onEvent: (event) => stream.handle(event.data),
-            completeAtEnd: () => stream.finished,
-          });
-          return stream.message();
-        },
-        { signal: generateOptions.signal, hasOutput: () => stream.output },
-        options.retry,
-      );
-    },
-  };
+  return streamingProvider(
+    "openai-chat",
+    options,
+    "https://api.openai.com/v1",
+    "/chat/completions",
+    headers,
+    (request) => openaiBody(request, options),
+    (onDelta) => new ChatStream("openai-chat", onDelta),
+  );
 }

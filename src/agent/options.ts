@@ -8,30 +8,21 @@
 import { ConfigError, ValidationError } from "../errors.js";
 import { DEFAULT_LOOP_THRESHOLD, DEFAULT_MAX_STEPS, DEFAULT_TOOL_CONCURRENCY } from "../limits.js";
 import { assertUniqueToolNames } from "../tools/names.js";
-import type { Identity, Tool } from "../tools/types.js";
-import { parseMessages, toolCallsOf, userMessage, type Message } from "./messages.js";
+import type { Tool } from "../tools/types.js";
+import { isRec } from "../util/record.js";
+import { lastAnswer, parseMessages, toolCallsOf, userMessage, type Message } from "./messages.js";
 import type { Provider } from "./provider.js";
 
 // Both Anthropic and OpenAI accept ^[a-zA-Z0-9_-]{1,64}$ as a tool name (T2).
 const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 const EFFECTS: readonly string[] = ["read", "write", "confirm"];
 
-const isRec = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
-
 /** Checks the provider has a `generate` method. */
 export function checkProvider(provider: unknown): Provider {
   if (!isRec(provider) || typeof provider.generate !== "function" || typeof provider.name !== "string") {
-    throw new ConfigError("run: provider must be a Provider (a name and a generate method)");
+    throw new ConfigError("run: provider needs a name and a generate method");
   }
   return provider as unknown as Provider;
-}
-
-/** Checks the identity (T1): non-empty `actorId` and `tenantId` strings. */
-export function checkIdentity(identity: unknown): Identity {
-  if (!isRec(identity) || typeof identity.actorId !== "string" || identity.actorId === "" || typeof identity.tenantId !== "string" || identity.tenantId === "") {
-    throw new ConfigError("run: identity must have a non-empty actorId and tenantId (from the host's authenticated backend)");
-  }
-  return { actorId: identity.actorId, tenantId: identity.tenantId };
 }
 
 /**
@@ -45,15 +36,20 @@ export function checkTools(tools: unknown): Tool[] {
   if (tools === undefined) return [];
   if (!Array.isArray(tools)) throw new ConfigError("run: tools must be an array");
   tools.forEach((t: unknown, i) => {
-    const where = `run: tools[${i}]`;
-    if (!isRec(t)) throw new ConfigError(`${where} is not a tool`);
-    if (typeof t.name !== "string" || !TOOL_NAME.test(t.name)) {
-      throw new ConfigError(`${where}: the name must be 1 to 64 letters, digits, _ or - (what model providers accept)`);
-    }
-    if (typeof t.description !== "string") throw new ConfigError(`${where} (${t.name}): description must be a string`);
-    if (!isRec(t.inputSchema)) throw new ConfigError(`${where} (${t.name}): inputSchema must be a JSON Schema object`);
-    if (typeof t.effect !== "string" || !EFFECTS.includes(t.effect)) throw new ConfigError(`${where} (${t.name}): effect must be read, write or confirm`);
-    if (t.effect === "read" && typeof t.execute !== "function") throw new ConfigError(`${where} (${t.name}): a read tool needs execute()`);
+    const why = !isRec(t)
+      ? "not a tool object"
+      : typeof t.name !== "string" || !TOOL_NAME.test(t.name)
+        ? "name must be 1 to 64 letters, digits, _ or -"
+        : typeof t.description !== "string"
+          ? "description must be a string"
+          : !isRec(t.inputSchema)
+            ? "inputSchema must be a JSON Schema object"
+            : !EFFECTS.includes(t.effect as string)
+              ? "effect must be read, write or confirm"
+              : t.effect === "read" && typeof t.execute !== "function"
+                ? "a read tool needs execute()"
+                : undefined;
+    if (why) throw new ConfigError(`run: tools[${i}]${isRec(t) && typeof t.name === "string" ? ` (${t.name.slice(0, 80)})` : ""}: ${why}`);
   });
   assertUniqueToolNames(tools as Tool[]);
   return [...(tools as Tool[])];
@@ -94,15 +90,14 @@ export function initialMessages(input: unknown): Message[] {
   const last = messages.at(-1);
   if (!last) throw new ValidationError("run: input has no messages");
   if (last.role === "assistant") {
-    throw new ValidationError("run: input ends with an assistant message; add the user's next message (or the tool results) first");
+    throw new ValidationError("run: input ends with an assistant message; add a user message or tool results");
   }
-  let lastAssistant: Message | undefined;
-  for (const m of messages) if (m.role === "assistant") lastAssistant = m;
-  if (lastAssistant?.role === "assistant") {
+  const lastAssistant = lastAnswer(messages);
+  if (lastAssistant) {
     const answered = new Set(messages.flatMap((m) => (m.role === "tool" ? [m.toolCallId] : [])));
     const open = toolCallsOf(lastAssistant).filter((c) => !answered.has(c.id));
     if (open.length > 0) {
-      throw new ValidationError(`run: input leaves ${open.length} tool call(s) of the last assistant message without a result (e.g. ${open[0]?.id ?? ""})`);
+      throw new ValidationError(`run: input leaves ${open.length} tool call(s) of the last assistant message unanswered (e.g. ${open[0]?.id ?? ""})`);
     }
   }
   return messages;

@@ -8,6 +8,7 @@
  */
 import { CancelledError, ProviderError, TransportError } from "../errors.js";
 import { DEFAULT_PROVIDER_MAX_ATTEMPTS, PROVIDER_MAX_RETRY_DELAY_MS, PROVIDER_RETRY_BASE_DELAY_MS } from "../limits.js";
+import { sleep } from "../util/sleep.js";
 
 /** Retry settings of a provider. */
 export interface ProviderRetryOptions {
@@ -22,6 +23,8 @@ export interface ProviderRetryOptions {
   maxDelayMs?: number;
 }
 
+const NUMBER = /^\s*\d+(\.\d+)?\s*$/;
+
 /**
  * The wait an HTTP answer asks for, in milliseconds: `retry-after-ms` (sent by
  * OpenAI), else `retry-after` as seconds or an HTTP date (RFC 9110 §10.2.3).
@@ -29,10 +32,10 @@ export interface ProviderRetryOptions {
  */
 export function retryAfterMs(headers: Headers, now = Date.now()): number | undefined {
   const ms = headers.get("retry-after-ms");
-  if (ms !== null && /^\s*\d+(\.\d+)?\s*$/.test(ms)) return Math.ceil(Number(ms));
+  if (ms !== null && NUMBER.test(ms)) return Math.ceil(Number(ms));
   const value = headers.get("retry-after");
   if (value === null) return undefined;
-  if (/^\s*\d+(\.\d+)?\s*$/.test(value)) return Math.ceil(Number(value) * 1000);
+  if (NUMBER.test(value)) return Math.ceil(Number(value) * 1000);
   const date = Date.parse(value);
   return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
@@ -41,22 +44,6 @@ export function retryAfterMs(headers: Headers, now = Date.now()): number | undef
 export function isRetryable(error: unknown): boolean {
   if (error instanceof TransportError) return true;
   return error instanceof ProviderError && (error.kind === "rate_limited" || error.kind === "overloaded");
-}
-
-/** Waits `ms`, or rejects with CancelledError when `signal` aborts first. */
-export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(new CancelledError("cancelled while waiting to retry", { cause: signal.reason }));
-    const onAbort = (): void => {
-      clearTimeout(timer);
-      reject(new CancelledError("cancelled while waiting to retry", { cause: signal?.reason }));
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener("abort", onAbort, { once: true });
-  });
 }
 
 /** What {@link withRetries} needs to know about the attempt in progress. */
@@ -91,7 +78,7 @@ export async function withRetries<T>(attempt: () => Promise<T>, context: RetryCo
       const backoff = Math.min(maxDelay, base * 2 ** (n - 1));
       const delay = asked ?? Math.round(backoff / 2 + (Math.random() * backoff) / 2);
       context.onRetry?.(n, delay, error);
-      await sleep(delay, context.signal);
+      if (!(await sleep(delay, context.signal))) throw new CancelledError("cancelled while waiting to retry", { cause: context.signal?.reason });
     }
   }
 }

@@ -8,14 +8,27 @@
 import { ProviderError, YadaError } from "../errors.js";
 import { MAX_TOOL_CALLS_PER_TURN } from "../limits.js";
 import { silentLogger, type Logger } from "../log.js";
+import { identityOf } from "../tools/gate.js";
 import type { Identity, ReadTool, Tool, ToolResult } from "../tools/types.js";
 import { eventQueue, type AgentEvent, type EventError, type ProposedCall, type StopReason } from "./events.js";
 import { LoopGuard, type DetectedLoop } from "./loop-guard.js";
-import { addUsage, emptyUsage, parseMessages, textOf, toolCallsOf, type AssistantMessage, type Message, type ToolResultMessage, type Usage } from "./messages.js";
-import { checkBounds, checkIdentity, checkProvider, checkTools, initialMessages } from "./options.js";
+import {
+  addUsage,
+  emptyUsage,
+  lastAnswer,
+  parseMessages,
+  textOf,
+  toolCallsOf,
+  type AssistantMessage,
+  type Message,
+  type ToolCallPart,
+  type ToolResultMessage,
+  type Usage,
+} from "./messages.js";
+import { checkBounds, checkProvider, checkTools, initialMessages } from "./options.js";
 import type { Provider, ToolSpec } from "./provider.js";
 import { answerWithout, executeReads, type ReadCall } from "./tool-exec.js";
-import { errorResult } from "./tool-results.js";
+import { errorResult, type LoopErrorKind } from "./tool-results.js";
 
 /** Options of {@link run} and {@link runStream}. */
 export interface RunOptions {
@@ -81,7 +94,7 @@ function checkAnswer(provider: string, value: unknown): AssistantMessage {
   } catch (e) {
     throw new ProviderError("bad_response", provider, `returned an invalid assistant message (${e instanceof Error ? e.message : ""})`);
   }
-  if (message?.role !== "assistant") throw new ProviderError("bad_response", provider, "returned a message that is not from the assistant");
+  if (message?.role !== "assistant") throw new ProviderError("bad_response", provider, "returned a non-assistant message");
   const calls = toolCallsOf(message);
   if (calls.length > MAX_TOOL_CALLS_PER_TURN) {
     throw new ProviderError("bad_response", provider, `made ${calls.length} tool calls in one answer (at most ${MAX_TOOL_CALLS_PER_TURN})`);
@@ -93,7 +106,7 @@ function checkAnswer(provider: string, value: unknown): AssistantMessage {
 
 async function runLoop(options: RunOptions, emitTo: (event: AgentEvent) => void): Promise<RunResult> {
   const provider = checkProvider(options.provider);
-  const identity = checkIdentity(options.identity);
+  const identity = identityOf(options.identity, "run: ");
   const tools = checkTools(options.tools);
   const { maxSteps, concurrency, loopThreshold } = checkBounds(options);
   const messages = initialMessages(options.input);
@@ -115,8 +128,7 @@ async function runLoop(options: RunOptions, emitTo: (event: AgentEvent) => void)
   const finish = (stopReason: StopReason, extra: Partial<RunResult> = {}): RunResult => {
     if (stopReason === "approval_required") emit({ type: "approval_required", turn: steps, calls: extra.proposedCalls ?? [] });
     emit({ type: "agent_end", stopReason, usage, steps });
-    let last: Message | undefined;
-    for (const m of messages) if (m.role === "assistant") last = m;
+    const last = lastAnswer(messages);
     return { stopReason, text: last ? textOf(last) : "", messages, usage, steps, proposedCalls: [], ...extra };
   };
 
@@ -132,7 +144,7 @@ async function runLoop(options: RunOptions, emitTo: (event: AgentEvent) => void)
       try {
         const raw = await provider.generate(
           { ...(system !== undefined ? { system } : {}), messages: [...messages], tools: specs },
-          { ...(signal ? { signal } : {}), onDelta: (d) => emit({ type: "message_delta", turn, kind: d.kind, text: d.text }) },
+          { signal, onDelta: (d) => emit({ type: "message_delta", turn, kind: d.kind, text: d.text }) },
         );
         answer = checkAnswer(provider.name, raw);
       } catch (e) {
@@ -147,18 +159,19 @@ async function runLoop(options: RunOptions, emitTo: (event: AgentEvent) => void)
       const results = new Map<string, ToolResult>();
       const reads: ReadCall[] = [];
       const proposed: ProposedCall[] = [];
+      // Answers a call without executing it.
+      const answerCall = (call: ToolCallPart, kind: LoopErrorKind, why: string): void =>
+        void results.set(call.id, answerWithout(call, errorResult(kind, why), { turn, emit }));
       let loop: DetectedLoop | undefined;
       for (const call of calls) loop ??= guard.record(call);
       for (const call of calls) {
         const tool = byName.get(call.name);
         if (loop) {
-          const why = `not executed: the same call (tool ${loop.toolName} with identical arguments) was made ${loop.count} times in a row, so the run stopped`;
-          results.set(call.id, answerWithout(call, errorResult("loop_detected", why), { turn, emit }));
+          answerCall(call, "loop_detected", `not executed: ${loop.toolName} was called with identical arguments ${loop.count} times in a row; the run stopped`);
         } else if (!tool) {
-          const why = `there is no tool named ${JSON.stringify(call.name.slice(0, 80))}; available: ${tools.map((t) => t.name).join(", ") || "none"}`;
-          results.set(call.id, answerWithout(call, errorResult("unknown_tool", why), { turn, emit }));
+          answerCall(call, "unknown_tool", `there is no tool named ${JSON.stringify(call.name.slice(0, 80))}; available: ${tools.map((t) => t.name).join(", ") || "none"}`);
         } else if (call.argumentsError !== undefined) {
-          results.set(call.id, answerWithout(call, errorResult("invalid_arguments", call.argumentsError), { turn, emit }));
+          answerCall(call, "invalid_arguments", call.argumentsError);
         } else if (tool.effect === "read") reads.push({ call, tool: tool as ReadTool });
         else proposed.push({ callId: call.id, toolName: call.name, effect: tool.effect, arguments: call.arguments });
       }
@@ -169,9 +182,7 @@ async function runLoop(options: RunOptions, emitTo: (event: AgentEvent) => void)
       });
       if (signal?.aborted) {
         // A cancelled run proposes nothing: its proposed calls are answered, so the messages stay resumable.
-        for (const call of calls) {
-          if (!results.has(call.id)) results.set(call.id, answerWithout(call, errorResult("cancelled", "the run was cancelled"), { turn, emit }));
-        }
+        for (const call of calls) if (!results.has(call.id)) answerCall(call, "cancelled", "the run was cancelled");
       }
       const toolResults: ToolResultMessage[] = [];
       for (const call of calls) {

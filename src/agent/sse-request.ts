@@ -15,7 +15,10 @@ import {
   MAX_PROVIDER_RESPONSE_BYTES,
 } from "../limits.js";
 import { createSseParser, type SseEvent } from "../transport/sse.js";
-import { retryAfterMs } from "./retry.js";
+import { concatBytes } from "../util/bytes.js";
+import type { AssistantMessage } from "./messages.js";
+import type { GenerateOptions, ModelRequest, Provider } from "./provider.js";
+import { retryAfterMs, withRetries, type ProviderRetryOptions } from "./retry.js";
 
 /** What {@link sseRequest} sends and where its events go. */
 export interface SseRequest {
@@ -97,13 +100,7 @@ async function readBounded(response: Response, max: number): Promise<string> {
   } finally {
     reader.cancel().catch(() => {});
   }
-  const all = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
-  let at = 0;
-  for (const c of chunks) {
-    all.set(c, at);
-    at += c.length;
-  }
-  return new TextDecoder().decode(all);
+  return new TextDecoder().decode(concatBytes(chunks));
 }
 
 /**
@@ -204,4 +201,71 @@ async function readEvents(
     parser.end();
     reader.cancel().catch(() => {});
   }
+}
+
+/** Assembles one streamed answer: a provider adapter's side of {@link streamingProvider}. */
+export interface AnswerStream {
+  /** True once a delta reached the caller (no retry after that). */
+  readonly output: boolean;
+  /** Whether the answer is complete when the body ends before `"stop"`. */
+  readonly finished?: boolean;
+  /** Handles one event's data; returns `"stop"` once the answer is complete. */
+  handle(data: string): "stop" | void;
+  /** The assembled message. */
+  message(): AssistantMessage;
+}
+
+/** What every streaming provider's options have. */
+export interface StreamingOptions {
+  /** The API root; the provider's default when unset. */
+  baseUrl?: string;
+  /** The fetch to use (default the global one). */
+  fetch?: typeof fetch;
+  /** Retry bounds (429 / 5xx / network, before output). */
+  retry?: ProviderRetryOptions;
+  /** Idle bound of the stream (default `DEFAULT_PROVIDER_IDLE_TIMEOUT_MS`). */
+  idleTimeoutMs?: number;
+}
+
+/**
+ * A provider that POSTs `body(request)` to `baseUrl` (trailing slashes dropped) +
+ * `path` and assembles the SSE answer with a fresh `stream` per attempt, retried
+ * by {@link withRetries} before any output.
+ */
+export function streamingProvider(
+  name: string,
+  options: StreamingOptions,
+  defaultBase: string,
+  path: string,
+  headers: Record<string, string>,
+  body: (request: ModelRequest) => unknown,
+  stream: (onDelta: GenerateOptions["onDelta"]) => AnswerStream,
+): Provider {
+  const url = (options.baseUrl ?? defaultBase).replace(/\/+$/, "") + path;
+  return {
+    name,
+    async generate(request: ModelRequest, { signal, onDelta }: GenerateOptions = {}): Promise<AssistantMessage> {
+      const payload = body(request);
+      let answer = stream(onDelta);
+      return withRetries(
+        async () => {
+          answer = stream(onDelta);
+          await sseRequest({
+            provider: name,
+            fetch: options.fetch ?? globalThis.fetch,
+            url,
+            headers,
+            body: payload,
+            signal,
+            idleTimeoutMs: options.idleTimeoutMs,
+            onEvent: (event) => answer.handle(event.data),
+            completeAtEnd: () => answer.finished === true,
+          });
+          return answer.message();
+        },
+        { signal, hasOutput: () => answer.output },
+        options.retry,
+      );
+    },
+  };
 }

@@ -13,15 +13,20 @@ import {
   MAX_AGENT_TOOL_RESULT_BYTES,
   MAX_AGENT_TOOL_RESULT_IMAGES,
 } from "../limits.js";
+import { IMAGE_TYPES, utf8Length, utf8Prefix } from "../tools/bound.js";
+import { errorResult as toolError } from "../tools/render.js";
 import type { ToolResult, ToolResultPart, ToolUpdate } from "../tools/types.js";
+import { isRec } from "../util/record.js";
 
 /** The kinds of error result the loop writes. */
 export type LoopErrorKind = "tool_failed" | "unknown_tool" | "invalid_arguments" | "loop_detected" | "cancelled";
 
-/** An error result: `{"error": kind, "message": message}` as text, `isError: true`. */
+/**
+ * An error result: `{"error": kind, "message": message}` as text, `isError: true`;
+ * the message cut to `MAX_AGENT_TOOL_ERROR_CHARS` (with a marker).
+ */
 export function errorResult(kind: LoopErrorKind, message: string): ToolResult {
-  const text = JSON.stringify({ error: kind, message: message.slice(0, MAX_AGENT_TOOL_ERROR_CHARS) });
-  return { content: [{ type: "text", text }], isError: true };
+  return toolError(kind, message, MAX_AGENT_TOOL_ERROR_CHARS);
 }
 
 /** The error result for a value a tool threw. */
@@ -29,22 +34,6 @@ export function thrownResult(error: unknown): ToolResult {
   const message = error instanceof Error ? error.message : typeof error === "string" ? error : "the tool failed";
   return errorResult("tool_failed", message);
 }
-
-// Image types both wire formats accept (Anthropic and OpenAI vision inputs; seed 003 T7).
-const IMAGE_TYPES: readonly string[] = ["image/png", "image/jpeg", "image/webp", "image/gif"];
-const encoder = new TextEncoder();
-const decoder = new TextDecoder();
-
-/** `text` cut to at most `maxBytes` UTF-8 bytes, never inside a character. */
-export function truncateUtf8(text: string, maxBytes: number): string {
-  const bytes = encoder.encode(text);
-  if (bytes.length <= maxBytes) return text;
-  let end = maxBytes;
-  while (end > 0 && ((bytes[end] ?? 0) & 0xc0) === 0x80) end--; // back to a character boundary
-  return decoder.decode(bytes.subarray(0, end));
-}
-
-const isRec = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /**
  * Checks what a tool returned and bounds it: text parts together at most
@@ -64,8 +53,8 @@ export function boundedResult(value: unknown): ToolResult {
   let cut = false;
   const addText = (text: string): void => {
     if (cut) return;
-    const kept = truncateUtf8(text, budget);
-    budget -= encoder.encode(kept).length;
+    const kept = utf8Prefix(text, budget);
+    budget -= utf8Length(kept);
     if (kept.length < text.length) cut = true;
     content.push({ type: "text", text: kept });
   };
@@ -73,7 +62,7 @@ export function boundedResult(value: unknown): ToolResult {
     if (!isRec(part)) continue;
     if (part.type === "text" && typeof part.text === "string") addText(part.text);
     else if (part.type === "image" && typeof part.mimeType === "string" && typeof part.data === "string") {
-      const ok = IMAGE_TYPES.includes(part.mimeType) && part.data.length <= MAX_AGENT_IMAGE_BASE64_CHARS && images < MAX_AGENT_TOOL_RESULT_IMAGES;
+      const ok = IMAGE_TYPES.has(part.mimeType) && part.data.length <= MAX_AGENT_IMAGE_BASE64_CHARS && images < MAX_AGENT_TOOL_RESULT_IMAGES;
       if (ok) {
         images++;
         content.push({ type: "image", mimeType: part.mimeType, data: part.data });

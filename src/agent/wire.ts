@@ -6,14 +6,7 @@
  */
 import { ProviderError } from "../errors.js";
 import type { ImagePart, TextPart, ToolResultPart } from "../tools/types.js";
-
-/** A JSON object as received. */
-export type Rec = Record<string, unknown>;
-
-/** Is `v` a JSON object (not an array, not null)? */
-export function isRec(v: unknown): v is Rec {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
+import { isRec, type Rec } from "../util/record.js";
 
 /** Parses one streamed event's data as a JSON object, or throws `bad_response`. */
 export function parseEventObject(provider: string, data: string): Rec {
@@ -21,10 +14,9 @@ export function parseEventObject(provider: string, data: string): Rec {
   try {
     v = JSON.parse(data);
   } catch {
-    throw new ProviderError("bad_response", provider, "streamed an event that is not JSON");
+    badResponse(provider, "streamed an event that is not JSON");
   }
-  if (!isRec(v)) throw new ProviderError("bad_response", provider, "streamed an event that is not a JSON object");
-  return v;
+  return isRec(v) ? v : badResponse(provider, "streamed an event that is not a JSON object");
 }
 
 /** A token count from a usage object: a non-negative integer, else 0 (absent or null counts are common). */

@@ -107,8 +107,8 @@ interface Pending {
   /** Aborted when the request settles, so the transport can stop reading for it (only when the transport asks). */
   done: AbortController | undefined;
   timer?: ReturnType<typeof setTimeout>;
+  /** Set when the request asked for progress: its progress token is its id. */
   onProgress?: (progress: Progress) => void;
-  progressToken?: RequestId;
   cleanup(): void;
 }
 
@@ -132,7 +132,6 @@ export class JsonRpcSession {
   readonly #name: string;
   readonly #log: Logger;
   readonly #pending = new Map<RequestId, Pending>();
-  readonly #progress = new Map<RequestId, Pending>();
   readonly #handlers = new Map<string, RequestHandler>();
   readonly #inbound = new Map<RequestId, AbortController>();
   readonly #listeners = new Set<NotificationListener>();
@@ -241,18 +240,13 @@ export class JsonRpcSession {
         resolve,
         reject,
         done,
+        onProgress: options.onProgress,
         cleanup: () => {
           if (pending.timer !== undefined) clearTimeout(pending.timer);
           signal?.removeEventListener("abort", onAbort);
-          if (pending.progressToken !== undefined) this.#progress.delete(pending.progressToken);
           done?.abort(SETTLED);
         },
       };
-      if (options.onProgress) {
-        pending.onProgress = options.onProgress;
-        pending.progressToken = id;
-        this.#progress.set(id, pending);
-      }
       this.#pending.set(id, pending);
       signal?.addEventListener("abort", onAbort, { once: true });
 
@@ -284,7 +278,8 @@ export class JsonRpcSession {
           };
         }
       }
-      const sendOptions: SendOptions | undefined = done || options.headers ? { signal: done?.signal, headers: options.headers } : undefined;
+      const sendOptions: SendOptions | undefined =
+        done || options.headers || options.longLived ? { signal: done?.signal, headers: options.headers, longLived: options.longLived } : undefined;
       this.#transport.send(message, sendOptions).catch((error: unknown) => this.#settle(id, undefined, this.#asYadaError(error, method)));
     });
   }
@@ -397,7 +392,7 @@ export class JsonRpcSession {
     const params = n.params;
     if (n.method === "notifications/progress") {
       const token = params?.progressToken;
-      const pending = typeof token === "string" || typeof token === "number" ? this.#progress.get(token) : undefined;
+      const pending = typeof token === "string" || typeof token === "number" ? this.#pending.get(token) : undefined;
       if (pending?.onProgress && typeof params?.progress === "number") {
         const p: Progress = { progress: params.progress };
         if (typeof params.total === "number") p.total = params.total;

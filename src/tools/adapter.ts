@@ -10,13 +10,14 @@
  * @module
  */
 import { CancelledError, YadaError } from "../errors.js";
-import { MAX_TOOL_ARGUMENT_BYTES, MAX_TOOL_RESULT_BYTES } from "../limits.js";
+import { MAX_TOOL_RESULT_BYTES } from "../limits.js";
 import type { McpClient } from "../mcp/client.js";
-import { isRecord } from "../mcp/types.js";
-import { cutUtf8, utf8Length } from "./bound.js";
+import type { JsonRecord } from "../mcp/types.js";
+import { cutUtf8 } from "./bound.js";
 import { assertUniqueToolNames, checkToolName, prefixedToolName } from "./names.js";
+import { callRemote, checkArguments, readTool } from "./read-tool.js";
 import { errorResult, renderContent, renderToolResult, type RenderStyle } from "./render.js";
-import type { ReadTool, ToolCallContext, ToolResult } from "./types.js";
+import type { ReadTool } from "./types.js";
 
 /** Options of {@link mcpTools}. */
 export interface McpToolsOptions {
@@ -54,34 +55,20 @@ export async function mcpTools(client: McpClient, options: McpToolsOptions = {})
   const style = options.style ?? "inline";
   const tools = listed.map((remote): ReadTool => {
     const name = options.prefix === undefined ? checkToolName(remote.name) : prefixedToolName(options.prefix, remote.name);
-    return Object.freeze({
-      effect: "read" as const,
-      name,
-      description: remote.description ?? remote.title ?? "",
-      inputSchema: remote.inputSchema,
-      async execute(args: unknown, context: ToolCallContext): Promise<ToolResult> {
-        if (!isRecord(args)) return errorResult("invalid_arguments", `${name}: arguments must be a JSON object`);
-        const bytes = utf8Length(JSON.stringify(args));
-        if (bytes > MAX_TOOL_ARGUMENT_BYTES) {
-          return errorResult("limit", `${name}: arguments are ${bytes} UTF-8 bytes; the limit is ${MAX_TOOL_ARGUMENT_BYTES}`);
+    return readTool(name, remote.description ?? remote.title ?? "", remote.inputSchema, async (args, context) => {
+      const problem = checkArguments(name, args);
+      if (problem) return problem;
+      try {
+        const result = await callRemote(client, remote.name, args as JsonRecord, context, options.timeoutMs);
+        if (result.isError) {
+          const text = cutUtf8(renderContent(result.content, { style, images: false }).text, MAX_TOOL_RESULT_BYTES);
+          return { content: [{ type: "text", text }], isError: true };
         }
-        try {
-          const onUpdate = context.onUpdate;
-          const result = await client.callTool(remote.name, args, {
-            ...(context.signal ? { signal: context.signal } : {}),
-            ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
-            ...(onUpdate ? { onProgress: (p) => onUpdate(p) } : {}),
-          });
-          if (result.isError) {
-            const text = cutUtf8(renderContent(result.content, { style, images: false }).text, MAX_TOOL_RESULT_BYTES);
-            return { content: [{ type: "text", text }], isError: true };
-          }
-          return renderToolResult(result, { style });
-        } catch (e) {
-          if (e instanceof CancelledError || !(e instanceof YadaError)) throw e;
-          return errorResult(e.code, e.message);
-        }
-      },
+        return renderToolResult(result, { style });
+      } catch (e) {
+        if (e instanceof CancelledError || !(e instanceof YadaError)) throw e;
+        return errorResult(e.code, e.message);
+      }
     });
   });
   assertUniqueToolNames(tools);

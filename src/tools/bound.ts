@@ -1,9 +1,13 @@
 /**
  * Bounded text: UTF-8 byte counts and cuts that never split a character (T6, T8,
- * T11). Everything the tool layer hands to a model or a server passes here.
+ * T11), and the image types a model accepts (T7). Everything the tool layer and
+ * the agent loop hand to a model or a server passes here.
  *
  * @module
  */
+
+/** Image types a model accepts as image parts (Anthropic and OpenAI vision inputs; T7). */
+export const IMAGE_TYPES: ReadonlySet<string> = new Set(["image/png", "image/jpeg", "image/webp", "image/gif"]);
 
 /**
  * The UTF-8 length of `text` in bytes, counted without encoding it. A lone
@@ -33,7 +37,7 @@ function isLow(c: number): boolean {
 }
 
 /** The longest prefix of `text` of at most `maxBytes` UTF-8 bytes that ends on a character boundary. */
-function utf8Prefix(text: string, maxBytes: number): string {
+export function utf8Prefix(text: string, maxBytes: number): string {
   let bytes = 0;
   let i = 0;
   while (i < text.length) {

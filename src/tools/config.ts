@@ -8,7 +8,8 @@
 import { ConfigError } from "../errors.js";
 import { MAX_MCP_TIMEOUT_MS, MAX_TOOL_NAME_CHARS } from "../limits.js";
 import { isRecord } from "../mcp/types.js";
-import { withCustomHeader, type HeaderList } from "../transport/http-headers.js";
+import { httpUrl, withCustomHeader, type HeaderList } from "../transport/http-headers.js";
+import { quote } from "../util/text.js";
 import { SERVER_NAME_PATTERN } from "./names.js";
 
 /** What every server configuration has. */
@@ -87,27 +88,24 @@ const COMMON = ["name", "timeoutMs", "readTools", "resources", "writeTools", "co
 const HTTP_KEYS = new Set([...COMMON, "url", "headers"]);
 const STDIO_KEYS = new Set([...COMMON, "command", "args", "env", "stderr"]);
 
-/** A key from the configuration, safe to show: it is a name, bounded. */
-function key(k: string): string {
-  return JSON.stringify(k.length > 40 ? `${k.slice(0, 40)}…` : k);
+function fail(where: string, what: string): never {
+  throw new ConfigError(`${where}: ${what}`);
 }
 
+/** A key from the configuration, safe to show: it is a name, bounded. */
+const key = (k: string): string => quote(k, 40);
+
 function stringList(value: unknown, where: string, what: string): string[] {
-  if (!Array.isArray(value)) throw new ConfigError(`${where}: ${what} must be an array of strings`);
-  const out: string[] = [];
-  for (const [i, v] of value.entries()) {
-    if (typeof v !== "string") throw new ConfigError(`${where}: ${what}[${i}] must be a string`);
-    out.push(v);
-  }
-  return out;
+  if (!Array.isArray(value)) fail(where, `${what} must be an array of strings`);
+  return value.map((v: unknown, i) => (typeof v === "string" ? v : fail(where, `${what}[${i}] must be a string`)));
 }
 
 function nameList(value: unknown, where: string, what: string): string[] {
   const names = stringList(value, where, what);
   const seen = new Set<string>();
   for (const n of names) {
-    if (n === "") throw new ConfigError(`${where}: ${what} contains an empty name`);
-    if (seen.has(n)) throw new ConfigError(`${where}: ${what} lists ${key(n)} twice`);
+    if (n === "") fail(where, `${what} contains an empty name`);
+    if (seen.has(n)) fail(where, `${what} lists ${key(n)} twice`);
     seen.add(n);
   }
   return names;
@@ -115,10 +113,10 @@ function nameList(value: unknown, where: string, what: string): string[] {
 
 /** A string-to-string record; values are never shown. */
 function stringRecord(value: unknown, where: string, what: string): Record<string, string> {
-  if (!isRecord(value)) throw new ConfigError(`${where}: ${what} must be an object of strings`);
+  if (!isRecord(value)) fail(where, `${what} must be an object of strings`);
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(value)) {
-    if (typeof v !== "string") throw new ConfigError(`${where}: ${what}.${k.slice(0, 40)} must be a string`);
+    if (typeof v !== "string") fail(where, `${what}.${k.slice(0, 40)} must be a string`);
     out[k] = v;
   }
   return out;
@@ -136,14 +134,14 @@ function stringRecord(value: unknown, where: string, what: string): Record<strin
  */
 export function checkTimeout(value: unknown, where: string): number {
   if (typeof value !== "number" || !Number.isInteger(value) || value <= 0 || value > MAX_MCP_TIMEOUT_MS) {
-    throw new ConfigError(`${where}: timeoutMs must be a positive integer of at most ${MAX_MCP_TIMEOUT_MS}`);
+    fail(where, `timeoutMs must be a positive integer of at most ${MAX_MCP_TIMEOUT_MS}`);
   }
   return value;
 }
 
 function writeRoles(o: Record<string, unknown>, where: string, out: McpWriteRoles): void {
   if (o.writeTools !== undefined) {
-    if (!isRecord(o.writeTools)) throw new ConfigError(`${where}: writeTools must be an object`);
+    if (!isRecord(o.writeTools)) fail(where, "writeTools must be an object");
     const mappings: Record<string, McpWriteMapping> = {};
     for (const [tool, m] of Object.entries(o.writeTools)) {
       const at = `${where}: writeTools.${tool.slice(0, 40)}`;
@@ -151,7 +149,7 @@ function writeRoles(o: Record<string, unknown>, where: string, out: McpWriteRole
       for (const f of ["version", "prepareTool", "receiptTool"]) {
         if (typeof m[f] !== "string" || m[f] === "") throw new ConfigError(`${at}.${f} must be a non-empty string`);
       }
-      mappings[tool] = { version: String(m.version), prepareTool: String(m.prepareTool), receiptTool: String(m.receiptTool) };
+      mappings[tool] = { version: m.version, prepareTool: m.prepareTool, receiptTool: m.receiptTool } as McpWriteMapping;
     }
     out.writeTools = mappings;
   }
@@ -181,35 +179,28 @@ export function parseServerConfig(value: unknown, where = "MCP server config", a
   if (!isRecord(value)) throw new ConfigError(`${where} must be an object`);
   const name = value.name;
   if (typeof name !== "string" || !SERVER_NAME_PATTERN.test(name) || name.length > MAX_SERVER_NAME_CHARS) {
-    throw new ConfigError(`${where}: name must match ^[a-zA-Z0-9_-]+$ and have at most ${MAX_SERVER_NAME_CHARS} characters`);
+    fail(where, `name must match ^[a-zA-Z0-9_-]+$ and have at most ${MAX_SERVER_NAME_CHARS} characters`);
   }
   const at = `${where} (${name})`;
   const isHttp = value.url !== undefined;
-  if (isHttp === (value.command !== undefined)) throw new ConfigError(`${at}: give exactly one of url or command`);
+  if (isHttp === (value.command !== undefined)) fail(at, "give exactly one of url or command");
   const allowed = isHttp ? HTTP_KEYS : STDIO_KEYS;
   for (const k of Object.keys(value)) {
     if (value[k] === undefined) continue;
-    if (!allowed.has(k)) throw new ConfigError(`${at}: unknown field ${key(k)} for ${isHttp ? "an HTTP" : "a stdio"} server`);
-    if (!allowWrites && (k === "writeTools" || k === "confirmTools")) throw new ConfigError(`${at}: ${k} is not allowed here`);
+    if (!allowed.has(k)) fail(at, `unknown field ${key(k)} for ${isHttp ? "an HTTP" : "a stdio"} server`);
+    if (!allowWrites && (k === "writeTools" || k === "confirmTools")) fail(at, `${k} is not allowed here`);
   }
   const base: McpServerBase = { name };
   if (value.timeoutMs !== undefined) base.timeoutMs = checkTimeout(value.timeoutMs, at);
   if (value.readTools !== undefined) base.readTools = nameList(value.readTools, at, "readTools");
   if (value.resources !== undefined) {
-    if (typeof value.resources !== "boolean") throw new ConfigError(`${at}: resources must be a boolean`);
+    if (typeof value.resources !== "boolean") fail(at, "resources must be a boolean");
     base.resources = value.resources;
   }
   let config: McpServerConfig;
   if (isHttp) {
-    if (typeof value.url !== "string") throw new ConfigError(`${at}: url must be a string`);
-    let url: URL;
-    try {
-      url = new URL(value.url);
-    } catch {
-      throw new ConfigError(`${at}: url is not a valid absolute URL`);
-    }
-    if (url.protocol !== "http:" && url.protocol !== "https:") throw new ConfigError(`${at}: url must use http: or https:`);
-    if (url.username !== "" || url.password !== "") throw new ConfigError(`${at}: url must not carry credentials; use headers`);
+    if (typeof value.url !== "string") fail(at, "url must be a string");
+    httpUrl(value.url, `${at}: url`, "use headers");
     const http: McpHttpServer = { ...base, url: value.url };
     if (value.headers !== undefined) {
       const headers = stringRecord(value.headers, at, "headers");
@@ -218,22 +209,22 @@ export function parseServerConfig(value: unknown, where = "MCP server config", a
         for (const [n, v] of Object.entries(headers)) list = withCustomHeader(list, n, v);
       } catch (e) {
         // The H10 messages name the header, never its value.
-        throw new ConfigError(`${at}: ${e instanceof Error ? e.message : "invalid header"}`);
+        fail(at, e instanceof Error ? e.message : "invalid header");
       }
       http.headers = headers;
     }
     config = http;
   } else {
-    if (typeof value.command !== "string" || value.command === "") throw new ConfigError(`${at}: command must be a non-empty string`);
+    if (typeof value.command !== "string" || value.command === "") fail(at, "command must be a non-empty string");
     const stdio: McpStdioServer = { ...base, command: value.command };
     if (value.args !== undefined) stdio.args = stringList(value.args, at, "args");
     if (value.env !== undefined) {
       const env = stringRecord(value.env, at, "env");
-      for (const n of Object.keys(env)) if (!ENV_NAME.test(n)) throw new ConfigError(`${at}: env name ${key(n)} is not a valid variable name`);
+      for (const n of Object.keys(env)) if (!ENV_NAME.test(n)) fail(at, `env name ${key(n)} is not a valid variable name`);
       stdio.env = env;
     }
     if (value.stderr !== undefined) {
-      if (value.stderr !== "pipe" && value.stderr !== "inherit") throw new ConfigError(`${at}: stderr must be "pipe" or "inherit"`);
+      if (value.stderr !== "pipe" && value.stderr !== "inherit") fail(at, `stderr must be "pipe" or "inherit"`);
       stdio.stderr = value.stderr;
     }
     config = stdio;

@@ -94,13 +94,9 @@ export interface McpConnection<T extends Tool = Tool> {
  */
 export const httpTransportFactory: TransportFactory = (server, context) => {
   if (server.url === undefined) {
-    throw new ConfigError(`${server.name}: stdio servers are launched by the Node entry: import { connectMcp } from "yada/node"`);
+    throw new ConfigError(`${server.name}: stdio servers need the Node entry, "yada/node"`);
   }
-  return new HttpTransport(server.url, {
-    logger: context.logger,
-    ...(context.fetch ? { fetch: context.fetch } : {}),
-    ...(server.headers ? { headers: server.headers } : {}),
-  });
+  return new HttpTransport(server.url, { logger: context.logger, fetch: context.fetch, headers: server.headers });
 };
 
 /** The contract entries of the tools a configuration exposes from `listed` (T13). */
@@ -161,14 +157,14 @@ export function connectMcp(server: McpServerConfig, access: McpAccess, options?:
 export async function connectMcp(server: McpServerConfig, access: McpAccess, options: ConnectOptions = {}): Promise<McpConnection<Tool>> {
   const config = parseServerConfig(server);
   if (config.writeTools !== undefined || config.confirmTools !== undefined) {
-    throw new ConfigError(`${config.name}: writeTools and confirmTools need the action layer, which this version of connectMcp does not include`);
+    throw new ConfigError(`${config.name}: writeTools and confirmTools need the action layer, not in this connectMcp`);
   }
   if (access === null || typeof access !== "object") throw new ConfigError("connectMcp needs {identity, authorize}");
   const gate = new ConnectionGate(config.name, access);
   const timeoutMs = options.timeoutMs !== undefined ? checkTimeout(options.timeoutMs, "connectMcp options") : config.timeoutMs;
   const logger = options.logger ?? silentLogger;
   const factory = options.transportFactory ?? httpTransportFactory;
-  const transport = factory(config, { logger, ...(options.fetch ? { fetch: options.fetch } : {}) });
+  const transport = factory(config, { logger, fetch: options.fetch });
 
   const setupMs = timeoutMs ?? DEFAULT_HANDSHAKE_TIMEOUT_MS;
   const deadline = new AbortController();
@@ -182,7 +178,8 @@ export async function connectMcp(server: McpServerConfig, access: McpAccess, opt
       logger,
       handshakeTimeoutMs: setupMs,
       signal,
-      ...(timeoutMs !== undefined ? { callTimeoutMs: timeoutMs, requestTimeoutMs: timeoutMs } : {}),
+      callTimeoutMs: timeoutMs,
+      requestTimeoutMs: timeoutMs,
     });
     client = connected;
     // T13: a change announced while the catalog is being read is checked once setup is done.
@@ -277,7 +274,7 @@ class Connection implements McpConnection<ReadTool> {
       } while (this.#again && this.#gate.usable);
     } catch (e) {
       if (this.#gate.closed) return;
-      this.#log("warn", "could not re-read the tool catalog after list_changed; the connection is stale", {
+      this.#log("warn", "tool catalog unreadable after list_changed; the connection is stale", {
         server: this.server,
         error: e instanceof YadaError ? e.code : "unknown",
       });
@@ -306,7 +303,7 @@ class Connection implements McpConnection<ReadTool> {
     if (typeof name !== "string" || name === "") throw new ConfigError(`${this.server}: a prompt name must be a non-empty string`);
     const checked = checkPromptArgs(args);
     return this.#hostCall(identity, "get_prompt", async () =>
-      promptText(await this.#client.getPrompt(name, checked, options.signal ? { signal: options.signal } : {})),
+      promptText(await this.#client.getPrompt(name, checked, options)),
     );
   }
 

@@ -18,6 +18,20 @@ export interface McpAccess {
 }
 
 /**
+ * Checks an identity (T1) and returns a fresh copy of its two fields.
+ *
+ * @param where Starts the message (e.g. `run: `), or "".
+ * @throws ConfigError (`config`) unless `actorId` and `tenantId` are non-empty strings.
+ */
+export function identityOf(identity: unknown, where: string): Identity {
+  const { actorId, tenantId } = isRecord(identity) ? identity : {};
+  if (typeof actorId !== "string" || actorId === "" || typeof tenantId !== "string" || tenantId === "") {
+    throw new ConfigError(`${where}identity must have non-empty actorId and tenantId strings`);
+  }
+  return { actorId, tenantId };
+}
+
+/**
  * Checks an identity and returns a frozen copy (T1), so later changes to the
  * host's object cannot rebind a connection.
  *
@@ -29,12 +43,16 @@ export interface McpAccess {
  * ```
  */
 export function bindIdentity(identity: unknown): Readonly<Identity> {
-  if (!isRecord(identity)) throw new ConfigError("identity must be an object with actorId and tenantId");
-  const { actorId, tenantId } = identity;
-  if (typeof actorId !== "string" || actorId === "" || typeof tenantId !== "string" || tenantId === "") {
-    throw new ConfigError("identity.actorId and identity.tenantId must be non-empty strings");
+  return Object.freeze(identityOf(identity, ""));
+}
+
+/**
+ * @throws UnauthorizedError (`unauthorized`) unless `identity` has the actor and tenant of `bound` (T1).
+ */
+export function checkCaller(server: string, bound: Identity, identity: unknown): void {
+  if (!isRecord(identity) || identity.actorId !== bound.actorId || identity.tenantId !== bound.tenantId) {
+    throw new UnauthorizedError(`${server}: the caller's identity is not the one this connection is bound to`);
   }
-  return Object.freeze({ actorId, tenantId });
 }
 
 /**
@@ -73,19 +91,6 @@ export class ConnectionGate {
     return !this.#closed && this.#failure === undefined;
   }
 
-  /** Why the connection is unusable, if it is. */
-  get failure(): YadaError | undefined {
-    return this.#failure;
-  }
-
-  /**
-   * @throws UnauthorizedError (`unauthorized`) unless `identity` has the bound actor and tenant (T1).
-   */
-  checkIdentity(identity: unknown): void {
-    const ok = isRecord(identity) && identity.actorId === this.identity.actorId && identity.tenantId === this.identity.tenantId;
-    if (!ok) throw new UnauthorizedError(`${this.server}: the caller's identity is not the one this connection is bound to`);
-  }
-
   /**
    * @throws ConnectionClosedError (`connection_closed`) after close(), or the
    * recorded failure (`stale_contract`, `session_expired`, `connection_closed`).
@@ -99,10 +104,11 @@ export class ConnectionGate {
    * Admits one call: checks the identity, waits for a contract check in progress
    * (T13), then checks the connection is open.
    *
-   * @throws as {@link checkIdentity} and {@link assertOpen}.
+   * @throws UnauthorizedError (`unauthorized`) unless `identity` has the bound
+   * actor and tenant (T1); as {@link assertOpen}.
    */
   async enter(identity: unknown): Promise<void> {
-    this.checkIdentity(identity);
+    checkCaller(this.server, this.identity, identity);
     while (this.#checking) await this.#checking;
     this.assertOpen();
   }

@@ -6,6 +6,7 @@
  */
 import { ConfigError, LimitError } from "../errors.js";
 import { MAX_TOOL_NAME_CHARS } from "../limits.js";
+import { quote } from "../util/text.js";
 
 /** What a server name may contain (seed 003 config rule; also keeps `server__tool` provider-compatible). */
 export const SERVER_NAME_PATTERN = /^[a-zA-Z0-9_-]+$/;
@@ -14,10 +15,6 @@ export const SERVER_NAME_PATTERN = /^[a-zA-Z0-9_-]+$/;
 // use ^[a-zA-Z0-9_-]{1,64}$).
 const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_-]+$/;
 
-/** Shortens untrusted text for an error message. */
-function shown(text: string): string {
-  return JSON.stringify(text.length > 80 ? `${text.slice(0, 80)}…` : text);
-}
 
 /**
  * Checks a model-facing tool name (T2): at most 64 characters, only letters,
@@ -37,11 +34,11 @@ export function checkToolName(name: string): string {
     throw new LimitError(
       "MAX_TOOL_NAME_CHARS",
       MAX_TOOL_NAME_CHARS,
-      `tool name ${shown(name)} is ${name.length} characters; tool names (server__tool) are limited to ${MAX_TOOL_NAME_CHARS} characters`,
+      `tool name ${quote(name)} is ${name.length} characters; tool names (server__tool) are limited to ${MAX_TOOL_NAME_CHARS} characters`,
     );
   }
   if (!TOOL_NAME_PATTERN.test(name)) {
-    throw new ConfigError(`tool name ${shown(name)} is empty or has characters model providers refuse (allowed: letters, digits, _ and -)`);
+    throw new ConfigError(`tool name ${quote(name)} must be letters, digits, _ or - (what model providers accept)`);
   }
   return name;
 }
@@ -78,7 +75,7 @@ export function assertUniqueToolNames(tools: Iterable<{ readonly name: string }>
   const seen = new Set<string>();
   for (const tool of tools) {
     if (seen.has(tool.name)) {
-      throw new ConfigError(`two tools are named ${shown(tool.name)}; give each MCP connection a distinct name`);
+      throw new ConfigError(`two tools are named ${quote(tool.name)}; give each MCP connection its own name`);
     }
     seen.add(tool.name);
   }

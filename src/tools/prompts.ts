@@ -10,6 +10,7 @@ import { LimitError, ProtocolError, ValidationError } from "../errors.js";
 import { MAX_CURSOR_CHARS, MAX_PROMPT_PAGES, MAX_TOOL_ARGUMENT_BYTES, MAX_TOOL_RESULT_BYTES } from "../limits.js";
 import type { McpClient } from "../mcp/client.js";
 import { isRecord, parsePrompt, type GetPromptResult, type McpPrompt } from "../mcp/types.js";
+import { quote } from "../util/text.js";
 import { cutUtf8, utf8Length } from "./bound.js";
 import { renderContent } from "./render.js";
 
@@ -40,7 +41,7 @@ export async function listAllPrompts(client: McpClient, signal: AbortSignal | un
   let cursor: string | undefined;
   for (let page = 1; ; page++) {
     if (page > MAX_PROMPT_PAGES) throw new LimitError("MAX_PROMPT_PAGES", MAX_PROMPT_PAGES, `${where} has more than ${MAX_PROMPT_PAGES} pages`);
-    const result = await client.request("prompts/list", cursor === undefined ? {} : { cursor }, signal ? { signal } : {});
+    const result = await client.request("prompts/list", cursor === undefined ? {} : { cursor }, { signal });
     if (!Array.isArray(result.prompts)) throw new ProtocolError(`${where}: result "prompts" must be an array`);
     result.prompts.forEach((p, i) => prompts.push(parsePrompt(p, `${where} prompts[${i}]`)));
     const next = result.nextCursor;
@@ -69,7 +70,7 @@ export function checkPromptArgs(args: unknown): Record<string, string> {
   if (!isRecord(args)) throw new ValidationError("prompt arguments must be an object of strings");
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(args)) {
-    if (typeof v !== "string") throw new ValidationError(`prompt argument ${JSON.stringify(k.slice(0, 40))} must be a string`);
+    if (typeof v !== "string") throw new ValidationError(`prompt argument ${quote(k, 40)} must be a string`);
     out[k] = v;
   }
   const bytes = utf8Length(JSON.stringify(out));

@@ -9,7 +9,7 @@
 import { CancelledError, YadaError, type ValidationIssue } from "../errors.js";
 import { MAX_TOOL_ARGUMENT_BYTES } from "../limits.js";
 import type { McpClient } from "../mcp/client.js";
-import { isRecord, type JsonRecord } from "../mcp/types.js";
+import { isRecord, type CallToolResult, type JsonRecord } from "../mcp/types.js";
 import type { CompiledSchema } from "../schema/index.js";
 import { utf8Length } from "./bound.js";
 import type { ConnectionGate } from "./gate.js";
@@ -55,6 +55,42 @@ export function callFailure(gate: ConnectionGate, e: unknown): ToolResult {
   return errorResult(e.code, e.message);
 }
 
+/** A frozen read tool (the shape every MCP read tool of this layer has). */
+export function readTool(name: string, description: string, inputSchema: JsonSchemaObject, execute: ReadTool["execute"]): ReadTool {
+  return Object.freeze({ effect: "read", name, description, inputSchema, execute });
+}
+
+/**
+ * The checks of a tool's arguments before anything is sent: a JSON object (else
+ * `invalid_arguments`), valid against `schema` when given (else
+ * `invalid_arguments`, T5), at most `MAX_TOOL_ARGUMENT_BYTES` UTF-8 bytes as JSON
+ * (else `limit`, T6). Returns the error result, or undefined when they pass.
+ *
+ * @throws what `schema.validate` throws (a `limit` on instance depth).
+ */
+export function checkArguments(name: string, args: unknown, schema?: CompiledSchema): ToolResult | undefined {
+  if (!isRecord(args)) return errorResult("invalid_arguments", `${name}: arguments must be a JSON object`);
+  const checked = schema?.validate(args);
+  if (checked && !checked.valid) {
+    return errorResult("invalid_arguments", `${name}: arguments do not match the input schema: ${describeIssue(checked.issues[0])}`);
+  }
+  const bytes = utf8Length(JSON.stringify(args));
+  return bytes > MAX_TOOL_ARGUMENT_BYTES
+    ? errorResult("limit", `${name}: arguments are ${bytes} UTF-8 bytes; the limit is ${MAX_TOOL_ARGUMENT_BYTES}`)
+    : undefined;
+}
+
+/** `tools/call` of `remote` with the call's signal and progress, bounded by `timeoutMs` (T10). */
+export function callRemote(
+  client: McpClient,
+  remote: string,
+  args: JsonRecord,
+  { signal, onUpdate }: ToolCallContext,
+  timeoutMs: number | null | undefined,
+): Promise<CallToolResult> {
+  return client.callTool(remote, args, { signal, timeoutMs, onProgress: onUpdate && ((p) => onUpdate(p)) });
+}
+
 /** How a guarded tool is built (see {@link guardedTool}). */
 export interface GuardedToolSpec {
   gate: ConnectionGate;
@@ -89,39 +125,25 @@ export interface GuardedToolSpec {
  */
 export function guardedTool(spec: GuardedToolSpec): ReadTool {
   const { gate, name, authorizeAs, input } = spec;
-  const tool: ReadTool = {
-    effect: "read",
-    name,
-    description: spec.description,
-    inputSchema: spec.inputSchema,
-    async execute(args: unknown, context: ToolCallContext): Promise<ToolResult> {
-      await gate.enter(context.identity);
-      if (context.signal?.aborted) throw new CancelledError(`${name} was cancelled before it was sent`, { cause: context.signal.reason });
-      if (!(await gate.permit(authorizeAs))) {
-        return errorResult("unauthorized", `the host did not authorize ${name} for this caller; nothing was sent`);
-      }
-      if (!isRecord(args)) return errorResult("invalid_arguments", `${name}: arguments must be a JSON object`);
-      let bytes: number;
-      try {
-        const checked = input.validate(args);
-        if (!checked.valid) {
-          return errorResult("invalid_arguments", `${name}: arguments do not match the input schema: ${describeIssue(checked.issues[0])}`);
-        }
-        bytes = utf8Length(JSON.stringify(args));
-      } catch (e) {
-        return callFailure(gate, e);
-      }
-      if (bytes > MAX_TOOL_ARGUMENT_BYTES) {
-        return errorResult("limit", `${name}: arguments are ${bytes} UTF-8 bytes; the limit is ${MAX_TOOL_ARGUMENT_BYTES}`);
-      }
-      try {
-        return await spec.run(args, context);
-      } catch (e) {
-        return callFailure(gate, e);
-      }
-    },
-  };
-  return Object.freeze(tool);
+  return readTool(name, spec.description, spec.inputSchema, async (args, context) => {
+    await gate.enter(context.identity);
+    if (context.signal?.aborted) throw new CancelledError(`${name} was cancelled before it was sent`, { cause: context.signal.reason });
+    if (!(await gate.permit(authorizeAs))) {
+      return errorResult("unauthorized", `the host did not authorize ${name} for this caller; nothing was sent`);
+    }
+    let problem: ToolResult | undefined;
+    try {
+      problem = checkArguments(name, args, input);
+    } catch (e) {
+      return callFailure(gate, e);
+    }
+    if (problem) return problem;
+    try {
+      return await spec.run(args as JsonRecord, context);
+    } catch (e) {
+      return callFailure(gate, e);
+    }
+  });
 }
 
 /**
@@ -148,20 +170,15 @@ export function mcpReadTool(gate: ConnectionGate, client: McpClient, selected: S
     input: selected.input,
     authorizeAs: remote.name,
     async run(args, context) {
-      const onUpdate = context.onUpdate;
-      const result = await client.callTool(remote.name, args, {
-        ...(context.signal ? { signal: context.signal } : {}),
-        ...(timeoutMs !== undefined ? { timeoutMs } : {}),
-        ...(onUpdate ? { onProgress: (p) => onUpdate(p) } : {}),
-      });
+      const result = await callRemote(client, remote.name, args, context, timeoutMs);
       if (result.isError) return toolFailed(result);
       if (output) {
         if (result.structuredContent === undefined) {
-          return errorResult("invalid_output", `${name} declares an output schema but returned no structuredContent`);
+          return errorResult("invalid_output", `${name}: no structuredContent, though an output schema is declared`);
         }
         const checked = output.validate(result.structuredContent);
         if (!checked.valid) {
-          return errorResult("invalid_output", `${name} returned structured content that does not match its output schema: ${describeIssue(checked.issues[0])}`);
+          return errorResult("invalid_output", `${name}: structuredContent does not match the output schema: ${describeIssue(checked.issues[0])}`);
         }
       }
       return renderToolResult(result);

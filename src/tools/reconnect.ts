@@ -6,14 +6,15 @@
  *
  * @module
  */
-import { ConnectionClosedError, StaleContractError, UnauthorizedError, YadaError } from "../errors.js";
+import { ConnectionClosedError, StaleContractError, YadaError } from "../errors.js";
 import { RECONNECT_BACKOFF_MS } from "../limits.js";
-import { isRecord, type McpPrompt } from "../mcp/types.js";
+import type { McpPrompt } from "../mcp/types.js";
 import type { McpReadConfig } from "./config.js";
 import { connectMcp, type ConnectOptions, type McpConnection, type PromptCallOptions } from "./connect.js";
-import { bindIdentity, type McpAccess } from "./gate.js";
+import { bindIdentity, checkCaller, type McpAccess } from "./gate.js";
 import type { McpPromptText } from "./prompts.js";
-import type { Identity, ReadTool, ToolCallContext, ToolResult } from "./types.js";
+import { readTool } from "./read-tool.js";
+import type { Identity, ReadTool } from "./types.js";
 
 /** Options of {@link reconnectingMcp}: those of connectMcp plus an injectable clock. */
 export interface ReconnectOptions extends ConnectOptions {
@@ -86,18 +87,13 @@ class Reconnecting implements McpConnection<ReadTool> {
 
   #wrap(tool: ReadTool): ReadTool {
     const name = tool.name;
-    return Object.freeze({
-      effect: "read" as const,
-      name,
-      description: tool.description,
-      inputSchema: tool.inputSchema,
-      execute: (args: unknown, context: ToolCallContext): Promise<ToolResult> =>
-        this.#run(context.identity, (c) => {
-          const current = c.tools.find((t) => t.name === name);
-          if (!current) throw new StaleContractError();
-          return current.execute(args, context);
-        }),
-    });
+    return readTool(name, tool.description, tool.inputSchema, (args, context) =>
+      this.#run(context.identity, (c) => {
+        const current = c.tools.find((t) => t.name === name);
+        if (!current) throw new StaleContractError();
+        return current.execute(args, context);
+      }),
+    );
   }
 
   isConnected(): boolean {
@@ -105,8 +101,7 @@ class Reconnecting implements McpConnection<ReadTool> {
   }
 
   #check(identity: unknown): void {
-    const ok = isRecord(identity) && identity.actorId === this.#identity.actorId && identity.tenantId === this.#identity.tenantId;
-    if (!ok) throw new UnauthorizedError(`${this.server}: the caller's identity is not the one this connection is bound to`);
+    checkCaller(this.server, this.#identity, identity);
     if (this.#closed) throw new ConnectionClosedError(`${this.server}: the MCP connection is closed`);
   }
 
@@ -142,7 +137,7 @@ class Reconnecting implements McpConnection<ReadTool> {
       if (next.contract !== this.contract) {
         await next.close().catch(() => {});
         throw new StaleContractError(
-          `${this.server}: reconnected, but the server's tool contract differs from the one first connected; staying disconnected`,
+          `${this.server}: reconnected, but the tool contract differs from the one first connected`,
         );
       }
       if (this.#closed) {

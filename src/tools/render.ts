@@ -16,7 +16,7 @@ import {
   MAX_TOOL_RESULT_BYTES,
   MAX_UNKNOWN_CONTENT_DEPTH,
 } from "../limits.js";
-import { cutChars, cutUtf8 } from "./bound.js";
+import { cutChars, cutUtf8, IMAGE_TYPES } from "./bound.js";
 import type { ImagePart, ToolResult } from "./types.js";
 
 /**
@@ -31,8 +31,6 @@ import type { ImagePart, ToolResult } from "./types.js";
  */
 export type RenderStyle = "placeholders" | "inline";
 
-/** Image types a model accepts as image parts (T7). */
-const IMAGE_TYPES = new Set(["image/png", "image/jpeg", "image/webp", "image/gif"]);
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
 /** Decoded size of a base64 string, or undefined when it is not base64. */
@@ -42,10 +40,10 @@ function base64Size(data: string): number | undefined {
   return (data.length / 4) * 3 - padding;
 }
 
-/** Server text shown inside a placeholder: one line, bounded. */
-function field(value: string): string {
+/** Server text shown inside a placeholder: one line, at most `max` characters (then "…"). */
+export function field(value: string, max = 512): string {
   const line = value.replace(/[\u0000-\u001f\u007f]/g, " ");
-  return line.length > 512 ? `${line.slice(0, 512)}…` : line;
+  return line.length > max ? `${line.slice(0, max)}…` : line;
 }
 
 /** A media type without parameters, lower-cased. */
@@ -181,15 +179,16 @@ export function renderToolResult(result: CallToolResult, options: { style?: Rend
 
 /**
  * An error result the model sees: `{"error": code, "message": ...}` as JSON text,
- * with `isError: true` (R4). The message is cut to `MAX_TOOL_ERROR_CHARS`.
+ * with `isError: true` (R4). The message is cut to `maxChars` (default
+ * `MAX_TOOL_ERROR_CHARS`) with a marker.
  *
  * @example
  * ```ts
  * errorResult("unauthorized", "the host denied catalog__lookup");
  * ```
  */
-export function errorResult(code: string, message: string): ToolResult {
-  const text = JSON.stringify({ error: code, message: cutChars(message, MAX_TOOL_ERROR_CHARS) });
+export function errorResult(code: string, message: string, maxChars = MAX_TOOL_ERROR_CHARS): ToolResult {
+  const text = JSON.stringify({ error: code, message: cutChars(message, maxChars) });
   return { content: [{ type: "text", text }], isError: true };
 }
 

@@ -14,6 +14,7 @@ import { cutChars, cutUtf8 } from "./bound.js";
 import type { ConnectionGate } from "./gate.js";
 import { prefixedToolName } from "./names.js";
 import { guardedTool } from "./read-tool.js";
+import { field } from "./render.js";
 import type { JsonSchemaObject, ReadTool, ToolResult } from "./types.js";
 
 const LIST_SCHEMA: JsonSchemaObject = {
@@ -43,7 +44,7 @@ function textResult(text: string): ToolResult {
  */
 export function resourceText(contents: readonly ResourceContents[]): string {
   return contents
-    .map((c) => ("text" in c ? c.text : `[blob: ${(c.mimeType ?? "application/octet-stream").replace(/[\u0000-\u001f\u007f]/g, " ").slice(0, 200)}]`))
+    .map((c) => ("text" in c ? c.text : `[blob: ${field(c.mimeType ?? "application/octet-stream", 200)}]`))
     .join("\n");
 }
 
@@ -68,15 +69,10 @@ export function resourceTools(gate: ConnectionGate, client: McpClient, server: s
     authorizeAs: "list_resources",
     async run(args, context) {
       const cursor = typeof args.cursor === "string" ? args.cursor : undefined;
-      const page = await client.listResourcesPage(cursor, context.signal ? { signal: context.signal } : {});
-      const resources = page.resources.map((r) => ({
-        uri: r.uri,
-        name: r.name,
-        ...(r.title !== undefined ? { title: r.title } : {}),
-        ...(r.description !== undefined ? { description: r.description } : {}),
-        ...(r.mimeType !== undefined ? { mimeType: r.mimeType } : {}),
-      }));
-      return textResult(JSON.stringify(page.nextCursor === undefined ? { resources } : { resources, nextCursor: page.nextCursor }));
+      const page = await client.listResourcesPage(cursor, { signal: context.signal });
+      // JSON.stringify leaves out the members that are undefined.
+      const resources = page.resources.map((r) => ({ uri: r.uri, name: r.name, title: r.title, description: r.description, mimeType: r.mimeType }));
+      return textResult(JSON.stringify({ resources, nextCursor: page.nextCursor }));
     },
   });
   const read = guardedTool({
@@ -88,7 +84,7 @@ export function resourceTools(gate: ConnectionGate, client: McpClient, server: s
     authorizeAs: "read_resource",
     async run(args, context) {
       const uri = String(args.uri);
-      const contents = await client.readResource(uri, context.signal ? { signal: context.signal } : {});
+      const contents = await client.readResource(uri, { signal: context.signal });
       return textResult(resourceText(contents));
     },
   });

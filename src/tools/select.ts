@@ -7,6 +7,7 @@
 import { ConfigError, SchemaError, ToolNotFoundError } from "../errors.js";
 import type { McpTool } from "../mcp/types.js";
 import { compileSchema, type CompiledSchema } from "../schema/index.js";
+import { quote } from "../util/text.js";
 import type { McpServerBase } from "./config.js";
 import { prefixedToolName } from "./names.js";
 
@@ -22,9 +23,6 @@ export interface SelectedTool {
   output: CompiledSchema | undefined;
 }
 
-function shown(name: string): string {
-  return JSON.stringify(name.length > 80 ? `${name.slice(0, 80)}…` : name);
-}
 
 /**
  * The read tools of a server (T3). Without `readTools`: exactly the tools
@@ -43,9 +41,9 @@ export function selectReadTools(server: Pick<McpServerBase, "name" | "readTools"
   const byName = new Map(listed.map((t) => [t.name, t]));
   return server.readTools.map((name) => {
     const tool = byName.get(name);
-    if (!tool) throw new ToolNotFoundError(`${server.name}: readTools names ${shown(name)}, which the server does not list`);
+    if (!tool) throw new ToolNotFoundError(`${server.name}: readTools names ${quote(name)}, which the server does not list`);
     if (tool.annotations?.readOnlyHint === false) {
-      throw new ConfigError(`${server.name}: readTools names ${shown(name)}, which the server marks as mutating (readOnlyHint: false)`);
+      throw new ConfigError(`${server.name}: readTools names ${quote(name)}, which the server marks as mutating (readOnlyHint: false)`);
     }
     return tool;
   });
@@ -75,7 +73,7 @@ function compile(schema: Record<string, unknown>, where: string): CompiledSchema
 export function prepareTools(server: string, selected: readonly McpTool[]): SelectedTool[] {
   return selected.map((remote) => {
     const name = prefixedToolName(server, remote.name);
-    const where = `${server}: tool ${shown(remote.name)}`;
+    const where = `${server}: tool ${quote(remote.name)}`;
     const input = compile(remote.inputSchema, `${where} input schema`);
     const output = remote.outputSchema === undefined ? undefined : compile(remote.outputSchema, `${where} output schema`);
     return { remote, name, input, output };

@@ -9,6 +9,7 @@ import { CancelledError, HttpError } from "../errors.js";
 import { decodeJson, type RequestId } from "../jsonrpc/messages.js";
 import { HTTP_TRAILING_READ_MS, MAX_SSE_RETRY_MS } from "../limits.js";
 import type { Logger } from "../log.js";
+import { isRec } from "../util/record.js";
 import type { Exchange } from "./http-exchange.js";
 import { createSseParser } from "./sse.js";
 
@@ -49,9 +50,7 @@ export interface AnswerContext {
  * `error`, and carries that id. Progress, log messages and server requests are not.
  */
 export function isResponseTo(v: unknown, id: RequestId): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  const o = v as Record<string, unknown>;
-  return !("method" in o) && ("result" in o || "error" in o) && o.id === id;
+  return isRec(v) && !("method" in v) && ("result" in v || "error" in v) && v.id === id;
 }
 
 /** Delivers a decoded body or event: every frame goes to the sink, the response is noted. */
@@ -86,10 +85,7 @@ export function proxyError(description: string, status: number, what: string): H
 export function statusError(description: string, res: Response, what: string): HttpError {
   const status = res.status;
   if (isRedirect(res)) {
-    return new HttpError(
-      status,
-      `${description}: ${what} was answered with a redirect (HTTP ${status}); redirects are refused so headers never reach another destination`,
-    );
+    return new HttpError(status, `${description}: ${what} got a redirect (HTTP ${status}), which is refused`);
   }
   if (status === 401 || status === 403) {
     // Whether a challenge exists helps the host; its content may carry tokens.

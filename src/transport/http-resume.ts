@@ -8,8 +8,8 @@
  */
 import { CancelledError, ProtocolError, TransportError, type YadaError } from "../errors.js";
 import { DEFAULT_SSE_RETRY_MS } from "../limits.js";
-import { cancelBody, readEventStream, streamState, type AnswerContext, type StreamState } from "./http-answer.js";
 import { sleep } from "../util/sleep.js";
+import { cancelBody, readEventStream, streamState, type AnswerContext, type StreamState } from "./http-answer.js";
 import { mediaType, type Exchange } from "./http-exchange.js";
 import { isPlainHeaderValue } from "./http-headers.js";
 

@@ -125,8 +125,6 @@ export class HttpTransport implements Transport {
   readonly #fetch: FetchFunction;
   readonly #idleMs: number;
   readonly #maxJson: number;
-  readonly #maxEvent: number;
-  readonly #maxResume: number;
   readonly #log: Logger;
   readonly #decoder = new TextDecoder();
   readonly #closer = new AbortController();
@@ -161,14 +159,13 @@ export class HttpTransport implements Transport {
     this.#fetch = injected ?? ((input, init) => globalThis.fetch(input, init));
     this.#idleMs = positive("idleTimeoutMs", options.idleTimeoutMs, DEFAULT_HTTP_IDLE_TIMEOUT_MS);
     this.#maxJson = positive("maxJsonBytes", options.maxJsonBytes, MAX_HTTP_JSON_BYTES);
-    this.#maxEvent = positive("maxEventBytes", options.maxEventBytes, MAX_SSE_EVENT_BYTES);
-    this.#maxResume = positive("maxResumeAttempts", options.maxResumeAttempts, MAX_SSE_RESUME_ATTEMPTS);
-    this.#log = options.logger ?? silentLogger;
-    const log = this.#log;
+    const maxEventBytes = positive("maxEventBytes", options.maxEventBytes, MAX_SSE_EVENT_BYTES);
+    const maxResumeAttempts = positive("maxResumeAttempts", options.maxResumeAttempts, MAX_SSE_RESUME_ATTEMPTS);
+    const log = (this.#log = options.logger ?? silentLogger);
     this.#ctx = {
       description: this.description,
       log,
-      maxEventBytes: this.#maxEvent,
+      maxEventBytes,
       deliver: (value) => {
         try {
           this.#sink?.message(value);
@@ -177,7 +174,7 @@ export class HttpTransport implements Transport {
         }
       },
       track: (task) => this.#track(task),
-      maxResumeAttempts: this.#maxResume,
+      maxResumeAttempts,
       modern: () => this.#modern,
       sessionId: () => this.#sessionId,
       get: (lastEventId, signal) =>

@@ -60,11 +60,12 @@ const LF = 0x0a;
 const CR = 0x0d;
 const COLON = 0x3a;
 const SPACE = 0x20;
-const BOM = [0xef, 0xbb, 0xbf] as const;
-const DATA = [0x64, 0x61, 0x74, 0x61] as const; // "data"
-const EVENT = [0x65, 0x76, 0x65, 0x6e, 0x74] as const; // "event"
-const RETRY = [0x72, 0x65, 0x74, 0x72, 0x79] as const; // "retry"
-const ID = [0x69, 0x64] as const; // "id"
+const utf8 = (text: string): Uint8Array => new TextEncoder().encode(text);
+const BOM = utf8("\ufeff");
+const DATA = utf8("data");
+const EVENT = utf8("event");
+const RETRY = utf8("retry");
+const ID = utf8("id");
 
 // One decoder for every parser: decode() without `stream` keeps no state between
 // calls, so each SSE answer need not construct its own. ignoreBOM: a U+FEFF inside a field value is content; only the one
@@ -77,10 +78,8 @@ function sameBytes(a: Uint8Array, start: number, len: number, b: Uint8Array): bo
   return true;
 }
 
-function nameIs(buf: Uint8Array, start: number, len: number, name: readonly number[]): boolean {
-  if (len !== name.length) return false;
-  for (let i = 0; i < len; i++) if (buf[start + i] !== name[i]) return false;
-  return true;
+function nameIs(buf: Uint8Array, start: number, len: number, name: Uint8Array): boolean {
+  return len === name.length && sameBytes(buf, start, len, name);
 }
 
 /**
@@ -133,7 +132,7 @@ export function createSseParser(options: SseParserOptions): SseParser {
     throw new LimitError("MAX_SSE_EVENT_BYTES", maxEventBytes, `an SSE event exceeds ${maxEventBytes} bytes`);
   }
 
-  function appendPending(src: Uint8Array | readonly number[], from: number, to: number): void {
+  function appendPending(src: Uint8Array, from: number, to: number): void {
     const need = pendingLen + (to - from);
     if (need + dataBytes > maxEventBytes) overLimit();
     if (need > pending.length) {
@@ -142,8 +141,7 @@ export function createSseParser(options: SseParserOptions): SseParser {
       grown.set(pending.subarray(0, pendingLen));
       pending = grown;
     }
-    if (src instanceof Uint8Array) pending.set(src.subarray(from, to), pendingLen);
-    else for (let i = from; i < to; i++) pending[pendingLen + i - from] = src[i] ?? 0;
+    pending.set(src.subarray(from, to), pendingLen);
     pendingLen = need;
   }
 

@@ -1,0 +1,10 @@
+/**
+ * Untrusted text shown inside a message: quoted, bounded.
+ *
+ * @module
+ */
+
+/** `text` as a JSON string literal, cut to `max` characters with "…" (server and config names in errors). */
+export function quote(text: string, max = 80): string {
+  return JSON.stringify(text.length > max ? `${text.slice(0, max)}…` : text);
+}
