@@ -97,7 +97,7 @@ for (let round = 0; round < ROUNDS; round++) {
   // Interleave the contenders each round so machine noise spreads evenly.
   for (const [name, make] of Object.entries(contenders)) {
     const c = await make();
-    await sequential(c, 200); // warm-up
+    await sequential(c, 1000); // warm-up: let the JIT settle
     const seq = await sequential(c, CALLS);
     const par = await concurrent(c, CALLS, 16);
     await c.close();
