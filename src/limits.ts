@@ -65,6 +65,8 @@ export const MAX_ERA_CACHE_ENTRIES = 256;
 export const MAX_SCHEMA_DEPTH = 128;
 /** Longest `pattern` / `patternProperties` regex source, in characters (ours; bounds regex compile cost). */
 export const MAX_SCHEMA_PATTERN_CHARS = 2_048;
+/** Instructions one schema pattern may expand to in the linear-time matcher (T5, T9; ours: bounds `x{1000}{1000}`). */
+export const MAX_REGEX_PROGRAM = 20_000;
 /** Deepest instance nesting (arrays and objects) validated (ours; MCP arguments are shallow JSON). */
 export const MAX_INSTANCE_DEPTH = 128;
 /** Nested subschema evaluations (refs, applicators, descents) in one validation (ours; keeps the stack bounded). */

@@ -6,7 +6,6 @@
  *
  * @module
  */
-import { tryRegex } from "./pattern.js";
 import { MAX_SCHEMA_PATTERN_CHARS } from "../limits.js";
 
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
@@ -95,8 +94,19 @@ function isUri(s: string): boolean {
   return SCHEME.test(s) && URI_CHARS.test(s);
 }
 
+// The "regex" format only asks whether the text is a regular expression: the
+// engine compiles it (compiling does not run it) and nothing matches with it.
 function isRegex(s: string): boolean {
-  return s.length <= MAX_SCHEMA_PATTERN_CHARS && tryRegex(s) !== null;
+  if (s.length > MAX_SCHEMA_PATTERN_CHARS) return false;
+  for (const flags of ["u", ""]) {
+    try {
+      new RegExp(s, flags);
+      return true;
+    } catch {
+      // try the next syntax
+    }
+  }
+  return false;
 }
 
 const CHECKS: ReadonlyMap<string, (s: string) => boolean> = new Map([

@@ -9,6 +9,7 @@
  */
 import { OBJECT, simpleType, typeIs, type Build } from "./build.js";
 import { compileRegex } from "./pattern.js";
+import type { LinearRegex } from "./regex.js";
 import { apply, descend, inlineOk, ownOnly, probeChild, report } from "./runtime.js";
 import type { Evaluated, SchemaNode } from "./types.js";
 
@@ -20,7 +21,7 @@ function mark(ev: Evaluated, key: string): void {
   ev.props.add(key);
 }
 
-function patternsOf(b: Build): [RegExp, SchemaNode][] {
+function patternsOf(b: Build): [LinearRegex, SchemaNode][] {
   return b.map("patternProperties").map(([src, node]) => [compileRegex(src, b.at("patternProperties", src)), node]);
 }
 
@@ -77,7 +78,7 @@ function objectPass(b: Build, required: readonly string[] | null): boolean {
         }
       }
       for (let i = 0; i < nPats; i++) {
-        const [re, node] = pats[i] as [RegExp, SchemaNode];
+        const [re, node] = pats[i] as [LinearRegex, SchemaNode];
         if (!re.test(k)) continue;
         matched = true;
         if (ev !== null) mark(ev, k);

@@ -7,19 +7,23 @@
  */
 import { LimitError, SchemaError } from "../errors.js";
 import { MAX_SCHEMA_PATTERN_CHARS } from "../limits.js";
+import { compileLinearRegex, type LinearRegex } from "./regex.js";
 
 // A bounded cache shared by every compile: tool lists repeat the same patterns.
 const CACHE_MAX = 512;
-const cache = new Map<string, RegExp | null>();
+const cache = new Map<string, LinearRegex | null>();
 
 /**
- * Builds the ECMA-262 regex for `source` (2020-12 §6.4: patterns are ECMA-262,
- * not anchored). The `u` flag is tried first so `\p{...}` and astral characters
- * work; sources that are only valid without it (such as `[\w-]`, common in
- * generated schemas) fall back to the legacy syntax. Returns null when neither
- * compiles.
+ * Builds the matcher for `source` (2020-12 §6.4: patterns are ECMA-262, not
+ * anchored). Patterns come from servers, so they run on the linear-time matcher of
+ * `regex.ts`, never on the backtracking engine: a crafted pattern cannot freeze
+ * the process. Character classes accept `\p{...}` and, when only valid there, the
+ * legacy syntax (such as `[\w-]`, common in generated schemas). Returns null when
+ * the source is not a regular expression.
+ *
+ * @throws SchemaError (`schema`) for backreferences and lookaround; LimitError (`limit`).
  */
-export function tryRegex(source: string): RegExp | null {
+export function tryRegex(source: string): LinearRegex | null {
   const hit = cache.get(source);
   if (hit !== undefined) return hit;
   if (source.length > MAX_SCHEMA_PATTERN_CHARS) {
@@ -29,23 +33,14 @@ export function tryRegex(source: string): RegExp | null {
       `schema pattern longer than ${MAX_SCHEMA_PATTERN_CHARS} characters`,
     );
   }
-  let re: RegExp | null = null;
-  try {
-    re = new RegExp(source, "u");
-  } catch {
-    try {
-      re = new RegExp(source);
-    } catch {
-      re = null;
-    }
-  }
+  const re = compileLinearRegex(source);
   if (cache.size >= CACHE_MAX) cache.clear();
   cache.set(source, re);
   return re;
 }
 
 /** {@link tryRegex}, but an invalid source is a SchemaError naming the schema location. */
-export function compileRegex(source: string, where: string): RegExp {
+export function compileRegex(source: string, where: string): LinearRegex {
   const re = tryRegex(source);
   if (re === null) throw new SchemaError(`invalid regular expression at ${where || "/"}`);
   return re;

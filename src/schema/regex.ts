@@ -1,0 +1,395 @@
+/**
+ * A regular-expression matcher that runs in linear time, for patterns that come
+ * from untrusted schemas (`pattern`, `patternProperties`).
+ *
+ * The engine's own regexes backtrack: a server could send `^(a|a)*$` in an
+ * outputSchema together with a result that makes it run for hours, and no timeout
+ * can interrupt a regex on the main thread. Here a pattern is parsed into a small
+ * program and run as a Pike VM: every input position is visited once with at most
+ * one thread per instruction, so the time is bounded by input length × program
+ * size. Only single-character tests (classes, escapes such as `\d` or `\p{L}`) are
+ * delegated to the engine, where one character cannot backtrack.
+ *
+ * Supported: literals, `.`, classes, character escapes, `^`, `$`, `\b`, `\B`,
+ * groups (capturing, `(?:...)`, named), alternation and every quantifier (greedy or
+ * lazy: for a yes / no match they are the same). Not supported, refused at compile
+ * time: backreferences and lookaround, which need backtracking.
+ *
+ * @module
+ */
+import { LimitError, SchemaError } from "../errors.js";
+import { MAX_REGEX_PROGRAM } from "../limits.js";
+
+/** A compiled pattern: `test` as `RegExp.prototype.test` without flags other than `u`. */
+export interface LinearRegex {
+  test(input: string): boolean;
+}
+
+type CharTest = (cp: number) => boolean;
+type Node =
+  | { k: "char"; test: CharTest }
+  | { k: "seq"; items: Node[] }
+  | { k: "alt"; alts: Node[] }
+  | { k: "rep"; node: Node; min: number; max: number }
+  | { k: "assert"; what: "bol" | "eol" | "wb" | "nwb" };
+
+const LINE_TERMINATORS = new Set([0x0a, 0x0d, 0x2028, 0x2029]);
+const isWord = (c: number): boolean => (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || c === 0x5f;
+
+class Unsupported extends Error {}
+class Invalid extends Error {}
+
+// A test for one character, delegated to the engine (it cannot backtrack over a
+// single character). ASCII answers are cached per test.
+function nativeTest(source: string): CharTest {
+  let re: RegExp;
+  try {
+    re = new RegExp(`^(?:${source})$`, "u");
+  } catch {
+    try {
+      re = new RegExp(`^(?:${source})$`);
+    } catch {
+      throw new Invalid(source);
+    }
+  }
+  const ascii = new Uint8Array(128);
+  return (cp) => {
+    if (cp < 128) {
+      const hit = ascii[cp];
+      if (hit) return hit === 2;
+      const ok = re.test(String.fromCharCode(cp));
+      ascii[cp] = ok ? 2 : 1;
+      return ok;
+    }
+    return re.test(String.fromCodePoint(cp));
+  };
+}
+
+function parse(src: string): Node {
+  let i = 0;
+  const peek = (): string | undefined => src[i];
+
+  function alternation(): Node {
+    const alts = [sequence()];
+    while (peek() === "|") {
+      i++;
+      alts.push(sequence());
+    }
+    return alts.length === 1 ? (alts[0] as Node) : { k: "alt", alts };
+  }
+
+  function sequence(): Node {
+    const items: Node[] = [];
+    while (i < src.length && peek() !== "|" && peek() !== ")") {
+      const a = atom();
+      items.push(quantified(a));
+    }
+    return { k: "seq", items };
+  }
+
+  function quantified(node: Node): Node {
+    let out = node;
+    for (;;) {
+      const c = peek();
+      let min: number;
+      let max: number;
+      if (c === "*") [min, max] = [0, Infinity];
+      else if (c === "+") [min, max] = [1, Infinity];
+      else if (c === "?") [min, max] = [0, 1];
+      else if (c === "{") {
+        const m = /^\{(\d+)(,(\d*))?\}/.exec(src.slice(i));
+        if (!m) return out; // a literal "{" (legacy syntax)
+        min = Number(m[1]);
+        max = m[2] === undefined ? min : m[3] === "" ? Infinity : Number(m[3]);
+        if (max < min) throw new Invalid("numbers out of order in {} quantifier");
+        i += m[0].length - 1;
+      } else return out;
+      i++;
+      if (peek() === "?") i++; // lazy: same yes / no answer
+      if (out.k === "assert") throw new Invalid("nothing to repeat");
+      out = { k: "rep", node: out, min, max };
+    }
+  }
+
+  function atom(): Node {
+    const c = src[i] as string;
+    switch (c) {
+      case "(": {
+        i++;
+        if (src.startsWith("?:", i)) i += 2;
+        else if (src.startsWith("?=", i) || src.startsWith("?!", i) || src.startsWith("?<=", i) || src.startsWith("?<!", i)) {
+          throw new Unsupported("lookaround");
+        } else if (src.startsWith("?<", i)) {
+          const close = src.indexOf(">", i);
+          if (close < 0) throw new Invalid("unterminated group name");
+          i = close + 1;
+        } else if (src[i] === "?") throw new Invalid("invalid group");
+        const inner = alternation();
+        if (peek() !== ")") throw new Invalid("unterminated group");
+        i++;
+        return inner;
+      }
+      case ")":
+        throw new Invalid("unmatched )");
+      case "*":
+      case "+":
+      case "?":
+        throw new Invalid("nothing to repeat");
+      case "^":
+        i++;
+        return { k: "assert", what: "bol" };
+      case "$":
+        i++;
+        return { k: "assert", what: "eol" };
+      case ".":
+        i++;
+        return { k: "char", test: (cp) => !LINE_TERMINATORS.has(cp) };
+      case "[": {
+        const start = i;
+        i++;
+        if (peek() === "^") i++;
+        if (peek() === "]") i++; // a leading "]" is a literal in the legacy syntax
+        while (i < src.length && src[i] !== "]") i += src[i] === "\\" ? 2 : 1;
+        if (i >= src.length) throw new Invalid("unterminated class");
+        i++;
+        return { k: "char", test: nativeTest(src.slice(start, i)) };
+      }
+      case "\\":
+        return escape();
+      default: {
+        const cp = src.codePointAt(i) as number;
+        i += cp > 0xffff ? 2 : 1;
+        return { k: "char", test: (x) => x === cp };
+      }
+    }
+  }
+
+  function escape(): Node {
+    const start = i;
+    const c = src[i + 1];
+    if (c === undefined) throw new Invalid("\\ at end of pattern");
+    if (c === "b" || c === "B") {
+      i += 2;
+      return { k: "assert", what: c === "b" ? "wb" : "nwb" };
+    }
+    if (/[1-9]/.test(c) || (c === "k" && src[i + 2] === "<")) throw new Unsupported("backreference");
+    i += 2;
+    if ((c === "p" || c === "P") && src[i] === "{") {
+      const close = src.indexOf("}", i);
+      if (close < 0) throw new Invalid("unterminated property escape");
+      i = close + 1;
+    } else if (c === "x") i += 2;
+    else if (c === "u") {
+      if (src[i] === "{") {
+        const close = src.indexOf("}", i);
+        if (close < 0) throw new Invalid("unterminated code point escape");
+        i = close + 1;
+      } else i += 4;
+    } else if (c === "c") i += 1;
+    return { k: "char", test: nativeTest(src.slice(start, i)) };
+  }
+
+  const node = alternation();
+  if (i < src.length) throw new Invalid("unmatched )");
+  return node;
+}
+
+// ── program ───────────────────────────────────────────────────────────────────
+
+const CHAR = 0;
+const SPLIT = 1;
+const JMP = 2;
+const ASSERT = 3;
+const MATCH = 4;
+interface Instr {
+  op: number;
+  test?: CharTest;
+  what?: "bol" | "eol" | "wb" | "nwb";
+  x: number;
+  y: number;
+}
+
+function compile(node: Node): Instr[] {
+  const prog: Instr[] = [];
+  const emit = (ins: Instr): number => {
+    if (prog.length >= MAX_REGEX_PROGRAM) {
+      throw new LimitError("MAX_REGEX_PROGRAM", MAX_REGEX_PROGRAM, `a schema pattern expands to more than ${MAX_REGEX_PROGRAM} instructions`);
+    }
+    prog.push(ins);
+    return prog.length - 1;
+  };
+  const at = (pc: number): Instr => prog[pc] as Instr;
+  function gen(n: Node): void {
+    switch (n.k) {
+      case "char":
+        emit({ op: CHAR, test: n.test, x: -1, y: -1 });
+        at(prog.length - 1).x = prog.length;
+        return;
+      case "assert":
+        emit({ op: ASSERT, what: n.what, x: prog.length + 1, y: -1 });
+        return;
+      case "seq":
+        for (const item of n.items) gen(item);
+        return;
+      case "alt": {
+        const jumps: number[] = [];
+        n.alts.forEach((alt, idx) => {
+          if (idx < n.alts.length - 1) {
+            const split = emit({ op: SPLIT, x: prog.length + 1, y: -1 });
+            gen(alt);
+            jumps.push(emit({ op: JMP, x: -1, y: -1 }));
+            at(split).y = prog.length;
+          } else gen(alt);
+        });
+        for (const j of jumps) at(j).x = prog.length;
+        return;
+      }
+      case "rep": {
+        for (let r = 0; r < n.min; r++) gen(n.node);
+        if (n.max === Infinity) {
+          const split = emit({ op: SPLIT, x: prog.length + 1, y: -1 });
+          gen(n.node);
+          emit({ op: JMP, x: split, y: -1 });
+          at(split).y = prog.length;
+          return;
+        }
+        const splits: number[] = [];
+        for (let r = n.min; r < n.max; r++) {
+          splits.push(emit({ op: SPLIT, x: prog.length + 1, y: -1 }));
+          gen(n.node);
+        }
+        for (const s of splits) at(s).y = prog.length;
+        return;
+      }
+    }
+  }
+  gen(node);
+  emit({ op: MATCH, x: -1, y: -1 });
+  return prog;
+}
+
+// Runs the program over `input` (positions are UTF-16 indexes; a character is one
+// code point). Threads are deduplicated per position by `marks`, so the work is at
+// most input length × program size. The buffers live with the compiled pattern and
+// are reused (a test never re-enters itself); `marks` holds `base + position`, so
+// a new test only moves `base` instead of clearing them.
+class Machine implements LinearRegex {
+  readonly #prog: Instr[];
+  readonly #anchored: boolean;
+  readonly #marks: Int32Array;
+  #clist: Int32Array;
+  #nlist: Int32Array;
+  readonly #stack: Int32Array;
+  #base = 0;
+
+  constructor(prog: Instr[]) {
+    this.#prog = prog;
+    const first = prog[0];
+    this.#anchored = first?.op === ASSERT && first.what === "bol";
+    const m = prog.length;
+    this.#marks = new Int32Array(m).fill(-1);
+    this.#clist = new Int32Array(m);
+    this.#nlist = new Int32Array(m);
+    this.#stack = new Int32Array(2 * m + 2);
+  }
+
+  // Adds the thread at `pc0` for position `pos` and every thread it reaches without
+  // reading a character, to `list` (which holds `count` entries); returns the new
+  // count, or -1 once MATCH is reached.
+  #add(list: Int32Array, count: number, pc0: number, pos: number, input: string): number {
+    const prog = this.#prog;
+    const marks = this.#marks;
+    const stack = this.#stack;
+    const mark = this.#base + pos;
+    let sp = 0;
+    stack[sp++] = pc0;
+    while (sp > 0) {
+      const pc = stack[--sp] as number;
+      if (marks[pc] === mark) continue;
+      marks[pc] = mark;
+      const ins = prog[pc] as Instr;
+      switch (ins.op) {
+        case CHAR:
+          list[count++] = pc;
+          break;
+        case JMP:
+          stack[sp++] = ins.x;
+          break;
+        case SPLIT:
+          stack[sp++] = ins.y;
+          stack[sp++] = ins.x;
+          break;
+        case ASSERT: {
+          const w = ins.what;
+          // Word characters are ASCII, so UTF-16 units answer \b exactly.
+          const ok =
+            w === "bol" ? pos === 0 : w === "eol" ? pos === input.length : (isWord(input.charCodeAt(pos - 1)) !== isWord(input.charCodeAt(pos))) === (w === "wb");
+          if (ok) stack[sp++] = ins.x;
+          break;
+        }
+        case MATCH:
+          return -1;
+      }
+    }
+    return count;
+  }
+
+  test(input: string): boolean {
+    const n = input.length;
+    if (this.#base > 0x3fffffff - n) {
+      this.#marks.fill(-1);
+      this.#base = 0;
+    }
+    const prog = this.#prog;
+    let clist = this.#clist;
+    let nlist = this.#nlist;
+    let ccount = 0;
+    try {
+      for (let pos = 0; ; ) {
+        // Unanchored search: a new thread starts at every position (only at 0 for "^...").
+        if (pos === 0 || !this.#anchored) {
+          ccount = this.#add(clist, ccount, 0, pos, input);
+          if (ccount < 0) return true;
+        }
+        if (pos === n || (this.#anchored && ccount === 0)) return false;
+        const cp = input.codePointAt(pos) as number;
+        const next = pos + (cp > 0xffff ? 2 : 1);
+        let ncount = 0;
+        for (let t = 0; t < ccount; t++) {
+          const ins = prog[clist[t] as number] as Instr;
+          if ((ins.test as CharTest)(cp)) {
+            ncount = this.#add(nlist, ncount, ins.x, next, input);
+            if (ncount < 0) return true;
+          }
+        }
+        [clist, nlist] = [nlist, clist];
+        ccount = ncount;
+        pos = next;
+      }
+    } finally {
+      this.#base += n + 2;
+    }
+  }
+}
+
+/**
+ * Compiles `source` for linear-time matching.
+ *
+ * @returns null when the pattern is not a valid regular expression.
+ * @throws SchemaError (`schema`) for backreferences and lookaround, which cannot be
+ * matched in linear time; LimitError (`limit`, `MAX_REGEX_PROGRAM`) for a pattern
+ * whose counted repetitions expand too far.
+ */
+export function compileLinearRegex(source: string): LinearRegex | null {
+  let prog: Instr[];
+  try {
+    prog = compile(parse(source));
+  } catch (e) {
+    if (e instanceof Invalid) return null;
+    if (e instanceof Unsupported) {
+      throw new SchemaError(`schema pattern uses ${e.message}, which yada does not match (it matches patterns in linear time only)`);
+    }
+    throw e;
+  }
+  return new Machine(prog);
+}
