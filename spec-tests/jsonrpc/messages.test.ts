@@ -62,3 +62,11 @@ test("S1: an encoded message never contains a raw newline", () => {
   assert.equal(line.includes("\r"), false);
   assert.throws(() => encodeMessage({ jsonrpc: "2.0", id: 1, method: "x", params: { n: 1n } as unknown as Record<string, unknown> }), (e: unknown) => e instanceof YadaError && e.code === "serialization");
 });
+
+test("J7: an escaped __proto__ key (\\u005f_proto__) is dropped too", () => {
+  const value = decodeJson('{"result":{"\\u005f_proto__":{"isAdmin":true},"ok":1}}') as { result: Record<string, unknown> };
+  assert.equal(Object.hasOwn(value.result, "__proto__"), false);
+  const merged = Object.assign({}, value.result);
+  assert.equal((merged as Record<string, unknown>).isAdmin, undefined);
+  assert.equal(value.result.ok, 1);
+});

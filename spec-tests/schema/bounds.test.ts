@@ -27,12 +27,12 @@ function isLimit(name: string) {
   return (e: unknown) => e instanceof LimitError && e.code === "limit" && e.limit === name;
 }
 
-test("T4: a schema nested deeper than MAX_SCHEMA_DEPTH is a LimitError at compile time", () => {
+test("T5: a schema nested deeper than MAX_SCHEMA_DEPTH is a LimitError at compile time", () => {
   assert.throws(() => compileSchema(nestedSchema(MAX_SCHEMA_DEPTH + 5)), isLimit("MAX_SCHEMA_DEPTH"));
   assert.throws(() => compileSchema(nestedSchema(100_000)), isLimit("MAX_SCHEMA_DEPTH"));
 });
 
-test("T4: a schema that contains itself (object cycle) compiles without looping", () => {
+test("T5: a schema that contains itself (object cycle) compiles without looping", () => {
   const s: Record<string, unknown> = { type: "object" };
   s.properties = { self: s };
   const v = compileSchema(s);
@@ -40,13 +40,13 @@ test("T4: a schema that contains itself (object cycle) compiles without looping"
   assert.equal(v.validate({ self: { self: 1 } }).valid, false);
 });
 
-test("T4: an instance nested deeper than MAX_INSTANCE_DEPTH is a LimitError", () => {
+test("T5: an instance nested deeper than MAX_INSTANCE_DEPTH is a LimitError", () => {
   const v = compileSchema({ $defs: { n: { properties: { a: { $ref: "#/$defs/n" } } } }, $ref: "#/$defs/n" });
   assert.equal(v.validate(nestedInstance(MAX_INSTANCE_DEPTH - 1)).valid, true);
   assert.throws(() => v.validate(nestedInstance(100_000)), isLimit("MAX_INSTANCE_DEPTH"));
 });
 
-test("T4: a $ref loop ({\"$ref\":\"#\"}) is a LimitError, not a stack overflow", () => {
+test("T5: a $ref loop ({\"$ref\":\"#\"}) is a LimitError, not a stack overflow", () => {
   const v = compileSchema({ $ref: "#" });
   assert.throws(() => v.validate(nestedInstance(100_000)), isLimit("MAX_SCHEMA_EVAL_NESTING"));
   assert.throws(() => v.validate(1), isLimit("MAX_SCHEMA_EVAL_NESTING"));
@@ -54,7 +54,7 @@ test("T4: a $ref loop ({\"$ref\":\"#\"}) is a LimitError, not a stack overflow",
   assert.throws(() => d7.validate("x"), isLimit("MAX_SCHEMA_EVAL_NESTING"));
 });
 
-test("T4: exponential $ref fan-out stops at MAX_SCHEMA_REF_EXPANSIONS", () => {
+test("T5: exponential $ref fan-out stops at MAX_SCHEMA_REF_EXPANSIONS", () => {
   const defs: Record<string, unknown> = { d30: { type: "number" } };
   for (let i = 0; i < 30; i++) defs[`d${i}`] = { allOf: [{ $ref: `#/$defs/d${i + 1}` }, { $ref: `#/$defs/d${i + 1}` }] };
   const v = compileSchema({ $defs: defs, $ref: "#/$defs/d0" });
@@ -63,21 +63,21 @@ test("T4: exponential $ref fan-out stops at MAX_SCHEMA_REF_EXPANSIONS", () => {
   assert.ok(Date.now() - t0 < 5_000);
 });
 
-test("T4: a pattern longer than MAX_SCHEMA_PATTERN_CHARS is refused at compile time", () => {
+test("T5: a pattern longer than MAX_SCHEMA_PATTERN_CHARS is refused at compile time", () => {
   const long = "a".repeat(MAX_SCHEMA_PATTERN_CHARS + 1);
   assert.throws(() => compileSchema({ pattern: long }), isLimit("MAX_SCHEMA_PATTERN_CHARS"));
   assert.throws(() => compileSchema({ patternProperties: { [long]: true } }), isLimit("MAX_SCHEMA_PATTERN_CHARS"));
   assert.throws(() => compileSchema({ pattern: "(" }), (e) => e instanceof SchemaError && e.code === "schema");
 });
 
-test("T4: deep const / enum / uniqueItems values are bounded too", () => {
+test("T5: deep const / enum / uniqueItems values are bounded too", () => {
   const deep = nestedInstance(10_000);
   assert.throws(() => compileSchema({ const: nestedInstance(10_000) }).validate(deep), isLimit("MAX_INSTANCE_DEPTH"));
   assert.throws(() => compileSchema({ enum: [nestedInstance(10_000)] }).validate(deep), isLimit("MAX_INSTANCE_DEPTH"));
   assert.throws(() => compileSchema({ uniqueItems: true }).validate([deep, 1]), isLimit("MAX_INSTANCE_DEPTH"));
 });
 
-test("T4: at most MAX_SCHEMA_ISSUES issues are collected", () => {
+test("T5: at most MAX_SCHEMA_ISSUES issues are collected", () => {
   const v = compileSchema({ type: "array", items: { type: "string" } });
   const many = Array.from({ length: 1000 }, (_, i) => i);
   const r = v.validate(many, { allIssues: true });
@@ -92,7 +92,7 @@ test("T4: at most MAX_SCHEMA_ISSUES issues are collected", () => {
   if (!first.valid) assert.deepEqual(first.issues, [{ instancePath: "/0", schemaPath: "/items/type", message: "must be string" }]);
 });
 
-test("T4: deep failures swallowed by contains do not leak into the reported path", () => {
+test("T5: deep failures swallowed by contains do not leak into the reported path", () => {
   // `contains` probes every item (each failing deep inside); the reported path is the contains keyword's.
   let item: unknown = 1;
   for (let i = 0; i < MAX_INSTANCE_DEPTH - 3; i++) item = [item];

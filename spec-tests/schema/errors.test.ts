@@ -15,7 +15,7 @@ const tool = compileSchema({
   additionalProperties: false,
 });
 
-test("T4: issues carry the instance path and the schema path of the failing keyword", () => {
+test("T5: issues carry the instance path and the schema path of the failing keyword", () => {
   const r = tool.validate({ labels: ["ok", "secret-token-value"], "a/b~c": 1.5, extra: "x" }, { allIssues: true });
   assert.equal(r.valid, false);
   if (r.valid) return;
@@ -26,20 +26,20 @@ test("T4: issues carry the instance path and the schema path of the failing keyw
   assert.ok(r.issues.some((i) => i.instancePath === "" && i.schemaPath === "/required" && /'owner'/.test(i.message)));
 });
 
-test("T4: messages never contain instance values", () => {
+test("T5: messages never contain instance values", () => {
   const r = tool.validate({ owner: "SECRET-VALUE", labels: ["SECRET-LABEL-TOO-LONG"], "a/b~c": "SECRET-NUM" }, { allIssues: true });
   assert.equal(r.valid, false);
   if (r.valid) return;
   for (const i of r.issues) assert.doesNotMatch(i.message, /SECRET/);
 });
 
-test("T4: issues through $ref point at the referenced keyword", () => {
+test("T5: issues through $ref point at the referenced keyword", () => {
   const v = compileSchema({ $defs: { name: { type: "string" } }, properties: { n: { $ref: "#/$defs/name" } } });
   const r = v.validate({ n: 1 });
   assert.deepEqual(r, { valid: false, issues: [{ instancePath: "/n", schemaPath: "/$defs/name/type", message: "must be string" }] });
 });
 
-test("T4: assert() throws ValidationError naming what was validated and the first issue's paths", () => {
+test("T5: assert() throws ValidationError naming what was validated and the first issue's paths", () => {
   try {
     tool.assert({ owner: "me", labels: ["much-too-long-TOKEN"] }, "arguments of tool create_issue");
     assert.fail("expected a ValidationError");
@@ -55,7 +55,7 @@ test("T4: assert() throws ValidationError naming what was validated and the firs
   assert.doesNotThrow(() => tool.assert({ owner: "me" }, "arguments"));
 });
 
-test("T4: by default validation stops at the first failing keyword and reports it with its paths", () => {
+test("T5: by default validation stops at the first failing keyword and reports it with its paths", () => {
   const cases: [unknown, string, string][] = [
     [{ labels: ["ok", "secret-token-value"] }, "/labels/1", "/properties/labels/items/maxLength"],
     [{ owner: "me", "a/b~c": 1.5 }, "/a~1b~0c", "/properties/a~1b~0c/type"],
@@ -75,7 +75,7 @@ test("T4: by default validation stops at the first failing keyword and reports i
   }
 });
 
-test("T4: failures inside anyOf / oneOf / not / if / contains branches do not leak into the reported issue", () => {
+test("T5: failures inside anyOf / oneOf / not / if / contains branches do not leak into the reported issue", () => {
   const v = compileSchema({
     type: "object",
     properties: {
@@ -108,7 +108,7 @@ test("T4: failures inside anyOf / oneOf / not / if / contains branches do not le
   });
 });
 
-test("T4: first-failure issues name the offending key or item", () => {
+test("T5: first-failure issues name the offending key or item", () => {
   const v = compileSchema({
     type: "object",
     properties: { list: { type: "array", uniqueItems: true }, names: { type: "object", propertyNames: { maxLength: 2 } } },
@@ -132,7 +132,7 @@ test("T4: first-failure issues name the offending key or item", () => {
   });
 });
 
-test("T4: assert() with allIssues carries every collected issue", () => {
+test("T5: assert() with allIssues carries every collected issue", () => {
   try {
     tool.assert({ labels: ["much-too-long-TOKEN"], extra: 1 }, "arguments", { allIssues: true });
     assert.fail("expected a ValidationError");
@@ -143,17 +143,17 @@ test("T4: assert() with allIssues carries every collected issue", () => {
   }
 });
 
-test("T4: valid instances return the shared valid result", () => {
+test("T5: valid instances return the shared valid result", () => {
   assert.deepEqual(tool.validate({ owner: "me" }), { valid: true });
 });
 
-test("T4: string lengths count code points, not UTF-16 units", () => {
+test("T5: string lengths count code points, not UTF-16 units", () => {
   const v = compileSchema({ type: "string", minLength: 2, maxLength: 2 });
   assert.equal(v.validate("\u{1F600}\u{1F600}").valid, true);
   assert.equal(v.validate("\u{1F600}").valid, false);
 });
 
-test("T4: enum, const and uniqueItems treat 1 and 1.0 as equal and ignore key order", () => {
+test("T5: enum, const and uniqueItems treat 1 and 1.0 as equal and ignore key order", () => {
   assert.equal(compileSchema({ enum: [{ a: 1, b: [1] }] }).validate({ b: [1.0], a: 1 }).valid, true);
   assert.equal(compileSchema({ const: 1 }).validate(1.0).valid, true);
   assert.equal(compileSchema({ uniqueItems: true }).validate([{ a: 1, b: 2 }, { b: 2, a: 1 }]).valid, false);

@@ -3,12 +3,12 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { compileSchema } from "../../src/schema/index.js";
 
-test("T4: format is not asserted by default", () => {
+test("T5: format is not asserted by default", () => {
   const v = compileSchema({ type: "string", format: "email" });
   assert.equal(v.validate("not an email").valid, true);
 });
 
-test("T4: formats: \"assert\" checks the common formats", () => {
+test("T5: formats: \"assert\" checks the common formats", () => {
   const cases: [string, string, string][] = [
     ["date-time", "2024-02-29T12:30:00Z", "2023-02-29T12:30:00Z"],
     ["date", "2024-01-31", "2024-13-01"],
@@ -33,7 +33,7 @@ test("T4: formats: \"assert\" checks the common formats", () => {
   }
 });
 
-test("T4: asserted formats apply to strings only and unknown formats pass", () => {
+test("T5: asserted formats apply to strings only and unknown formats pass", () => {
   const v = compileSchema({ properties: { a: { format: "date" }, b: { format: "x-custom" } } }, { formats: "assert" });
   assert.equal(v.validate({ a: 20240101, b: "anything" }).valid, true);
 });

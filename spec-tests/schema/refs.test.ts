@@ -6,7 +6,7 @@ import { SchemaError } from "../../src/errors.js";
 
 const isSchemaError = (e: unknown) => e instanceof SchemaError && e.code === "schema";
 
-test("T4: a $ref to a remote URI is a SchemaError at compile time, nothing is fetched", () => {
+test("T5: a $ref to a remote URI is a SchemaError at compile time, nothing is fetched", () => {
   let fetched = false;
   const saved = globalThis.fetch;
   globalThis.fetch = (() => {
@@ -22,24 +22,24 @@ test("T4: a $ref to a remote URI is a SchemaError at compile time, nothing is fe
   assert.equal(fetched, false);
 });
 
-test("T4: a $ref to a missing pointer or anchor is a SchemaError", () => {
+test("T5: a $ref to a missing pointer or anchor is a SchemaError", () => {
   assert.throws(() => compileSchema({ $ref: "#/$defs/missing" }), isSchemaError);
   assert.throws(() => compileSchema({ $ref: "#nowhere" }), isSchemaError);
 });
 
-test("T4: a $ref into the caller's registry resolves", () => {
+test("T5: a $ref into the caller's registry resolves", () => {
   const registry = { "https://example.com/name.json": { type: "string", minLength: 2 } };
   const v = compileSchema({ properties: { name: { $ref: "https://example.com/name.json" } } }, { registry });
   assert.equal(v.validate({ name: "ok" }).valid, true);
   assert.equal(v.validate({ name: "x" }).valid, false);
 });
 
-test("T4: $async schemas are refused", () => {
+test("T5: $async schemas are refused", () => {
   assert.throws(() => compileSchema({ $async: true, type: "object" }), (e) => isSchemaError(e) && /\$async/.test((e as Error).message));
   assert.throws(() => compileSchema({ properties: { a: { $async: true } } }), isSchemaError);
 });
 
-test("T4: every error is thrown by compileSchema, also in subschemas only built when first used", () => {
+test("T5: every error is thrown by compileSchema, also in subschemas only built when first used", () => {
   const nested = (inner: unknown) => ({ oneOf: [{ type: "string" }, { type: "array", items: { properties: { deep: inner } } }] });
   assert.throws(() => compileSchema(nested({ $ref: "#/$defs/missing" })), isSchemaError);
   assert.throws(() => compileSchema(nested({ $ref: "https://example.com/x.json" })), (e) => isSchemaError(e) && /never fetched/.test((e as Error).message));
@@ -63,20 +63,20 @@ test("T4: every error is thrown by compileSchema, also in subschemas only built 
   });
 });
 
-test("T4: malformed keywords are SchemaErrors naming the location", () => {
+test("T5: malformed keywords are SchemaErrors naming the location", () => {
   assert.throws(() => compileSchema({ properties: { a: { minLength: -1 } } }), (e) => isSchemaError(e) && /\/properties\/a\/minLength/.test((e as Error).message));
   assert.throws(() => compileSchema({ type: "int" }), isSchemaError);
   assert.throws(() => compileSchema({ required: "a" }), isSchemaError);
   assert.throws(() => compileSchema([] as unknown), isSchemaError);
 });
 
-test("T4: an unknown $schema dialect is treated as 2020-12", () => {
+test("T5: an unknown $schema dialect is treated as 2020-12", () => {
   const v = compileSchema({ $schema: "https://example.com/my-dialect", prefixItems: [{ type: "string" }], items: false });
   assert.equal(v.validate(["a"]).valid, true);
   assert.equal(v.validate(["a", 1]).valid, false);
 });
 
-test("T4: draft 7 ignores $ref siblings; 2020-12 applies them", () => {
+test("T5: draft 7 ignores $ref siblings; 2020-12 applies them", () => {
   const schema = { $defs: { s: { type: "string" } }, definitions: { s: { type: "string" } }, $ref: "#/definitions/s", maxLength: 2 };
   const d7 = compileSchema({ ...schema, $schema: "http://json-schema.org/draft-07/schema#" });
   const d2020 = compileSchema(schema);
@@ -84,7 +84,7 @@ test("T4: draft 7 ignores $ref siblings; 2020-12 applies them", () => {
   assert.equal(d2020.validate("long").valid, false);
 });
 
-test("T4: $dynamicRef resolves to the outermost dynamic anchor", () => {
+test("T5: $dynamicRef resolves to the outermost dynamic anchor", () => {
   const registry = {
     "https://example.com/tree": {
       $id: "https://example.com/tree",
@@ -101,7 +101,7 @@ test("T4: $dynamicRef resolves to the outermost dynamic anchor", () => {
   assert.equal(strict.validate({ children: [{ daat: 1 }] }).valid, false);
 });
 
-test("T4: 2019-09 $recursiveRef follows $recursiveAnchor to the outermost schema", () => {
+test("T5: 2019-09 $recursiveRef follows $recursiveAnchor to the outermost schema", () => {
   const registry = {
     "https://example.com/tree": {
       $schema: "https://json-schema.org/draft/2019-09/schema",

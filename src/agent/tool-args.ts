@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { decodeJson } from "../jsonrpc/messages.js";
 import { MAX_TOOL_CALL_ARGUMENT_BYTES } from "../limits.js";
 import type { ToolCallPart } from "./messages.js";
 
@@ -30,9 +31,10 @@ export function parseToolArguments(text: string): Pick<ToolCallPart, "arguments"
   if (text.trim() === "") return { arguments: {} };
   let value: unknown;
   try {
-    value = JSON.parse(text);
+    value = decodeJson(text); // J7: a model's arguments cannot carry __proto__ either
   } catch (e) {
-    const why = e instanceof SyntaxError ? e.message.slice(0, 200) : "not JSON";
+    const cause = e instanceof Error ? e.cause : undefined;
+    const why = cause instanceof SyntaxError ? cause.message.slice(0, 200) : "not JSON";
     return { arguments: {}, argumentsError: `the arguments are not valid JSON (${why})` };
   }
   if (typeof value !== "object" || value === null || Array.isArray(value)) {

@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { YadaError } from "../errors.js";
 import {
   MAX_AGENT_IMAGE_BASE64_CHARS,
   MAX_AGENT_TOOL_ERROR_CHARS,
@@ -31,7 +32,10 @@ export function errorResult(kind: LoopErrorKind, message: string): ToolResult {
 
 /** The error result for a value a tool threw. */
 export function thrownResult(error: unknown): ToolResult {
-  const message = error instanceof Error ? error.message : typeof error === "string" ? error : "the tool failed";
+  let message = error instanceof Error ? error.message : typeof error === "string" ? error : "the tool failed";
+  // A closed connection's message carries the server's stderr and stray stdout for
+  // the host (S4), where secrets can show up: the model gets only how it ended.
+  if (error instanceof YadaError && error.code === "connection_closed") message = message.split("; ")[0] ?? "the connection closed";
   return errorResult("tool_failed", message);
 }
 

@@ -67,7 +67,11 @@ export interface ClientOptions {
   era?: "auto" | Era;
   /** Bound on the `server/discover` probe (V2); default `DEFAULT_DISCOVER_TIMEOUT_MS`. */
   discoverTimeoutMs?: number;
-  /** Bound on each tool call from when it is sent (S6); `null` = none. Default `DEFAULT_CALL_TIMEOUT_MS`. */
+  /**
+   * Bound on each tool call from when it is sent (S6); `null` = none. Default
+   * `DEFAULT_CALL_TIMEOUT_MS` over stdio; none over HTTP, where the idle read bound
+   * ends a stalled call and a call that keeps streaming is never cut off (H5).
+   */
   callTimeoutMs?: number | null;
   /** Bound on list, read, prompt and ping requests; `null` = none. Default `DEFAULT_REQUEST_TIMEOUT_MS`. */
   requestTimeoutMs?: number | null;
@@ -213,7 +217,10 @@ export class McpClient {
       McpClient.#wire(shared, options);
       if (established.era === "legacy") transport.openInbound?.();
       else if (transport.kind === "http") session.cancelNotifications = false; // closing the stream cancels (2026-07-28)
-      const client = new this(shared, options.callTimeoutMs === undefined ? DEFAULT_CALL_TIMEOUT_MS : options.callTimeoutMs);
+      // Seed 000: over HTTP there is no whole-call bound by default; the transport's
+      // idle bound ends a stalled call, and a call that keeps streaming goes on (H5).
+      const defaultCallMs = transport.kind === "http" ? null : DEFAULT_CALL_TIMEOUT_MS;
+      const client = new this(shared, options.callTimeoutMs === undefined ? defaultCallMs : options.callTimeoutMs);
       if (options.logLevel !== undefined && established.era === "legacy" && isRecord(established.capabilities.logging)) {
         await client.setLogLevel(options.logLevel);
       }

@@ -300,11 +300,11 @@ class Connection implements McpConnection<ReadTool> {
   }
 
   async getPrompt(identity: Identity, name: string, args?: Record<string, string>, options: PromptCallOptions = {}): Promise<McpPromptText> {
-    if (typeof name !== "string" || name === "") throw new ConfigError(`${this.server}: a prompt name must be a non-empty string`);
-    const checked = checkPromptArgs(args);
-    return this.#hostCall(identity, "get_prompt", async () =>
-      promptText(await this.#client.getPrompt(name, checked, options)),
-    );
+    // The caller and the connection are checked first (T1, T12), then what was asked.
+    return this.#hostCall(identity, "get_prompt", async () => {
+      if (typeof name !== "string" || name === "") throw new ConfigError(`${this.server}: a prompt name must be a non-empty string`);
+      return promptText(await this.#client.getPrompt(name, checkPromptArgs(args), options));
+    });
   }
 
   async close(): Promise<void> {

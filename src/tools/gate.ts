@@ -114,13 +114,17 @@ export class ConnectionGate {
   }
 
   /**
-   * Awaits the host's `authorize(identity, remoteName)` (T4); then re-checks the
-   * connection, which may have closed or gone stale meanwhile. Only `true` allows.
+   * Awaits the host's `authorize(identity, remoteName)` (T4); then waits for a
+   * contract check in progress and re-checks the connection, which may have closed
+   * or gone stale meanwhile (T13). Only `true` allows.
    *
    * @throws whatever `authorize` throws, and as {@link assertOpen}.
    */
   async permit(remoteName: string): Promise<boolean> {
     const allowed = await this.#authorize(this.identity, remoteName);
+    // A list_changed may have arrived while the host decided: the call goes out only
+    // once that contract check has settled, and only if the contract still holds.
+    while (this.#checking) await this.#checking;
     this.assertOpen();
     return allowed === true;
   }

@@ -70,13 +70,18 @@ export function readTool(name: string, description: string, inputSchema: JsonSch
  */
 export function checkArguments(name: string, args: unknown, schema?: CompiledSchema): ToolResult | undefined {
   if (!isRecord(args)) return errorResult("invalid_arguments", `${name}: arguments must be a JSON object`);
-  const checked = schema?.validate(args);
-  if (checked && !checked.valid) {
-    return errorResult("invalid_arguments", `${name}: arguments do not match the input schema: ${describeIssue(checked.issues[0])}`);
+  // The size first: validation of an oversized value would be paid for nothing.
+  let json: string;
+  try {
+    json = JSON.stringify(args);
+  } catch {
+    return errorResult("invalid_arguments", `${name}: arguments are not JSON`);
   }
-  const bytes = utf8Length(JSON.stringify(args));
-  return bytes > MAX_TOOL_ARGUMENT_BYTES
-    ? errorResult("limit", `${name}: arguments are ${bytes} UTF-8 bytes; the limit is ${MAX_TOOL_ARGUMENT_BYTES}`)
+  const bytes = utf8Length(json);
+  if (bytes > MAX_TOOL_ARGUMENT_BYTES) return errorResult("limit", `${name}: arguments are ${bytes} UTF-8 bytes; the limit is ${MAX_TOOL_ARGUMENT_BYTES}`);
+  const checked = schema?.validate(args);
+  return checked && !checked.valid
+    ? errorResult("invalid_arguments", `${name}: arguments do not match the input schema: ${describeIssue(checked.issues[0])}`)
     : undefined;
 }
 

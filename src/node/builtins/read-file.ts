@@ -13,12 +13,15 @@ import { BoundedLines, refusal, textResult } from "./output.js";
 import { PathRefused, type RootGuard } from "./roots.js";
 
 // O_NOFOLLOW: the resolved path has no links; refuse one swapped in since (POSIX only).
-const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0);
+// O_NONBLOCK: a FIFO swapped in after the check cannot block a pool thread.
+const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
 
 async function readBounded(path: string): Promise<{ bytes: Uint8Array; size: number }> {
   const handle = await open(path, OPEN_FLAGS);
   try {
-    const size = (await handle.stat()).size;
+    const info = await handle.stat();
+    if (!info.isFile()) throw new PathRefused("the path is no longer a regular file");
+    const size = info.size;
     const buffer = new Uint8Array(Math.min(size, MAX_BUILTIN_FILE_BYTES));
     let at = 0;
     while (at < buffer.length) {

@@ -78,6 +78,9 @@ export class RootGuard {
       throw new PathRefused(`${input} leads outside the allowed roots through a symbolic link`);
     }
     const info = await stat(real);
+    // Only regular files and directories: opening a FIFO or a device blocks a
+    // thread of the pool forever, whatever the run's signal says.
+    if (!info.isDirectory() && !info.isFile()) throw new PathRefused(`${input} is neither a regular file nor a directory`);
     return { real, shown, isDirectory: info.isDirectory() };
   }
 }

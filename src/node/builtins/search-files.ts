@@ -23,7 +23,8 @@ import { PathRefused, type RootGuard } from "./roots.js";
 import { walk, type WalkEntry } from "./walk.js";
 
 const SKIPPED = new Set([".git", "node_modules"]);
-const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0);
+// O_NONBLOCK: a FIFO swapped in after the check cannot block a pool thread.
+const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
 
 /** The file's text, or undefined when it is too large, binary or unreadable. */
 async function readText(path: string): Promise<string | undefined> {
