@@ -1,4 +1,5 @@
 import { test } from "node:test";
+import { readFileSync } from "node:fs";
 import assert from "node:assert/strict";
 import { McpClient } from "../../src/node/client.js";
 import { ConnectionClosedError, LimitError, TimeoutError } from "../../src/errors.js";
@@ -82,14 +83,44 @@ test("S3, S4: when the server dies mid-call, the pending call fails with exit co
 });
 
 test("S3: only the last STDERR_TAIL_BYTES of stderr are kept", async () => {
-  const { client } = await connectFixture("stderr-flood.mjs");
-  await client.close();
-  // A fresh flood server that dies: its tail must be bounded.
-  const { client: dying } = await connectFixture("exit-mid-call.mjs");
-  const e = await rejection(dying.callTool("echo", { text: "x" }));
+  // Writes 200 KB of numbered lines to stderr, then dies during the call.
+  const script = `
+const rl = require("readline").createInterface({ input: process.stdin });
+rl.on("line", (l) => {
+  const m = JSON.parse(l);
+  if (m.method === "initialize") return process.stdout.write(JSON.stringify({ jsonrpc: "2.0", id: m.id, result: { protocolVersion: "2025-11-25", capabilities: {}, serverInfo: { name: "f", version: "1" } } }) + "\\n");
+  if (m.method === "tools/call") {
+    for (let i = 0; i < 4000; i++) require("fs").writeSync(2, "line " + i + " " + "x".repeat(40) + "\\n");
+    process.exit(5);
+  }
+});`;
+  const client = await McpClient.connectStdio("node", ["-e", script], undefined, { era: "legacy" });
+  const e = await rejection(client.callTool("t", {}));
   assert.ok(e instanceof ConnectionClosedError);
-  assert.ok((e.info.stderrTail ?? "").length <= STDERR_TAIL_BYTES);
-  await dying.close();
+  const tail = e.info.stderrTail ?? "";
+  assert.ok(tail.length <= STDERR_TAIL_BYTES && tail.length > STDERR_TAIL_BYTES - 100, `tail of ${tail.length} characters`);
+  assert.ok(tail.endsWith("line 3999 " + "x".repeat(40)), "the tail ends with the last line written");
+  assert.ok(!tail.includes("line 0 "), "the start of the flood is not kept");
+  await client.close();
+});
+
+test("S7: a client that is never closed does not leave its server behind when the host process exits", async () => {
+  const { spawnSync } = await import("node:child_process");
+  const { fixtureServer } = await import("../helpers/paths.js");
+  const { pathToFileURL } = await import("node:url");
+  const clientModule = pathToFileURL(new URL("../../src/node/client.js", import.meta.url).pathname).href;
+  const host = `
+import { McpClient } from ${JSON.stringify(clientModule)};
+const logs = [];
+const client = await McpClient.connectStdio("node", [${JSON.stringify(fixtureServer("ignore-stdin-close.mjs"))}, "--max-life", "20000", "--quiet"], undefined, { era: "legacy", logger: (l, m, d) => m === "server stderr" && logs.push(String(d.text)) });
+while (!/pid \\d+/.test(logs.join(""))) await new Promise((r) => setTimeout(r, 10));
+console.log(/pid (\\d+)/.exec(logs.join(""))[1]);
+process.exit(0);`;
+  const r = spawnSync(process.execPath, ["--input-type=module", "-e", host], { encoding: "utf8", timeout: 20_000 });
+  const pid = Number(r.stdout.trim());
+  assert.ok(pid > 0, r.stderr);
+  await new Promise((res) => setTimeout(res, 200));
+  assert.equal(alive(pid), false, "the server outlived its host");
 });
 
 test("S5: a server that never answers initialize fails the connect within the handshake bound", async () => {
@@ -156,7 +187,12 @@ test("S6: the bound counts from the send: many concurrent calls each get their f
 function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
+  } catch {
+    return false;
+  }
+  // A killed process whose parent is gone may linger as a zombie until it is reaped.
+  try {
+    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
   } catch {
     return false;
   }

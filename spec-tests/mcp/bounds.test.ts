@@ -1,0 +1,108 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { createServer } from "node:http";
+import { McpClient } from "../../src/node/client.js";
+import { HttpTransport } from "../../src/transport/http.js";
+import { LimitError, YadaError } from "../../src/errors.js";
+import { DEFAULT_CALL_TIMEOUT_MS, DEFAULT_HANDSHAKE_TIMEOUT_MS, DEFAULT_HTTP_IDLE_TIMEOUT_MS, MAX_LIST_ITEMS, MAX_LIST_PAGES } from "../../src/limits.js";
+import { rejection } from "../helpers/clients.js";
+
+// A legacy stdio server whose tools/list never ends (a new cursor each page) or lists too many tools.
+function listingServer(mode: "endless" | "many"): string[] {
+  const script = `
+const rl = require("readline").createInterface({ input: process.stdin });
+const send = (m) => process.stdout.write(JSON.stringify(m) + "\\n");
+let pages = 0;
+rl.on("line", (l) => {
+  const m = JSON.parse(l);
+  if (m.id === undefined) return;
+  if (m.method === "server/discover") return send({ jsonrpc: "2.0", id: m.id, error: { code: -32601, message: "Method not found" } });
+  if (m.method === "initialize") return send({ jsonrpc: "2.0", id: m.id, result: { protocolVersion: "2025-11-25", capabilities: { tools: {} }, serverInfo: { name: "s", version: "1" } } });
+  if (m.method === "tools/list") {
+    pages++;
+    const tool = (n) => ({ name: "t" + n, inputSchema: { type: "object" } });
+    if (${JSON.stringify(mode)} === "endless") return send({ jsonrpc: "2.0", id: m.id, result: { tools: [tool(pages)], nextCursor: "c" + pages } });
+    const tools = Array.from({ length: 5001 }, (_, i) => tool(pages * 10000 + i));
+    return send({ jsonrpc: "2.0", id: m.id, result: { tools, nextCursor: pages < 2 ? "next" : undefined } });
+  }
+  if (m.method === "tools/call") return send({ jsonrpc: "2.0", id: m.id, result: { content: [{ type: "text", text: String(pages) }] } });
+});`;
+  return ["-e", script];
+}
+
+test("V3: discovery follows at most MAX_LIST_PAGES pages, then fails with a limit error", async () => {
+  const client = await McpClient.connectStdio("node", listingServer("endless"));
+  try {
+    const e = await rejection(client.listTools());
+    assert.ok(e instanceof LimitError);
+    assert.equal(e.limit, "MAX_LIST_PAGES");
+    // The server counted exactly MAX_LIST_PAGES tools/list requests.
+    const r = await client.callTool("t1", {});
+    assert.equal((r.content[0] as { text: string }).text, String(MAX_LIST_PAGES));
+  } finally {
+    await client.close();
+  }
+});
+
+test("V3: discovery accepts at most MAX_LIST_ITEMS items across pages", async () => {
+  assert.ok(MAX_LIST_ITEMS < 10_002);
+  const client = await McpClient.connectStdio("node", listingServer("many"));
+  try {
+    const e = await rejection(client.listTools());
+    assert.ok(e instanceof LimitError);
+    assert.equal(e.limit, "MAX_LIST_ITEMS");
+  } finally {
+    await client.close();
+  }
+});
+
+test("S5, S6, H5: the default bounds are 60 s for the handshake, 5 min per stdio call, none per HTTP call, 120 s idle", async () => {
+  assert.equal(DEFAULT_HANDSHAKE_TIMEOUT_MS, 60_000);
+  assert.equal(DEFAULT_CALL_TIMEOUT_MS, 300_000);
+  assert.equal(DEFAULT_HTTP_IDLE_TIMEOUT_MS, 120_000);
+  const server = createServer((req, res) => {
+    let body = "";
+    req.on("data", (d) => (body += d));
+    req.on("end", () => {
+      const m = body ? JSON.parse(body) : {};
+      if (m.id === undefined) return void res.writeHead(202).end();
+      const result = m.method === "initialize" ? { protocolVersion: "2025-11-25", capabilities: {}, serverInfo: { name: "h", version: "1" } } : { tools: [] };
+      res.writeHead(m.method === "server/discover" ? 400 : 200, { "content-type": "application/json" }).end(m.method === "server/discover" ? "" : JSON.stringify({ jsonrpc: "2.0", id: m.id, result }));
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  const port = (server.address() as { port: number }).port;
+  try {
+    const http = await McpClient.connect(new HttpTransport(`http://127.0.0.1:${port}/mcp`));
+    assert.equal(http.callTimeoutMs, null);
+    await http.close();
+    const stdio = await McpClient.connectStdio("node", listingServer("many"));
+    assert.equal(stdio.callTimeoutMs, DEFAULT_CALL_TIMEOUT_MS);
+    await stdio.close();
+  } finally {
+    server.close();
+  }
+});
+
+test("S5: a notifications/initialized the server refuses fails the connect", async () => {
+  const server = createServer((req, res) => {
+    let body = "";
+    req.on("data", (d) => (body += d));
+    req.on("end", () => {
+      const m = body ? JSON.parse(body) : {};
+      if (m.method === "notifications/initialized") return void res.writeHead(500).end();
+      if (m.method === "server/discover") return void res.writeHead(400).end();
+      const result = { protocolVersion: "2025-11-25", capabilities: {}, serverInfo: { name: "h", version: "1" } };
+      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", id: m.id, result }));
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  const port = (server.address() as { port: number }).port;
+  try {
+    const e = await rejection(McpClient.connect(new HttpTransport(`http://127.0.0.1:${port}/mcp`)));
+    assert.ok(e instanceof YadaError);
+    assert.equal(e.code, "http");
+  } finally {
+    server.close();
+  }
+});
