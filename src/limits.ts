@@ -50,6 +50,8 @@ export const MAX_CURSOR_CHARS = 4_096;
 export const DEFAULT_DISCOVER_TIMEOUT_MS = 5_000;
 /** Request rounds of one call answering `input_required` before giving up (V2; spec: "implement iteration limits"; ours). */
 export const MAX_INPUT_ROUNDS = 8;
+/** Input requests answered in one `input_required` round (V2, V6; ours: each may be a model call or a question to a person). */
+export const MAX_INPUT_REQUESTS = 16;
 /** First delay before re-sending a `subscriptions/listen` that ended unexpectedly (V5; ours). */
 export const LISTEN_RETRY_MIN_MS = 1_000;
 /** Longest delay between `subscriptions/listen` attempts (V5; spec: "MUST apply jitter and backoff"; ours). */

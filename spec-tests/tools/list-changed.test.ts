@@ -112,4 +112,31 @@ describe("T13: list_changed", { concurrency: true }, () => {
       assert.equal((await rejection(tool(c, "inline__t").execute({}, { identity: alice }))).message, STALE);
     });
   });
+  test("T13, V5: in the modern era a change made before the listen is acknowledged is caught", T, async () => {
+    // A modern server whose catalog changes between the first tools/list and the
+    // listen; it acknowledges the listen but never announces the change.
+    const script = `
+const rl = require("readline").createInterface({ input: process.stdin });
+const send = (m) => process.stdout.write(JSON.stringify(m) + "\\n");
+let lists = 0;
+rl.on("line", (l) => {
+  const m = JSON.parse(l);
+  if (m.id === undefined) return;
+  const ok = (result) => send({ jsonrpc: "2.0", id: m.id, result: { resultType: "complete", ...result } });
+  if (m.method === "server/discover") return ok({ supportedVersions: ["2026-07-28"], capabilities: { tools: { listChanged: true } }, ttlMs: 0, cacheScope: "private" });
+  if (m.method === "tools/list") {
+    lists++;
+    return ok({ tools: [{ name: "t", description: lists === 1 ? "first" : "second", inputSchema: { type: "object" }, annotations: { readOnlyHint: true } }], ttlMs: 0, cacheScope: "private" });
+  }
+  if (m.method === "subscriptions/listen") {
+    return send({ jsonrpc: "2.0", method: "notifications/subscriptions/acknowledged", params: { _meta: { "io.modelcontextprotocol/subscriptionId": m.id }, notifications: m.params.notifications } });
+  }
+  ok({ content: [{ type: "text", text: "ran" }] });
+});`;
+    const server = { name: "modern", command: process.execPath, args: ["-e", script] };
+    await using(await connectMcp(server, { identity: alice, authorize: allowAll }), async (c) => {
+      await until(() => !c.isConnected());
+      assert.equal((await rejection(tool(c, "modern__t").execute({}, { identity: alice }))).message, STALE);
+    });
+  });
 });

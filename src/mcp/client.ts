@@ -138,6 +138,8 @@ interface Shared extends Established {
   listCache: Map<string, { items: unknown[]; until: number }>;
   subscriptions: Subscriptions | undefined;
   listListeners: number;
+  /** Modern-era list listeners, told of every list a new listen acknowledges (a possible unannounced change). */
+  resyncListeners: Set<(kind: ListKind) => void>;
   log: Logger | undefined;
 }
 
@@ -212,6 +214,7 @@ export class McpClient {
         listCache: new Map(),
         subscriptions: undefined,
         listListeners: 0,
+        resyncListeners: new Set(),
         log: options.logger,
       };
       McpClient.#wire(shared, options);
@@ -357,10 +360,13 @@ export class McpClient {
    * Calls `listener` when the server says a list changed (V5): tools, resources or
    * prompts. In the legacy era these are plain notifications; in the modern era the
    * first listener opens a `subscriptions/listen` request, kept open (and re-sent
-   * after an unexpected end) until the last listener is removed. Returns a function
-   * that removes the listener.
+   * after an unexpected end) until the last listener is removed. With `resync: true`,
+   * each time the server acknowledges a listen the listener is also called for every
+   * list it covers: a change made while no listen was open was never announced, so
+   * such a listener reads the list again and compares. Returns a function that
+   * removes the listener.
    */
-  onListChanged(listener: (kind: ListKind) => void): () => void {
+  onListChanged(listener: (kind: ListKind) => void, options: { resync?: boolean } = {}): () => void {
     const s = this.#s;
     const off = s.session.onNotification((method, params) => {
       const m = /^notifications\/(tools|resources|prompts)\/list_changed$/.exec(method);
@@ -369,6 +375,7 @@ export class McpClient {
     });
     if (s.era === "modern") {
       s.listListeners++;
+      if (options.resync) s.resyncListeners.add(listener);
       this.#listen().wantLists(true);
     }
     let removed = false;
@@ -376,6 +383,7 @@ export class McpClient {
       if (removed) return;
       removed = true;
       off();
+      s.resyncListeners.delete(listener);
       if (s.era === "modern" && --s.listListeners === 0) s.subscriptions?.wantLists(false);
     };
   }
@@ -562,6 +570,13 @@ export class McpClient {
       closed: () => s.session.closeError !== undefined,
       log: s.log ?? (() => {}),
       name: s.name,
+      resync: (ack) => {
+        for (const kind of ["tools", "prompts", "resources"] as const) {
+          if (ack[`${kind}ListChanged`] !== true) continue;
+          for (const [m, k] of Object.entries(LIST_KIND_OF)) if (k === kind) s.listCache.delete(m);
+          for (const listener of s.resyncListeners) listener(kind);
+        }
+      },
     });
     return s.subscriptions;
   }

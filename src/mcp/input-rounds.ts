@@ -8,7 +8,7 @@
  */
 import { LimitError, ProtocolError, UnauthorizedError, YadaError } from "../errors.js";
 import { RpcErrorReply } from "../jsonrpc/session.js";
-import { MAX_INPUT_ROUNDS } from "../limits.js";
+import { MAX_INPUT_REQUESTS, MAX_INPUT_ROUNDS } from "../limits.js";
 import { answerElicitation, answerRoots, answerSampling, type ClientHandlers } from "./handlers.js";
 import { isRecord, type JsonRecord } from "./types.js";
 
@@ -62,7 +62,12 @@ export async function completeWithInput(
 async function answerAll(where: string, requests: JsonRecord, handlers: ClientHandlers | undefined, signal: AbortSignal | undefined): Promise<JsonRecord> {
   const context = { signal: signal ?? new AbortController().signal };
   const out: JsonRecord = {};
-  for (const [key, request] of Object.entries(requests)) {
+  const entries = Object.entries(requests);
+  // Each input request may be a model call or a question to a person: bounded.
+  if (entries.length > MAX_INPUT_REQUESTS) {
+    throw new LimitError("MAX_INPUT_REQUESTS", MAX_INPUT_REQUESTS, `${where}: the server asked for ${entries.length} inputs at once; the limit is ${MAX_INPUT_REQUESTS}`);
+  }
+  for (const [key, request] of entries) {
     if (!isRecord(request) || typeof request.method !== "string") throw new ProtocolError(`${where}: input request '${key.slice(0, 80)}' is malformed`);
     const params = request.params === undefined ? undefined : request.params;
     if (params !== undefined && !isRecord(params)) throw new ProtocolError(`${where}: input request '${key.slice(0, 80)}' has invalid params`);

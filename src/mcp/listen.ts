@@ -20,6 +20,11 @@ export interface ListenHost {
   closed(): boolean;
   log: Logger;
   name: string;
+  /**
+   * Called when the server acknowledges a listen: changes made while no listen was
+   * open were not announced, so every acknowledged list may have changed meanwhile.
+   */
+  resync(acknowledged: JsonRecord): void;
 }
 
 /** The filter of a `subscriptions/listen` request. */
@@ -63,6 +68,7 @@ export class Subscriptions {
     if (method === "notifications/subscriptions/acknowledged" && this.owns(params) && isRecord(params?.notifications)) {
       this.#acknowledged = params.notifications;
       this.#delay = LISTEN_RETRY_MIN_MS;
+      this.#host.resync(params.notifications);
     }
     // A server may end a subscription with notifications/cancelled naming the listen
     // request (spec 2026-07-28 "Cancellation", stdio): it is over, so listen again.

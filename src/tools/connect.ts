@@ -230,9 +230,14 @@ class Connection implements McpConnection<ReadTool> {
     this.#log = log;
     // onListChanged hides the era: plain notifications (legacy) or a
     // subscriptions/listen stream (modern).
-    client.onListChanged((kind) => {
-      if (kind === "tools") this.recheck();
-    });
+    // resync: in the modern era a change made before the listen was acknowledged
+    // (between discovery and subscription) is caught by comparing once more.
+    client.onListChanged(
+      (kind) => {
+        if (kind === "tools") this.recheck();
+      },
+      { resync: true },
+    );
     client.onClose((error) => gate.fail(error));
   }
 

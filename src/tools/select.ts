@@ -29,7 +29,9 @@ export interface SelectedTool {
  * annotated `readOnlyHint: true`. With `readTools`: the listed ones, in that order.
  *
  * @throws ToolNotFoundError (`tool_not_found`) naming a `readTools` entry the server does not list.
- * @throws ConfigError (`config`) naming a `readTools` entry annotated `readOnlyHint: false`.
+ * @throws ConfigError (`config`) naming a `readTools` entry annotated `readOnlyHint: false`,
+ * or a selected tool with a reserved name (`list_resources`, `read_resource`,
+ * `list_prompts`, `get_prompt`).
  *
  * @example
  * ```ts
@@ -37,6 +39,21 @@ export interface SelectedTool {
  * ```
  */
 export function selectReadTools(server: Pick<McpServerBase, "name" | "readTools">, listed: readonly McpTool[]): McpTool[] {
+  const selected = pick(server, listed);
+  // The names `authorize` receives for resources and prompts are reserved: a remote
+  // tool called `get_prompt` must not ride on the permission granted for prompts.
+  for (const t of selected) {
+    if (RESERVED_NAMES.includes(t.name)) {
+      throw new ConfigError(`${server.name}: the tool ${quote(t.name)} has a name yada reserves for authorizing resources and prompts`);
+    }
+  }
+  return selected;
+}
+
+/** The names `authorize` receives for host calls and resource tools (T11, T12); no remote tool may use them. */
+export const RESERVED_NAMES: readonly string[] = ["list_resources", "read_resource", "list_prompts", "get_prompt"];
+
+function pick(server: Pick<McpServerBase, "name" | "readTools">, listed: readonly McpTool[]): McpTool[] {
   if (server.readTools === undefined) return listed.filter((t) => t.annotations?.readOnlyHint === true);
   const byName = new Map(listed.map((t) => [t.name, t]));
   return server.readTools.map((name) => {
