@@ -150,3 +150,27 @@ test("V7: server log messages reach the host logger, and the level filters them"
     await client.close();
   }
 });
+
+test("V6: malformed sampling params never reach the host handler", async () => {
+  const { answerSampling } = await import("../../src/mcp/handlers.js");
+  let called = 0;
+  const handlers: ClientHandlers = {
+    sampling: { handle: async () => (called++, { role: "assistant", model: "m", content: { type: "text", text: "x" } }) },
+  };
+  const signal = new AbortController().signal;
+  const good = { messages: [{ role: "user", content: { type: "text", text: "hi" } }], maxTokens: 10 };
+  for (const bad of [
+    { ...good, maxTokens: -1 },
+    { ...good, maxTokens: 1.5 },
+    { ...good, messages: [] },
+    { ...good, messages: [{ role: "system", content: {} }] },
+    { ...good, systemPrompt: 5 },
+    { ...good, stopSequences: [1] },
+    { ...good, includeContext: "everything" },
+  ]) {
+    await assert.rejects(answerSampling(handlers, bad as Record<string, unknown>, { signal }), (e: unknown) => (e as { rpcCode?: number }).rpcCode === -32602);
+  }
+  assert.equal(called, 0);
+  await answerSampling(handlers, good, { signal });
+  assert.equal(called, 1);
+});

@@ -119,14 +119,35 @@ export async function answerRoots(handlers: ClientHandlers, context: HandlerCont
   return { roots: roots.map((r) => (r.name === undefined ? { uri: r.uri } : { uri: r.uri, name: r.name })) };
 }
 
-/** Answers `sampling/createMessage`. */
+// The request reaches the host typed as SamplingRequest: every field it declares is
+// checked first (the server is untrusted).
+function samplingProblem(p: JsonRecord | undefined): string | undefined {
+  if (!p) return "params are required";
+  if (!Array.isArray(p.messages) || p.messages.length === 0) return "messages must be a non-empty array";
+  for (const m of p.messages) {
+    if (!isRecord(m) || (m.role !== "user" && m.role !== "assistant") || !(isRecord(m.content) || Array.isArray(m.content))) {
+      return "each message needs role user or assistant and content";
+    }
+  }
+  if (typeof p.maxTokens !== "number" || !Number.isSafeInteger(p.maxTokens) || p.maxTokens <= 0) return "maxTokens must be a positive integer";
+  if (p.systemPrompt !== undefined && typeof p.systemPrompt !== "string") return "systemPrompt must be a string";
+  if (p.temperature !== undefined && (typeof p.temperature !== "number" || !Number.isFinite(p.temperature))) return "temperature must be a number";
+  if (p.stopSequences !== undefined && !(Array.isArray(p.stopSequences) && p.stopSequences.every((x) => typeof x === "string"))) {
+    return "stopSequences must be strings";
+  }
+  if (p.includeContext !== undefined && !["none", "thisServer", "allServers"].includes(p.includeContext as string)) return "includeContext is not none, thisServer or allServers";
+  for (const key of ["metadata", "modelPreferences", "toolChoice"]) if (p[key] !== undefined && !isRecord(p[key])) return `${key} must be an object`;
+  if (p.tools !== undefined && !(Array.isArray(p.tools) && p.tools.every(isRecord))) return "tools must be an array of objects";
+  return undefined;
+}
+
+/** Answers `sampling/createMessage`; the params are checked before the handler sees them. */
 export async function answerSampling(handlers: ClientHandlers, params: JsonRecord | undefined, context: HandlerContext): Promise<JsonRecord> {
   const s = handlers.sampling;
   if (!s) throw new RpcErrorReply(-32601, "Method not found");
-  if (!params || !Array.isArray(params.messages) || typeof params.maxTokens !== "number") {
-    throw new RpcErrorReply(-32602, "sampling/createMessage needs messages and maxTokens");
-  }
-  if ((params.tools !== undefined || params.toolChoice !== undefined) && !s.tools) {
+  const problem = samplingProblem(params);
+  if (problem) throw new RpcErrorReply(-32602, `sampling/createMessage: ${problem}`);
+  if ((params?.tools !== undefined || params?.toolChoice !== undefined) && !s.tools) {
     throw new RpcErrorReply(-32602, "this client does not support tools in sampling");
   }
   const request = { ...params } as unknown as SamplingRequest;
