@@ -129,3 +129,22 @@ describe("W10: reconnectingMcp", { concurrency: true }, () => {
     }),
   );
 });
+
+test("W10: reconnects use a frozen copy of the config: a host that changes its object later sends nothing elsewhere", T, () =>
+  withCatalog(
+    "http",
+    async ({ config, http }) => {
+      const mutable = { ...config } as { name: string; url: string };
+      await using(await reconnectingMcp(mutable as typeof config, { identity: alice, authorize: allowAll }), async (c) => {
+        // After the first connect the host points its object elsewhere (nothing listens on port 9).
+        mutable.url = "http://127.0.0.1:9/mcp";
+        const lookup = tool(c, "catalog__lookup");
+        assert.match(textOf(await lookup.execute({ sku: "ABC-123" }, { identity: alice })), /Widget/);
+        // The session expires here: the reconnect goes to the original URL.
+        assert.match(textOf(await lookup.execute({ sku: "DEF-456" }, { identity: alice })), /Gadget/);
+        assert.equal(http?.requests.filter((r) => r.rpcMethod === "initialize").length, 2);
+      });
+    },
+    { http: { expireAfter: 3 } },
+  ),
+);

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { ConnectionClosedError, StaleContractError, YadaError } from "../errors.js";
+import { ConfigError, ConnectionClosedError, StaleContractError, YadaError } from "../errors.js";
 import { RECONNECT_BACKOFF_MS } from "../limits.js";
 import type { McpPrompt } from "../mcp/types.js";
 import type { McpReadConfig } from "./config.js";
@@ -53,9 +53,28 @@ function replaceable(e: unknown): boolean {
  * ```
  */
 export async function reconnectingMcp(server: McpReadConfig, access: McpAccess, options: ReconnectOptions = {}): Promise<McpConnection<ReadTool>> {
-  const first = await connectMcp(server, access, options);
+  // Every reconnect uses a frozen copy of what the first connect used: a host that
+  // later changes its config object (another URL, other headers) or identity cannot
+  // send the connection's credentials elsewhere.
+  let copy: McpReadConfig;
+  try {
+    copy = structuredClone(server);
+  } catch {
+    throw new ConfigError("an MCP server config must be plain data (no functions)");
+  }
+  const pinned = deepFreeze(copy);
+  const pinnedAccess: McpAccess = Object.freeze({ identity: bindIdentity(access.identity), authorize: access.authorize });
+  const first = await connectMcp(pinned, pinnedAccess, options);
   const { signal: _setupOnly, now, ...rest } = options;
-  return new Reconnecting(first, bindIdentity(access.identity), () => connectMcp(server, access, rest), now ?? Date.now);
+  return new Reconnecting(first, pinnedAccess.identity, () => connectMcp(pinned, pinnedAccess, rest), now ?? Date.now);
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value)) deepFreeze(v);
+  }
+  return value;
 }
 
 class Reconnecting implements McpConnection<ReadTool> {
