@@ -32,8 +32,9 @@ test("X3: each entry is one self-contained ESM file with .d.ts, as package.json 
 // The published budget is 30,000 bytes gzip for the web bundle; it is not met yet
 // (see the README's size table). This ceiling keeps it from growing unnoticed:
 // lower it as the bundle shrinks; raising it needs a reason (the last raise: the
-// linear-time pattern matcher that closes ReDoS through server schemas).
-const WEB_GZIP_CEILING = 48_500;
+// linear-time pattern matcher that closes ReDoS through server schemas, and the
+// checks added after the security review).
+const WEB_GZIP_CEILING = 49_000;
 
 test("X3: the web bundle stays under its size ceiling (min+gzip)", async () => {
   const out = await esbuild.build({
