@@ -52,14 +52,19 @@ export function boundedResult(value: unknown): ToolResult {
     return errorResult("tool_failed", "the tool returned something that is not a tool result");
   }
   const content: ToolResultPart[] = [];
+  // The cut note counts against the bound too: room for it is kept once a cut is needed.
+  const note = `\n[truncated: the result exceeds ${MAX_AGENT_TOOL_RESULT_BYTES} bytes]`;
   let budget = MAX_AGENT_TOOL_RESULT_BYTES;
   let images = 0;
   let cut = false;
   const addText = (text: string): void => {
     if (cut) return;
-    const kept = utf8Prefix(text, budget);
+    let kept = text;
+    if (utf8Length(text) > budget) {
+      kept = utf8Prefix(text, Math.max(0, budget - note.length));
+      cut = true;
+    }
     budget -= utf8Length(kept);
-    if (kept.length < text.length) cut = true;
     content.push({ type: "text", text: kept });
   };
   for (const part of value.content as unknown[]) {
@@ -73,7 +78,7 @@ export function boundedResult(value: unknown): ToolResult {
       } else addText(`[image: ${part.mimeType.slice(0, 100)}]`);
     } else addText(`[unsupported content: ${String(part.type).slice(0, 100)}]`);
   }
-  if (cut) content.push({ type: "text", text: `\n[truncated: the result exceeds ${MAX_AGENT_TOOL_RESULT_BYTES} bytes]` });
+  if (cut) content.push({ type: "text", text: note });
   return { content, isError: value.isError === true };
 }
 
