@@ -126,7 +126,7 @@ export interface CloseInfo {
 
 /** The connection ended (code `connection_closed`): carries exit status and stderr tail (S4). */
 export class ConnectionClosedError extends YadaError {
-  /** Exit status and kept stderr, when the peer was a process. */
+  /** Exit status and kept stderr, when the peer was a spawned server. */
   readonly info: CloseInfo;
   constructor(message: string, info: CloseInfo = {}, options?: YadaErrorOptions) {
     super("connection_closed", message, options);

@@ -232,7 +232,7 @@ async function runLoop(options: RunOptions, emitTo: (event: AgentEvent) => void)
  *   input: "Find product A",
  *   system: "Use the catalog to answer product questions.",
  *   signal: AbortSignal.timeout(30_000),
- *   onEvent: (e) => { if (e.type === "message_delta") process.stdout.write(e.text); },
+ *   onEvent: (e) => { if (e.type === "message_delta") show(e.text); },
  * });
  * if (result.stopReason === "approval_required") await actions.propose(result.proposedCalls);
  * ```

@@ -17,7 +17,7 @@ const cache = new Map<string, LinearRegex | null>();
  * Builds the matcher for `source` (2020-12 §6.4: patterns are ECMA-262, not
  * anchored). Patterns come from servers, so they run on the linear-time matcher of
  * `regex.ts`, never on the backtracking engine: a crafted pattern cannot freeze
- * the process. Character classes accept `\p{...}` and, when only valid there, the
+ * the host. Character classes accept `\p{...}` and, when only valid there, the
  * legacy syntax (such as `[\w-]`, common in generated schemas). Returns null when
  * the source is not a regular expression.
  *

@@ -27,9 +27,10 @@ export const MCP_SERVERS_ENV = "YADA_MCP_SERVERS";
  *
  * @example
  * ```ts
+ * // env: the process environment (Node), holding
  * // YADA_MCP_SERVERS=[{"name":"catalog","url":"https://catalog.example/mcp","headers":{"x-api-key":"..."}}]
  * const connections = await Promise.all(
- *   mcpServersFromEnv(process.env).map((server) => connectMcp(server, { identity, authorize })),
+ *   mcpServersFromEnv(env).map((server) => connectMcp(server, { identity, authorize })),
  * );
  * const tools = connections.flatMap((c) => c.tools);
  * ```
