@@ -131,7 +131,7 @@ export async function probeModern(
       }
       return { kind: "legacy", reason: e instanceof YadaError ? `${e.code}: ${e.message}` : String(e) };
     }
-    return parseDiscover(name, result, who);
+    return parseDiscover(name, result);
   }
   throw new UnsupportedVersionError(`${name}: no protocol revision could be agreed`, version);
 }
@@ -144,8 +144,7 @@ function noSharedVersion(name: string, supported: unknown): UnsupportedVersionEr
   );
 }
 
-function parseDiscover(name: string, result: JsonRecord, who: ClientIdentity): Probe {
-  void who;
+function parseDiscover(name: string, result: JsonRecord): Probe {
   const where = `${name}: server/discover`;
   if (!Array.isArray(result.supportedVersions) || !isRecord(result.capabilities)) {
     // Not a discover result: whatever answered does not speak the modern era.

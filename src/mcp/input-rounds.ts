@@ -69,7 +69,7 @@ async function answerAll(where: string, requests: JsonRecord, handlers: ClientHa
   }
   for (const [key, request] of entries) {
     if (!isRecord(request) || typeof request.method !== "string") throw new ProtocolError(`${where}: input request '${key.slice(0, 80)}' is malformed`);
-    const params = request.params === undefined ? undefined : request.params;
+    const params = request.params;
     if (params !== undefined && !isRecord(params)) throw new ProtocolError(`${where}: input request '${key.slice(0, 80)}' has invalid params`);
     try {
       switch (request.method) {

@@ -45,7 +45,6 @@ export class Subscriptions {
   #currentId: RequestId | undefined;
   #retryTimer: ReturnType<typeof setTimeout> | undefined;
   #delay = LISTEN_RETRY_MIN_MS;
-  #acknowledged: JsonRecord | undefined;
 
   constructor(host: ListenHost) {
     this.#host = host;
@@ -58,15 +57,9 @@ export class Subscriptions {
     return (typeof id === "string" || typeof id === "number") && this.#ids.has(id);
   }
 
-  /** What the server acknowledged of the last filter, if it did. */
-  get acknowledged(): JsonRecord | undefined {
-    return this.#acknowledged;
-  }
-
   /** Handles `notifications/subscriptions/acknowledged` and server-side ends of a subscription. */
   onNotification(method: string, params: JsonRecord | undefined): void {
     if (method === "notifications/subscriptions/acknowledged" && this.owns(params) && isRecord(params?.notifications)) {
-      this.#acknowledged = params.notifications;
       this.#delay = LISTEN_RETRY_MIN_MS;
       this.#host.resync(params.notifications);
     }
@@ -132,7 +125,6 @@ export class Subscriptions {
     const controller = new AbortController();
     this.#current = controller;
     this.#currentId = undefined;
-    this.#acknowledged = undefined;
     let id: RequestId | undefined;
     this.#host
       .request("subscriptions/listen", { notifications: this.#filter() }, { timeoutMs: null, longLived: true, signal: controller.signal, onId: (x) => {

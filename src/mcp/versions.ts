@@ -63,7 +63,7 @@ export const MODERN_ERRORS = {
 
 /** Is `code` an error code that identifies a modern server? */
 export function isModernErrorCode(code: number): boolean {
-  return code === MODERN_ERRORS.headerMismatch || code === MODERN_ERRORS.missingClientCapability || code === MODERN_ERRORS.unsupportedProtocolVersion;
+  return (Object.values(MODERN_ERRORS) as number[]).includes(code);
 }
 
 /**

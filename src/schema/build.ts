@@ -8,6 +8,7 @@
  * @module
  */
 import { SchemaError } from "../errors.js";
+import { isRec } from "../util/record.js";
 import { escapeToken, type Place, type SchemaIndex } from "./refs.js";
 import { mergeEvaluated, newEvaluated, type Check, type Ctx, type Dialect, type Evaluated, type SchemaNode } from "./types.js";
 
@@ -95,7 +96,7 @@ const TYPE_CODES: Readonly<Record<string, number>> = { string: 1, number: 2, int
  * inline and call it only when the test fails, so it reports as usual.
  */
 export function simpleType(raw: unknown, parent: Place): number {
-  if (typeof raw !== "object" || raw === null || Array.isArray(raw) || parent.vocab !== null) return 0;
+  if (!isRec(raw) || parent.vocab !== null) return 0;
   const o = raw as Record<string, unknown>;
   let code = 0;
   for (const k in o) {
@@ -123,7 +124,7 @@ export function typeIs(code: number, v: unknown): boolean {
     case 5:
       return v === null;
     case 6:
-      return typeof v === "object" && v !== null && !Array.isArray(v);
+      return isRec(v);
     case 7:
       return Array.isArray(v);
     default:
@@ -198,7 +199,7 @@ export class Build {
 
   /** The child subschema at this subschema's `segs` (its value passed in). */
   child(value: unknown, ...segs: (string | number)[]): SchemaNode {
-    if (typeof value !== "boolean" && (typeof value !== "object" || value === null || Array.isArray(value))) {
+    if (typeof value !== "boolean" && !isRec(value)) {
       throw new SchemaError(`subschema at ${this.at(...segs)} must be an object or a boolean`);
     }
     return this.hooks.node(value, childPlace(this.hooks.index, value, this.place, segs));
@@ -213,13 +214,13 @@ export class Build {
   many(kw: string): SchemaNode[] {
     const v = this.get(kw);
     if (!Array.isArray(v) || v.length === 0) throw this.bad(kw, "a non-empty array of schemas");
-    return v.map((s, i) => this.child(s, kw, i));
+    return Array.from(v, (s, i) => this.child(s, kw, i));
   }
 
   /** An object whose values are subschemas. */
   map(kw: string): [string, SchemaNode][] {
     const v = this.get(kw);
-    if (typeof v !== "object" || v === null || Array.isArray(v)) throw this.bad(kw, "an object of schemas");
+    if (!isRec(v)) throw this.bad(kw, "an object of schemas");
     const o = v as Record<string, unknown>;
     return Object.keys(o).map((k) => [k, this.child(o[k], kw, k)]);
   }

@@ -14,7 +14,8 @@ import { addArrayKeywords, addUnevaluatedItems } from "./keywords-array.js";
 import { addApplicators, addReferences } from "./keywords-applicator.js";
 import { addCoreKeywords, isTypeKeyword, TYPE_KEYWORD_SHAPE } from "./keywords-core.js";
 import { addObjectKeywords, addUnevaluatedProperties } from "./keywords-object.js";
-import { assemble, Build, childPlace, enabled, isCount, isNumber, isStrings, locationOf, type CompilerHooks } from "./build.js";
+import { assemble, Build, enabled, isCount, isNumber, isStrings, type CompilerHooks } from "./build.js";
+import { isRec } from "../util/record.js";
 import { compileRegex } from "./pattern.js";
 import { ROOT_URI, SchemaIndex, type Place } from "./refs.js";
 import { report } from "./runtime.js";
@@ -52,9 +53,6 @@ function has(raw: Record<string, unknown>, place: Place, kw: string): boolean {
   return Object.hasOwn(raw, kw) && enabled(place, kw);
 }
 
-function bad(place: Place, kw: string, what: string): SchemaError {
-  return new SchemaError(`${kw} must be ${what} (at ${locationOf(place, kw)})`);
-}
 
 class Compiler implements CompilerHooks {
   usesDynamic = false;
@@ -73,7 +71,7 @@ class Compiler implements CompilerHooks {
       if (raw) return { v: ACCEPT, resource: place.res };
       return { v: (_i, ctx) => report(ctx, place.label + place.pointer, "no value is allowed here"), resource: place.res };
     }
-    if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
+    if (!isRec(raw)) {
       throw new SchemaError(`schema at ${place.label + place.pointer || "/"} must be an object or a boolean`);
     }
     const hit = this.nodes.get(raw);
@@ -109,41 +107,24 @@ class Compiler implements CompilerHooks {
     this.walked = true;
   }
 
-  private child(value: unknown, place: Place, ...segs: (string | number)[]): void {
-    if (typeof value !== "boolean" && (typeof value !== "object" || value === null || Array.isArray(value))) {
-      throw new SchemaError(`subschema at ${locationOf(place, ...segs)} must be an object or a boolean`);
-    }
-    this.node(value, childPlace(this.index, value, place, segs));
-  }
-
-  private many(v: unknown, place: Place, kw: string): void {
-    if (!Array.isArray(v) || v.length === 0) throw bad(place, kw, "a non-empty array of schemas");
-    for (let i = 0; i < v.length; i++) this.child(v[i], place, kw, i);
-  }
-
-  private map(v: unknown, place: Place, kw: string): Record<string, unknown> {
-    if (typeof v !== "object" || v === null || Array.isArray(v)) throw bad(place, kw, "an object of schemas");
-    const o = v as Record<string, unknown>;
-    for (const k of Object.keys(o)) this.child(o[k], place, kw, k);
-    return o;
-  }
-
-  private dependencies(v: unknown, place: Place, kw: string, allowNames: boolean, allowSchemas: boolean): void {
-    if (typeof v !== "object" || v === null || Array.isArray(v)) throw bad(place, kw, "an object");
+  private dependencies(b: Build, kw: string, allowNames: boolean, allowSchemas: boolean): void {
+    const v = b.get(kw);
+    if (!isRec(v)) throw b.bad(kw, "an object");
     const deps = v as Record<string, unknown>;
     for (const key of Object.keys(deps)) {
       const d = deps[key];
       if (Array.isArray(d) && allowNames) {
-        if (!isStrings(d)) throw bad(place, kw, "an array of strings");
-      } else if (!Array.isArray(d) && allowSchemas) this.child(d, place, kw, key);
-      else throw bad(place, kw, allowNames ? "an object of string arrays" : "an object of schemas");
+        if (!isStrings(d)) throw b.bad(kw, "an array of strings");
+      } else if (!Array.isArray(d) && allowSchemas) b.child(d, kw, key);
+      else throw b.bad(kw, allowNames ? "an object of string arrays" : "an object of schemas");
     }
   }
 
-  private ref(v: unknown, place: Place, kw: string): { raw: unknown; place: Place; anchor: string | null } {
-    if (typeof v !== "string") throw bad(place, kw, "a string");
-    if (kw === "$recursiveRef" && v !== "#") throw new SchemaError(`$recursiveRef must be "#" (at ${locationOf(place, kw)})`);
-    const target = this.index.resolve(v, place);
+  private ref(b: Build, kw: string): { raw: unknown; place: Place; anchor: string | null } {
+    const v = b.get(kw);
+    if (typeof v !== "string") throw b.bad(kw, "a string");
+    if (kw === "$recursiveRef" && v !== "#") throw b.bad(kw, '"#"');
+    const target = this.index.resolve(v, b.place);
     this.node(target.raw, target.place);
     return target;
   }
@@ -154,9 +135,10 @@ class Compiler implements CompilerHooks {
    * queued. Keywords the builders ignore are ignored here too.
    */
   private check(raw: Record<string, unknown>, place: Place): void {
+    const b = new Build(this, raw, place);
     // Draft 7 §8.3: all other properties in a "$ref" object MUST be ignored.
     if (place.dialect === "draft-07" && Object.hasOwn(raw, "$ref")) {
-      this.ref(raw.$ref, place, "$ref");
+      this.ref(b, "$ref");
       return;
     }
     const modern = place.dialect !== "draft-07";
@@ -165,26 +147,26 @@ class Compiler implements CompilerHooks {
       const v = raw[kw];
       switch (kw) {
         case "type":
-          if (enabled(place, kw) && !isTypeKeyword(v)) throw bad(place, kw, TYPE_KEYWORD_SHAPE);
+          if (enabled(place, kw) && !isTypeKeyword(v)) throw b.bad(kw, TYPE_KEYWORD_SHAPE);
           break;
         case "enum":
-          if (enabled(place, kw) && !Array.isArray(v)) throw bad(place, kw, "an array");
+          if (enabled(place, kw) && !Array.isArray(v)) throw b.bad(kw, "an array");
           break;
         case "maximum":
         case "minimum":
-          if (enabled(place, kw) && !isNumber(v)) throw bad(place, kw, "a number");
+          if (enabled(place, kw) && !isNumber(v)) throw b.bad(kw, "a number");
           break;
         case "exclusiveMaximum":
         case "exclusiveMinimum":
           // Draft 4 spelled exclusive bounds as booleans beside maximum / minimum.
           if (enabled(place, kw) && !(place.dialect === "draft-07" && typeof v === "boolean") && !isNumber(v)) {
-            throw bad(place, kw, "a number");
+            throw b.bad(kw, "a number");
           }
           break;
         case "multipleOf":
           if (!enabled(place, kw)) break;
-          if (!isNumber(v)) throw bad(place, kw, "a number");
-          if (v <= 0) throw bad(place, kw, "a number greater than 0");
+          if (!isNumber(v)) throw b.bad(kw, "a number");
+          if (v <= 0) throw b.bad(kw, "a number greater than 0");
           break;
         case "maxLength":
         case "minLength":
@@ -192,81 +174,81 @@ class Compiler implements CompilerHooks {
         case "minItems":
         case "maxProperties":
         case "minProperties":
-          if (enabled(place, kw) && !isCount(v)) throw bad(place, kw, "a non-negative integer");
+          if (enabled(place, kw) && !isCount(v)) throw b.bad(kw, "a non-negative integer");
           break;
         case "minContains":
         case "maxContains":
-          if (modern && has(raw, place, "contains") && enabled(place, kw) && !isCount(v)) throw bad(place, kw, "a non-negative integer");
+          if (modern && has(raw, place, "contains") && enabled(place, kw) && !isCount(v)) throw b.bad(kw, "a non-negative integer");
           break;
         case "pattern":
           if (!enabled(place, kw)) break;
-          if (typeof v !== "string") throw bad(place, kw, "a string");
-          compileRegex(v, locationOf(place, kw));
+          if (typeof v !== "string") throw b.bad(kw, "a string");
+          compileRegex(v, b.at(kw));
           break;
         case "format":
-          if (typeof v !== "string") throw bad(place, kw, "a string");
+          if (typeof v !== "string") throw b.bad(kw, "a string");
           break;
         case "uniqueItems":
-          if (enabled(place, kw) && typeof v !== "boolean") throw bad(place, kw, "a boolean");
+          if (enabled(place, kw) && typeof v !== "boolean") throw b.bad(kw, "a boolean");
           break;
         case "required":
-          if (enabled(place, kw) && !isStrings(v)) throw bad(place, kw, "an array of strings");
+          if (enabled(place, kw) && !isStrings(v)) throw b.bad(kw, "an array of strings");
           break;
         case "properties":
-          if (enabled(place, kw)) this.map(v, place, kw);
+          if (enabled(place, kw)) b.map(kw);
           break;
         case "patternProperties":
-          if (enabled(place, kw)) for (const src of Object.keys(this.map(v, place, kw))) compileRegex(src, locationOf(place, kw, src));
+          if (enabled(place, kw)) for (const [src] of b.map(kw)) compileRegex(src, b.at(kw, src));
           break;
         case "additionalProperties":
         case "propertyNames":
         case "contains":
         case "not":
         case "if":
-          if (enabled(place, kw)) this.child(v, place, kw);
+          if (enabled(place, kw)) b.one(kw);
           break;
         case "then":
         case "else":
-          if (has(raw, place, "if") && enabled(place, kw)) this.child(v, place, kw);
+          if (has(raw, place, "if") && enabled(place, kw)) b.one(kw);
           break;
         case "allOf":
         case "anyOf":
         case "oneOf":
-          if (enabled(place, kw)) this.many(v, place, kw);
+          if (enabled(place, kw)) b.many(kw);
           break;
         case "prefixItems":
-          if (modern && enabled(place, kw)) this.many(v, place, kw);
+          if (modern && enabled(place, kw)) b.many(kw);
           break;
         case "items":
           if (!enabled(place, kw)) break;
-          if (modern && has(raw, place, "prefixItems")) this.child(v, place, kw);
+          if (modern && has(raw, place, "prefixItems")) b.one(kw);
           // The array form is draft 7's tuple (see keywords-array.ts).
           else if (Array.isArray(v)) {
-            if (v.length !== 0) this.many(v, place, kw);
-          } else this.child(v, place, kw);
+            if (v.length !== 0) b.many(kw);
+          } else b.one(kw);
           break;
         case "additionalItems":
-          if (enabled(place, kw) && !(modern && has(raw, place, "prefixItems")) && has(raw, place, "items") && Array.isArray(raw.items)) this.child(v, place, kw);
+          if (enabled(place, kw) && !(modern && has(raw, place, "prefixItems")) && has(raw, place, "items") && Array.isArray(raw.items)) b.one(kw);
           break;
         case "dependentRequired":
-          if (enabled(place, kw)) this.dependencies(v, place, kw, true, false);
+          if (enabled(place, kw)) this.dependencies(b, kw, true, false);
           break;
         case "dependentSchemas":
-          if (enabled(place, kw)) this.dependencies(v, place, kw, false, true);
+          if (enabled(place, kw)) this.dependencies(b, kw, false, true);
           break;
         case "dependencies":
-          if (enabled(place, kw)) this.dependencies(v, place, kw, true, true);
+          if (enabled(place, kw)) this.dependencies(b, kw, true, true);
           break;
         case "unevaluatedProperties":
         case "unevaluatedItems":
-          if (modern && enabled(place, kw)) this.child(v, place, kw);
+          if (modern && enabled(place, kw)) b.one(kw);
           break;
         case "$ref":
-          this.ref(v, place, kw);
+          this.ref(b, kw);
           break;
         case "$dynamicRef": {
           if (!modern) break;
-          const target = this.ref(v, place, kw);
+          const target = this.ref(b, kw);
           // Only an anchor that is itself a $dynamicAnchor makes the reference dynamic.
           const name = target.anchor;
           if (name !== null && target.place.res.dynamic.get(name) === target.raw) this.usesDynamic = true;
@@ -274,7 +256,7 @@ class Compiler implements CompilerHooks {
         }
         case "$recursiveRef": {
           if (!modern) break;
-          const target = this.ref(v, place, kw);
+          const target = this.ref(b, kw);
           if (target.place.res.dynamic.get("") === target.raw) this.usesDynamic = true;
           break;
         }
@@ -346,7 +328,7 @@ export function compileSchema(schema: unknown, options: CompileOptions = {}): Co
   if (!DIALECTS.includes(dialect)) throw new SchemaError(`defaultDialect must be one of ${DIALECTS.join(", ")}`);
   const formats = options.formats ?? "annotate";
   if (formats !== "annotate" && formats !== "assert") throw new SchemaError(`formats must be "annotate" or "assert"`);
-  if (typeof schema !== "boolean" && (typeof schema !== "object" || schema === null || Array.isArray(schema))) {
+  if (typeof schema !== "boolean" && !isRec(schema)) {
     throw new SchemaError("a schema must be an object or a boolean");
   }
   const index = new SchemaIndex(registryMap(options.registry), dialect);

@@ -6,6 +6,7 @@
  * @module
  */
 import { ARRAY, COMMON, NUMBER, OBJECT, STRING, type Build, type Kind } from "./build.js";
+import { isRec } from "../util/record.js";
 import { jsonEqual } from "./equal.js";
 import { formatChecker } from "./formats.js";
 import { compileRegex } from "./pattern.js";
@@ -31,7 +32,7 @@ function isType(t: TypeName, v: unknown): boolean {
     case "array":
       return Array.isArray(v);
     case "object":
-      return typeof v === "object" && v !== null && !Array.isArray(v);
+      return isRec(v);
   }
 }
 
@@ -58,7 +59,7 @@ function typeCheck(b: Build): void {
         check = (v, ctx) => typeof v === "string" || report(ctx, at, msg);
         break;
       case "object":
-        check = (v, ctx) => (typeof v === "object" && v !== null && !Array.isArray(v)) || report(ctx, at, msg);
+        check = (v, ctx) => isRec(v) || report(ctx, at, msg);
         break;
       case "number":
         check = (v, ctx) => typeof v === "number" || report(ctx, at, msg);

@@ -8,6 +8,7 @@
  * @module
  */
 import { OBJECT, simpleType, typeIs, type Build } from "./build.js";
+import { isRec } from "../util/record.js";
 import { compileRegex } from "./pattern.js";
 import type { LinearRegex } from "./regex.js";
 import { apply, descend, inlineOk, ownOnly, probeChild, report } from "./runtime.js";
@@ -163,7 +164,7 @@ function sizeChecks(b: Build): void {
 /** `dependencies` (draft 7 §6.5.7) splits into the two 2019-09 keywords. */
 function dependencyChecks(b: Build, kw: string, allowNames: boolean, allowSchemas: boolean): void {
   const v = b.get(kw);
-  if (typeof v !== "object" || v === null || Array.isArray(v)) throw b.bad(kw, "an object");
+  if (!isRec(v)) throw b.bad(kw, "an object");
   const deps = v as Obj;
   for (const key of Object.keys(deps)) {
     const d = deps[key];

@@ -9,6 +9,7 @@
  */
 import { LimitError, SchemaError } from "../errors.js";
 import { MAX_SCHEMA_DEPTH } from "../limits.js";
+import { isRec } from "../util/record.js";
 import type { Dialect, Resource, SchemaNode } from "./types.js";
 
 /** Where a raw subschema sits: its resource, its display location and its rules. */
@@ -62,9 +63,6 @@ export function escapeToken(s: string | number): string {
   return s;
 }
 
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
 
 function own(o: Record<string, unknown>, k: string): unknown {
   return Object.hasOwn(o, k) ? o[k] : undefined;
@@ -137,7 +135,7 @@ export class SchemaIndex {
     let vocab: ReadonlySet<string> | null = null;
     let id = uri;
     let anchor = "";
-    if (isObject(raw)) {
+    if (isRec(raw)) {
       const d = this.dialectOf(raw, dialect);
       dialect = d.dialect;
       vocab = d.vocab;
@@ -175,11 +173,11 @@ export class SchemaIndex {
     // A custom meta-schema from the registry: its own dialect, and its $vocabulary.
     const [uri] = splitFragment(parseUri(s, ROOT_URI));
     const meta = this.registry.get(uri);
-    if (!isObject(meta)) return { dialect: "2020-12", vocab: null };
+    if (!isRec(meta)) return { dialect: "2020-12", vocab: null };
     const ms = own(meta, "$schema");
     const dialect = (typeof ms === "string" ? knownDialect(ms) : null) ?? "2020-12";
     const vocabulary = own(meta, "$vocabulary");
-    if (!isObject(vocabulary) || dialect === "draft-07") return { dialect, vocab: null };
+    if (!isRec(vocabulary) || dialect === "draft-07") return { dialect, vocab: null };
     const vocab = new Set<string>();
     for (const key of Object.keys(vocabulary)) {
       const m = /^https:\/\/json-schema\.org\/draft\/20(?:19-09|20-12)\/vocab\/([a-z-]+)$/.exec(key);
@@ -197,7 +195,7 @@ export class SchemaIndex {
   }
 
   private scan(raw: unknown, place: Place, depth: number, isDocRoot = false): void {
-    if (!isObject(raw)) {
+    if (!isRec(raw)) {
       if (Array.isArray(raw)) throw new SchemaError(`schema at ${place.label + place.pointer || "/"} must be an object or a boolean`);
       return;
     }
@@ -249,7 +247,7 @@ export class SchemaIndex {
       if (kind === ONE || (kind === ITEMS && !Array.isArray(v))) this.visit(v, p, at, next);
       else if (kind === LIST || kind === ITEMS) {
         if (Array.isArray(v)) for (let i = 0; i < v.length; i++) this.visit(v[i], p, at + "/" + i, next);
-      } else if (isObject(v)) {
+      } else if (isRec(v)) {
         for (const name of Object.keys(v)) {
           const s = v[name];
           // `dependencies` mixes schemas and property-name arrays (draft 7 §6.5.7).
@@ -321,7 +319,7 @@ export class SchemaIndex {
     for (const tok of frag.slice(1).split("/")) {
       const key = tok.includes("~") ? tok.replace(/~1/g, "/").replace(/~0/g, "~") : tok;
       if (Array.isArray(cur) && /^(?:0|[1-9][0-9]*)$/.test(key) && Number(key) < cur.length) cur = cur[Number(key)];
-      else if (isObject(cur) && Object.hasOwn(cur, key)) cur = cur[key];
+      else if (isRec(cur) && Object.hasOwn(cur, key)) cur = cur[key];
       else throw new SchemaError(`$ref "${clip(ref)}": JSON pointer does not resolve in ${clip(uri)}`);
       const known = typeof cur === "object" && cur !== null ? this.places.get(cur) : undefined;
       if (known !== undefined) {
@@ -332,7 +330,7 @@ export class SchemaIndex {
     if (rest === "") return { raw: cur, place: base, anchor: null };
     const place: Place = { res: base.res, pointer: base.pointer + rest, label: base.label, dialect: base.dialect, vocab: base.vocab };
     // A pointer into a location the scan did not visit (e.g. an unknown keyword).
-    if (isObject(cur)) this.scan(cur, place, 0);
+    if (isRec(cur)) this.scan(cur, place, 0);
     return { raw: cur, place: this.placeOf(cur, place), anchor: null };
   }
 
