@@ -163,3 +163,26 @@ describe("T3: read selection", { concurrency: true }, () => {
     ),
   );
 });
+
+test("T2, T3: an annotated read tool whose name providers refuse is left out; named in readTools it fails", async () => {
+  const answer = `(m) => m.method === "tools/list"
+    ? { tools: [
+        { name: "ok", inputSchema: { type: "object" }, annotations: { readOnlyHint: true } },
+        { name: "admin.list", inputSchema: { type: "object" }, annotations: { readOnlyHint: true } },
+      ] }
+    : { content: [{ type: "text", text: "ran" }] }`;
+  const warnings: string[] = [];
+  const c = await connectMcp(inlineServer("inline", answer), { identity: alice, authorize: allowAll }, {
+    logger: (level, message, data) => level === "warn" && warnings.push(`${message} ${String(data?.tool)}`),
+  });
+  try {
+    assert.deepEqual(c.tools.map((t) => t.name), ["inline__ok"]);
+    assert.ok(warnings.some((w) => w.includes("admin.list")));
+  } finally {
+    await c.close();
+  }
+  await assert.rejects(
+    connectMcp({ ...inlineServer("inline", answer), readTools: ["admin.list"] }, { identity: alice, authorize: allowAll }),
+    (e: unknown) => (e as { code?: string }).code === "config",
+  );
+});

@@ -188,7 +188,8 @@ export async function connectMcp(server: McpServerConfig, access: McpAccess, opt
     });
     const listed = await connected.listTools({ signal });
     stopWatching();
-    const selected = prepareTools(config.name, selectReadTools(config, listed));
+    const skip = (tool: string, reason: string): void => logger("warn", "left out a read tool", { server: config.name, tool: tool.slice(0, 80), reason });
+    const selected = prepareTools(config.name, selectReadTools(config, listed, skip));
     const tools: ReadTool[] = selected.map((s) => mcpReadTool(gate, connected, s, timeoutMs));
     if (config.resources === true) tools.push(...resourceTools(gate, connected, config.name));
     assertUniqueToolNames(tools);

@@ -15,6 +15,11 @@ export const SERVER_NAME_PATTERN = /^[a-zA-Z0-9_-]+$/;
 // use ^[a-zA-Z0-9_-]{1,64}$).
 const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_-]+$/;
 
+/** Whether a remote tool name uses only characters model providers accept (letters, digits, `_`, `-`). */
+export function hasProviderSafeChars(name: string): boolean {
+  return TOOL_NAME_PATTERN.test(name);
+}
+
 
 /**
  * Checks a model-facing tool name (T2): at most 64 characters, only letters,

@@ -9,7 +9,7 @@ import type { McpTool } from "../mcp/types.js";
 import { compileSchema, type CompiledSchema } from "../schema/index.js";
 import { quote } from "../util/text.js";
 import type { McpServerBase } from "./config.js";
-import { prefixedToolName } from "./names.js";
+import { hasProviderSafeChars, prefixedToolName } from "./names.js";
 
 /** A discovered tool chosen for reading, ready to call. */
 export interface SelectedTool {
@@ -26,7 +26,8 @@ export interface SelectedTool {
 
 /**
  * The read tools of a server (T3). Without `readTools`: exactly the tools
- * annotated `readOnlyHint: true`. With `readTools`: the listed ones, in that order.
+ * annotated `readOnlyHint: true`, leaving out (and reporting to `onSkip`) those whose
+ * names providers refuse. With `readTools`: the listed ones, in that order.
  *
  * @throws ToolNotFoundError (`tool_not_found`) naming a `readTools` entry the server does not list.
  * @throws ConfigError (`config`) naming a `readTools` entry annotated `readOnlyHint: false`,
@@ -38,8 +39,12 @@ export interface SelectedTool {
  * selectReadTools({ name: "catalog", readTools: ["lookup"] }, await client.listTools());
  * ```
  */
-export function selectReadTools(server: Pick<McpServerBase, "name" | "readTools">, listed: readonly McpTool[]): McpTool[] {
-  const selected = pick(server, listed);
+export function selectReadTools(
+  server: Pick<McpServerBase, "name" | "readTools">,
+  listed: readonly McpTool[],
+  onSkip?: (tool: string, reason: string) => void,
+): McpTool[] {
+  const selected = pick(server, listed, onSkip);
   // The names `authorize` receives for resources and prompts are reserved: a remote
   // tool called `get_prompt` must not ride on the permission granted for prompts.
   for (const t of selected) {
@@ -53,8 +58,18 @@ export function selectReadTools(server: Pick<McpServerBase, "name" | "readTools"
 /** The names `authorize` receives for host calls and resource tools (T11, T12); no remote tool may use them. */
 export const RESERVED_NAMES: readonly string[] = ["list_resources", "read_resource", "list_prompts", "get_prompt"];
 
-function pick(server: Pick<McpServerBase, "name" | "readTools">, listed: readonly McpTool[]): McpTool[] {
-  if (server.readTools === undefined) return listed.filter((t) => t.annotations?.readOnlyHint === true);
+function pick(server: Pick<McpServerBase, "name" | "readTools">, listed: readonly McpTool[], onSkip?: (tool: string, reason: string) => void): McpTool[] {
+  if (server.readTools === undefined) {
+    // Chosen by annotation, not by the host: a tool whose name providers refuse
+    // (such as "admin.list") is left out rather than failing the connection. A
+    // name the host lists in readTools still fails loudly.
+    return listed.filter((t) => {
+      if (t.annotations?.readOnlyHint !== true) return false;
+      if (hasProviderSafeChars(t.name)) return true;
+      onSkip?.(t.name, "its name has characters model providers refuse");
+      return false;
+    });
+  }
   const byName = new Map(listed.map((t) => [t.name, t]));
   return server.readTools.map((name) => {
     const tool = byName.get(name);
