@@ -5,12 +5,11 @@
 // elicitation requests through the same API as in the modern era (V1, V5, V6).
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
-import { pathToFileURL } from "node:url";
 import type { ClientHandlers, FormElicitation, SamplingRequest } from "../../src/mcp/handlers.js";
 import type { ListKind, McpClient } from "../../src/mcp/client.js";
 import { repoPath } from "../helpers/paths.js";
 import { waitFor } from "../helpers/clients.js";
+import { startEverything } from "../helpers/everything.js";
 import { connectHttp, connectRecorded, readWire, sent, textOf, using } from "./support.js";
 
 const everything = repoPath("node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js");
@@ -85,36 +84,11 @@ test("V1, V5, V6: server-everything over stdio: fallback to initialize, list, ca
 });
 
 test("V1, V5, V6: server-everything over Streamable HTTP on 127.0.0.1: the same steps", { timeout: 60_000 }, async () => {
-  const preload = pathToFileURL(repoPath("fixtures", "http", "loopback-only.mjs")).href;
-  const child = spawn(process.execPath, ["--import", preload, everything, "streamableHttp"], {
-    stdio: ["ignore", "ignore", "pipe"],
-    env: { PATH: process.env.PATH ?? "", PORT: "0" },
-  });
+  const server = await startEverything();
   try {
-    const port = await new Promise<number>((resolve, reject) => {
-      let text = "";
-      const timer = setTimeout(() => reject(new Error(`server-everything did not start: ${text.slice(-500)}`)), 10_000);
-      child.stderr.setEncoding("utf8");
-      child.stderr.on("data", (chunk: string) => {
-        text += chunk;
-        const m = /loopback-only: listening 127\.0\.0\.1:(\d+)/.exec(text);
-        if (m?.[1] !== undefined) {
-          clearTimeout(timer);
-          resolve(Number(m[1]));
-        }
-      });
-      child.once("exit", (code) => {
-        clearTimeout(timer);
-        reject(new Error(`server-everything exited with ${code}: ${text.slice(-500)}`));
-      });
-    });
     const seen = handlers();
-    await using(await connectHttp(`http://127.0.0.1:${port}/mcp`, { handlers: seen.handlers }), (c) => interop(c, seen));
+    await using(await connectHttp(server.url, { handlers: seen.handlers }), (c) => interop(c, seen));
   } finally {
-    if (child.exitCode === null) {
-      const exited = new Promise((r) => child.once("exit", r));
-      child.kill("SIGKILL");
-      await exited;
-    }
+    await server.stop();
   }
 });

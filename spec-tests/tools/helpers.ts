@@ -8,6 +8,7 @@ import type { McpConnection, TransportFactory } from "../../src/tools/connect.js
 import type { Identity, Tool, ToolResult } from "../../src/tools/types.js";
 import type { Transport } from "../../src/transport/types.js";
 import { fixtureServer, repoPath } from "../helpers/paths.js";
+import { rejection, waitFor } from "../helpers/clients.js";
 
 type CatalogHttpModule = typeof import("../../fixtures/servers/catalog/http.mjs");
 const { startCatalogHttp } = (await import(pathToFileURL(fixtureServer("catalog/http.mjs")).href)) as CatalogHttpModule;
@@ -155,23 +156,9 @@ export function bytes(text: string): number {
 }
 
 /** Waits until `predicate` holds, polling every 10 ms, for at most `ms`. */
-export async function until(predicate: () => boolean, ms = 5_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!predicate()) {
-    if (Date.now() > end) throw new Error("condition not reached in time");
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
+export const until = (predicate: () => boolean, ms = 5_000): Promise<void> => waitFor(predicate, ms);
 
-/** The rejection of `p`; fails when it resolves. */
-export async function rejection(p: Promise<unknown>): Promise<Error & { code?: string }> {
-  try {
-    await p;
-  } catch (e) {
-    return e as Error & { code?: string };
-  }
-  throw new Error("expected a rejection");
-}
+export { rejection };
 
 /**
  * A one-file stdio MCP server: `answer(m)` (JavaScript source of a function of a

@@ -3,12 +3,10 @@
 // in streamableHttp mode, held on 127.0.0.1 by fixtures/http/loopback-only.mjs.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { spawn, type ChildProcess } from "node:child_process";
-import { pathToFileURL } from "node:url";
 import { McpClient } from "../../src/mcp/client.js";
 import { HttpTransport } from "../../src/transport/http.js";
 import { SessionExpiredError } from "../../src/errors.js";
-import { repoPath } from "../helpers/paths.js";
+import { startEverything } from "../helpers/everything.js";
 import { header, rpcMethods, withFixture } from "./http-fixtures.js";
 
 const T = { timeout: 20_000 };
@@ -84,48 +82,6 @@ test("H7: a call on an expired session rejects with SessionExpiredError", T, asy
 });
 
 // ── Interop: server-everything over Streamable HTTP, on loopback only ─────────────
-
-interface Everything {
-  url: string;
-  child: ChildProcess;
-  stop(): Promise<void>;
-}
-
-async function startEverything(): Promise<Everything> {
-  const preload = pathToFileURL(repoPath("fixtures", "http", "loopback-only.mjs")).href;
-  const entry = repoPath("node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js");
-  const child = spawn(process.execPath, ["--import", preload, entry, "streamableHttp"], {
-    stdio: ["ignore", "ignore", "pipe"],
-    env: { PATH: process.env.PATH ?? "", PORT: "0" },
-  });
-  const port = await new Promise<number>((resolve, reject) => {
-    let text = "";
-    const timer = setTimeout(() => reject(new Error(`server-everything did not start: ${text.slice(-500)}`)), 10_000);
-    child.stderr?.setEncoding("utf8");
-    child.stderr?.on("data", (chunk: string) => {
-      text += chunk;
-      const m = /loopback-only: listening 127\.0\.0\.1:(\d+)/.exec(text);
-      if (m?.[1] !== undefined) {
-        clearTimeout(timer);
-        resolve(Number(m[1]));
-      }
-    });
-    child.once("exit", (code) => {
-      clearTimeout(timer);
-      reject(new Error(`server-everything exited with ${code}: ${text.slice(-500)}`));
-    });
-  });
-  return {
-    url: `http://127.0.0.1:${port}/mcp`,
-    child,
-    stop: () =>
-      new Promise((resolve) => {
-        if (child.exitCode !== null) return resolve();
-        child.once("exit", () => resolve());
-        child.kill("SIGKILL");
-      }),
-  };
-}
 
 test("H1, H3, H6, H13: interop with server-everything (streamableHttp) on 127.0.0.1", { timeout: 30_000 }, async () => {
   const everything = await startEverything();
