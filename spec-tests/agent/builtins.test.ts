@@ -136,3 +136,18 @@ describe("R5: Node read-only built-ins", { timeout: 20_000 }, () => {
     assert.equal((await call("searchFiles", { query: "" })).isError, true);
   });
 });
+
+test("R5: a FIFO inside a root is refused without opening it", { timeout: 10_000 }, async () => {
+  const { execFileSync } = await import("node:child_process");
+  const dir = await mkdtemp(join(tmpdir(), "yada-fifo-"));
+  try {
+    execFileSync("mkfifo", [join(dir, "pipe")]);
+    const readFile = nodeReadTools({ roots: [dir] }).find((t) => t.name === "readFile");
+    assert.ok(readFile);
+    const r = await readFile.execute({ path: "pipe" }, { identity: alice });
+    assert.equal(r.isError, true);
+    assert.match(JSON.stringify(r.content), /neither a regular file nor a directory/);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});

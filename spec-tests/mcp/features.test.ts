@@ -174,3 +174,16 @@ test("V6: malformed sampling params never reach the host handler", async () => {
   await answerSampling(handlers, good, { signal });
   assert.equal(called, 1);
 });
+
+test("V2, V6: more than MAX_INPUT_REQUESTS input requests in one round is a limit error, no handler runs", async () => {
+  const { completeWithInput } = await import("../../src/mcp/input-rounds.js");
+  const { MAX_INPUT_REQUESTS } = await import("../../src/limits.js");
+  let handled = 0;
+  const handlers: ClientHandlers = { roots: () => (handled++, []) };
+  const inputRequests = Object.fromEntries(Array.from({ length: MAX_INPUT_REQUESTS + 1 }, (_, i) => [`r${i}`, { method: "roots/list" }]));
+  await assert.rejects(
+    completeWithInput("s: tools/call", "tools/call", { name: "t" }, async () => ({ resultType: "input_required", inputRequests }), handlers, undefined),
+    (e: unknown) => (e as { code?: string; limit?: string }).code === "limit" && (e as { limit?: string }).limit === "MAX_INPUT_REQUESTS",
+  );
+  assert.equal(handled, 0);
+});

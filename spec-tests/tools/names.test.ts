@@ -3,6 +3,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { connectMcp } from "../../src/node/tools.js";
+import { RESERVED_NAMES, selectReadTools } from "../../src/tools/select.js";
 import { assertUniqueToolNames, checkToolName, prefixedToolName } from "../../src/tools/names.js";
 import { alice, allowAll, inlineServer, KINDS, recording, rejection, T, textOf, tool, using, withCatalog } from "./helpers.js";
 
@@ -185,4 +186,12 @@ test("T2, T3: an annotated read tool whose name providers refuse is left out; na
     connectMcp({ ...inlineServer("inline", answer), readTools: ["admin.list"] }, { identity: alice, authorize: allowAll }),
     (e: unknown) => (e as { code?: string }).code === "config",
   );
+});
+
+test("T4, T11, T12: a remote tool named like a host permission (get_prompt, read_resource, ...) is refused", () => {
+  const tool = (name: string) => ({ name, inputSchema: { type: "object" }, annotations: { readOnlyHint: true } });
+  for (const name of RESERVED_NAMES) {
+    assert.throws(() => selectReadTools({ name: "s" }, [tool("ok"), tool(name)]), (e: unknown) => (e as { code?: string }).code === "config", name);
+  }
+  assert.deepEqual(selectReadTools({ name: "s" }, [tool("ok")]).map((t) => t.name), ["ok"]);
 });
