@@ -1,0 +1,40 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { createServer } from "node:http";
+import { HttpTransport } from "../../src/transport/http.js";
+import type { YadaError } from "../../src/errors.js";
+
+// A server that opens an SSE answer, stays quiet for 400 ms, then answers.
+async function quietServer(): Promise<{ url: string; close(): void }> {
+  const server = createServer((req, res) => {
+    let body = "";
+    req.on("data", (d) => (body += d));
+    req.on("end", () => {
+      const m = JSON.parse(body) as { id: number };
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      res.write(": opened\n\n");
+      setTimeout(() => res.end(`data: ${JSON.stringify({ jsonrpc: "2.0", id: m.id, result: { resultType: "complete" } })}\n\n`), 400);
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  return { url: `http://127.0.0.1:${(server.address() as { port: number }).port}/mcp`, close: () => server.close() };
+}
+
+async function exchange(url: string, longLived: boolean): Promise<"answered" | string> {
+  const transport = new HttpTransport(url, { idleTimeoutMs: 100 });
+  let outcome: string | undefined;
+  await transport.start({ message: () => (outcome = "answered"), requestError: (_id, e: YadaError) => (outcome = e.code), closed: () => {} });
+  await transport.send({ jsonrpc: "2.0", id: 1, method: "subscriptions/listen", params: {} }, { longLived });
+  await transport.close();
+  return outcome ?? "nothing";
+}
+
+test("H5, V5: a long-lived answer stream (subscriptions/listen) is exempt from the idle bound; others are not", { timeout: 10_000 }, async () => {
+  const server = await quietServer();
+  try {
+    assert.equal(await exchange(server.url, true), "answered");
+    assert.equal(await exchange(server.url, false), "timeout");
+  } finally {
+    server.close();
+  }
+});
