@@ -3,7 +3,8 @@
 // official SDK v1 and v2 clients (Client + StreamableHTTPClientTransport) bundled the
 // same way, in one run. Prints a Markdown table; `--json` prints the numbers.
 //
-// Usage: node scripts/size.mjs [--json]
+// Usage: node scripts/size.mjs [--json] [--files]
+//   --files  also prints the web bundle's minified bytes per source file and folder
 import * as esbuild from "esbuild";
 import { gzipSync } from "node:zlib";
 import { existsSync } from "node:fs";
@@ -14,8 +15,9 @@ const root = fileURLToPath(new URL("..", import.meta.url));
 /** The web bundle's budget in gzip bytes (X3). */
 export const WEB_BUDGET_GZIP = 30_000;
 
-async function measure({ entry, contents, platform }) {
+async function measure({ entry, contents, platform }, metafile = false) {
   const options = {
+    metafile,
     bundle: true,
     minify: true,
     write: false,
@@ -31,7 +33,24 @@ async function measure({ entry, contents, platform }) {
   else options.stdin = { contents, resolveDir: root, loader: "js" };
   const out = await esbuild.build(options);
   const bytes = out.outputFiles[0].contents;
-  return { min: bytes.length, gzip: gzipSync(bytes, { level: 9 }).length };
+  const result = { min: bytes.length, gzip: gzipSync(bytes, { level: 9 }).length };
+  if (metafile) result.inputs = Object.values(out.metafile.outputs)[0].inputs;
+  return result;
+}
+
+/** Prints the minified bytes each source file and folder adds to a bundle. */
+async function printFiles(row) {
+  const { inputs } = await measure(row, true);
+  const files = Object.entries(inputs).map(([name, v]) => [name, v.bytesInOutput]).sort((a, b) => b[1] - a[1]);
+  const folders = new Map();
+  for (const [name, bytes] of files) {
+    const folder = name.split("/").slice(0, 2).join("/");
+    folders.set(folder, (folders.get(folder) ?? 0) + bytes);
+  }
+  console.log("\n| folder | min bytes |\n| --- | ---: |");
+  for (const [name, bytes] of [...folders].sort((a, b) => b[1] - a[1])) console.log(`| ${name} | ${bytes.toLocaleString("en")} |`);
+  console.log("\n| file | min bytes |\n| --- | ---: |");
+  for (const [name, bytes] of files) if (bytes > 0) console.log(`| ${name} | ${bytes.toLocaleString("en")} |`);
 }
 
 const rows = [
@@ -64,3 +83,4 @@ if (process.argv.includes("--json")) {
   for (const r of results) console.log(`| ${r.name} | ${r.min.toLocaleString("en")} | ${r.gzip.toLocaleString("en")} | ${(r.gzip / web.gzip).toFixed(2)}× |`);
   console.log(`\nweb bundle budget: ${WEB_BUDGET_GZIP.toLocaleString("en")} bytes gzip — ${web.gzip <= WEB_BUDGET_GZIP ? "within" : "OVER"}`);
 }
+if (process.argv.includes("--files")) await printFiles(rows[0]);
