@@ -53,6 +53,7 @@ if (process.argv.includes("--lenient")) {
 
 const bundles = [
   { entry: "src/index.ts", out: "dist/yada.js", platform: "neutral" },
+  { entry: "src/limits.ts", out: "dist/limits.js", platform: "neutral" },
   { entry: "src/node.ts", out: "dist/yada-node.js", platform: "node" },
   { entry: "src/cli/main.ts", out: "dist/cli.js", platform: "node", banner: "#!/usr/bin/env node" },
   { entry: "src/cli/demo.ts", out: "dist/demo.js", platform: "node" },

@@ -3,10 +3,12 @@
  * AbortSignal, crypto.subtle, URL). Runs on Node 20+, Deno, Bun, Cloudflare
  * workerd and browsers.
  *
+ * Every bound is a named constant of the `yada/limits` entry (`src/limits.ts`);
+ * each option that sets a bound defaults to its constant there.
+ *
  * @module
  */
 export * from "./errors.js";
-export * as limits from "./limits.js";
 export type { Logger, LogLevel } from "./log.js";
 export * from "./jsonrpc/messages.js";
 export { JsonRpcSession, RpcErrorReply } from "./jsonrpc/session.js";
