@@ -116,10 +116,11 @@ describe("X6: call", T, () => {
   });
 
   test("X6: --timeout bounds a call: exit 3 with the timeout code", async () => {
-    const r = await yada(["call", "slow", '{"ms":10000}', "--timeout", "300", "--stdio", CATALOG]);
+    // --timeout bounds the handshake too: leave a loaded machine time to start the server.
+    const r = await yada(["call", "slow", '{"ms":20000}', "--timeout", "2000", "--stdio", CATALOG]);
     assert.equal(r.code, EXIT.connection);
     assert.deepEqual(errorCodes(r.stderr), ["timeout"]);
-    assert.match(r.stderr, /timed out after 300 ms; the server may still carry the call out/);
+    assert.match(r.stderr, /tools\/call timed out after 2000 ms; the server may still carry the call out/);
   });
 });
 
