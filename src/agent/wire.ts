@@ -4,19 +4,19 @@
  *
  * @module
  */
-import { ProviderError } from "../errors.js";
 import type { ImagePart, TextPart, ToolResultPart } from "../tools/types.js";
 import { isRec, type Rec } from "../util/record.js";
+import type { StreamFail } from "./sse-request.js";
 
-/** Parses one streamed event's data as a JSON object, or throws `bad_response`. */
-export function parseEventObject(provider: string, data: string): Rec {
+/** Parses one streamed event's data as a JSON object, or fails with `bad_response`. */
+export function parseEventObject(data: string, fail: StreamFail): Rec {
   let v: unknown;
   try {
     v = JSON.parse(data);
   } catch {
-    badResponse(provider, "streamed an event that is not JSON");
+    // not JSON: refused below
   }
-  return isRec(v) ? v : badResponse(provider, "streamed an event that is not a JSON object");
+  return isRec(v) ? v : fail("streamed an event that is not a JSON object");
 }
 
 /** A token count from a usage object: a non-negative integer, else 0 (absent or null counts are common). */
@@ -27,11 +27,6 @@ export function tokens(v: unknown): number {
 /** `v` when it is a string, else `undefined`. */
 export function optString(v: unknown): string | undefined {
   return typeof v === "string" ? v : undefined;
-}
-
-/** Throws `bad_response` with `message`. */
-export function badResponse(provider: string, message: string): never {
-  throw new ProviderError("bad_response", provider, message);
 }
 
 /** The text parts of a tool result joined with blank lines (for wire formats whose tool results carry text only). */
