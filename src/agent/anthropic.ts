@@ -16,7 +16,7 @@ import type { ModelRequest, Provider } from "./provider.js";
 import type { ProviderRetryOptions } from "./retry.js";
 import { streamingProvider, type AnswerStream, type EmitDelta, type StreamFail } from "./sse-request.js";
 import { toolCallAccumulator, type ToolCallAccumulator } from "./tool-args.js";
-import { optString, parseEventObject, tokens } from "./wire.js";
+import { answer, byIndex, optString, parseEventObject, tokens } from "./wire.js";
 
 /** Options of {@link anthropic}. */
 export interface AnthropicOptions {
@@ -223,19 +223,12 @@ function anthropicStream(emit: EmitDelta, fail: StreamFail): AnswerStream {
     },
     message() {
       const content: AssistantMessage["content"] = [];
-      for (const [, open] of [...blocks].sort(([a], [b]) => a - b)) {
+      for (const [, open] of byIndex(blocks)) {
         if (open.type === "tool") content.push(open.acc.finish());
         else if (open.type !== "ignored") content.push(open);
       }
       const [input, cacheReadTokens, cacheWriteTokens, outputTokens] = usage;
-      const message: AssistantMessage = {
-        role: "assistant",
-        content,
-        stopReason: stop,
-        usage: { inputTokens: input + cacheReadTokens + cacheWriteTokens, outputTokens, cacheReadTokens, cacheWriteTokens },
-      };
-      if (model !== undefined) message.model = model;
-      return message;
+      return answer(content, stop, model, { inputTokens: input + cacheReadTokens + cacheWriteTokens, outputTokens, cacheReadTokens, cacheWriteTokens });
     },
   };
 }

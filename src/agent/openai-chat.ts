@@ -15,7 +15,7 @@ import type { ModelRequest, Provider } from "./provider.js";
 import type { ProviderRetryOptions } from "./retry.js";
 import { streamingProvider, type AnswerStream, type EmitDelta, type StreamFail } from "./sse-request.js";
 import { toolCallAccumulator, type ToolCallAccumulator } from "./tool-args.js";
-import { imagesOf, joinedText, optString, parseEventObject, tokens } from "./wire.js";
+import { answer, byIndex, imagesOf, joinedText, optString, parseEventObject, tokens } from "./wire.js";
 
 /** Options of {@link openaiChat}. */
 export interface OpenAiChatOptions {
@@ -168,25 +168,18 @@ function chatStream(emit: EmitDelta, fail: StreamFail): AnswerStream {
     message() {
       const content: AssistantMessage["content"] = [];
       for (const type of ["thinking", "text"] as const) if (streamed[type] !== "") content.push({ type, text: streamed[type] });
-      for (const [index, acc] of [...calls].sort(([a], [b]) => a - b)) {
+      for (const [index, acc] of byIndex(calls)) {
         if (!acc.name) fail(`streamed tool call ${index} without a name`);
         acc.id ||= `call_${crypto.randomUUID()}`; // some local servers send no id
         content.push(acc.finish());
       }
       const details = isRec(usage.prompt_tokens_details) ? usage.prompt_tokens_details : {};
-      const message: AssistantMessage = {
-        role: "assistant",
-        content,
-        stopReason: stop ?? "other",
-        usage: {
-          inputTokens: tokens(usage.prompt_tokens),
-          outputTokens: tokens(usage.completion_tokens),
-          cacheReadTokens: tokens(details.cached_tokens),
-          cacheWriteTokens: 0,
-        },
-      };
-      if (model !== undefined) message.model = model;
-      return message;
+      return answer(content, stop ?? "other", model, {
+        inputTokens: tokens(usage.prompt_tokens),
+        outputTokens: tokens(usage.completion_tokens),
+        cacheReadTokens: tokens(details.cached_tokens),
+        cacheWriteTokens: 0,
+      });
     },
   };
 }

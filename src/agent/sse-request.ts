@@ -224,7 +224,7 @@ export function streamingProvider(
           reader?.cancel().catch(() => {});
         }
       };
-      return withRetries(attempt, { signal, hasOutput: () => output }, options.retry);
+      return withRetries(attempt, () => output, signal, options.retry);
     },
   };
 }

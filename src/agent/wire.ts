@@ -6,6 +6,7 @@
  */
 import type { ImagePart, TextPart, ToolResultPart } from "../tools/types.js";
 import { isRec, type Rec } from "../util/record.js";
+import type { AssistantMessage, ModelStopReason, Usage } from "./messages.js";
 import type { StreamFail } from "./sse-request.js";
 
 /** Parses one streamed event's data as a JSON object, or fails with `bad_response`. */
@@ -40,4 +41,16 @@ export function joinedText(parts: readonly ToolResultPart[]): string {
 /** The image parts of a list of parts. */
 export function imagesOf(parts: readonly ToolResultPart[]): ImagePart[] {
   return parts.filter((p): p is ImagePart => p.type === "image");
+}
+
+/** The values of `map` in the order of their numeric keys (streamed blocks and calls arrive by index). */
+export function byIndex<T>(map: Map<number, T>): Array<[number, T]> {
+  return [...map].sort(([a], [b]) => a - b);
+}
+
+/** An assembled answer; `model` only when the provider named one. */
+export function answer(content: AssistantMessage["content"], stopReason: ModelStopReason, model: string | undefined, usage: Usage): AssistantMessage {
+  const message: AssistantMessage = { role: "assistant", content, stopReason, usage };
+  if (model !== undefined) message.model = model;
+  return message;
 }
