@@ -11,7 +11,7 @@ import type { ProviderErrorKind } from "../errors.js";
 import { DEFAULT_ANTHROPIC_MAX_TOKENS } from "../limits.js";
 import type { ImagePart, TextPart } from "../tools/types.js";
 import { isRec, type Rec } from "../util/record.js";
-import type { AssistantMessage, Message, ModelStopReason, ThinkingPart } from "./messages.js";
+import type { AssistantMessage, Message, ModelStopReason, ThinkingPart, ToolCallPart } from "./messages.js";
 import type { ModelRequest, Provider } from "./provider.js";
 import type { ProviderRetryOptions } from "./retry.js";
 import { streamingProvider, type AnswerStream, type EmitDelta, type StreamFail } from "./sse-request.js";
@@ -42,11 +42,18 @@ type Block = { type: "text"; text: string }
   | { type: "image"; source: { type: "base64"; media_type: string; data: string } }
   | Rec;
 
-function mediaBlocks(parts: ReadonlyArray<TextPart | ImagePart>): Block[] {
+/** The Messages API blocks of message parts. */
+function blocksOf(parts: ReadonlyArray<TextPart | ImagePart | ThinkingPart | ToolCallPart>): Block[] {
   const out: Block[] = [];
   for (const p of parts) {
-    if (p.type === "image") out.push({ type: "image", source: { type: "base64", media_type: p.mimeType, data: p.data } });
-    else if (p.text !== "") out.push({ type: "text", text: p.text }); // the API refuses empty text blocks
+    if (p.type === "text") {
+      if (p.text !== "") out.push({ type: "text", text: p.text }); // the API refuses empty text blocks
+    } else if (p.type === "image") out.push({ type: "image", source: { type: "base64", media_type: p.mimeType, data: p.data } });
+    else if (p.type === "thinking") {
+      // Only signed (or redacted) thinking can be sent back; unsigned thinking from another provider is dropped.
+      if (p.redacted !== undefined) out.push({ type: "redacted_thinking", data: p.redacted });
+      else if (p.signature !== undefined) out.push({ type: "thinking", thinking: p.text, signature: p.signature });
+    } else out.push({ type: "tool_use", id: p.id, name: p.name, input: p.arguments });
   }
   return out;
 }
@@ -54,32 +61,22 @@ function mediaBlocks(parts: ReadonlyArray<TextPart | ImagePart>): Block[] {
 /** The Messages API `messages` for a conversation; consecutive same-role turns are merged, as the API requires alternation. */
 export function anthropicMessages(messages: readonly Message[]): Array<{ role: "user" | "assistant"; content: Block[] }> {
   const out: Array<{ role: "user" | "assistant"; content: Block[] }> = [];
-  const push = (role: "user" | "assistant", blocks: Block[]): void => {
-    if (blocks.length === 0) return;
-    const last = out.at(-1);
-    if (last && last.role === role) last.content.push(...blocks);
-    else out.push({ role, content: blocks });
-  };
   for (const m of messages) {
-    if (m.role === "user") push("user", mediaBlocks(m.content));
-    else if (m.role === "tool") {
+    let role: "user" | "assistant" = "user";
+    let blocks: Block[];
+    if (m.role === "tool") {
       const block: Rec = { type: "tool_result", tool_use_id: m.toolCallId, is_error: m.isError };
-      const content = mediaBlocks(m.content);
+      const content = blocksOf(m.content);
       if (content.length > 0) block.content = content;
-      push("user", [block]);
+      blocks = [block];
     } else {
-      const blocks: Block[] = [];
-      for (const p of m.content) {
-        if (p.type === "text") {
-          if (p.text !== "") blocks.push({ type: "text", text: p.text });
-        } else if (p.type === "thinking") {
-          // Only signed (or redacted) thinking can be sent back; unsigned thinking from another provider is dropped.
-          if (p.redacted !== undefined) blocks.push({ type: "redacted_thinking", data: p.redacted });
-          else if (p.signature !== undefined) blocks.push({ type: "thinking", thinking: p.text, signature: p.signature });
-        } else blocks.push({ type: "tool_use", id: p.id, name: p.name, input: p.arguments });
-      }
-      push("assistant", blocks);
+      role = m.role;
+      blocks = blocksOf(m.content);
     }
+    if (blocks.length === 0) continue;
+    const last = out.at(-1);
+    if (last?.role === role) last.content.push(...blocks);
+    else out.push({ role, content: blocks });
   }
   return out;
 }
@@ -87,7 +84,7 @@ export function anthropicMessages(messages: readonly Message[]): Array<{ role: "
 /** The request body of one Messages API call. */
 export function anthropicBody(request: ModelRequest, model: string, maxTokens: number): Rec {
   const body: Rec = { model, max_tokens: maxTokens, stream: true, messages: anthropicMessages(request.messages) };
-  if (request.system !== undefined && request.system !== "") body.system = request.system;
+  if (request.system) body.system = request.system;
   if (request.tools.length > 0) {
     body.tools = request.tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.inputSchema }));
   }

@@ -10,7 +10,7 @@
  */
 import type { ProviderErrorKind } from "../errors.js";
 import { isRec, type Rec } from "../util/record.js";
-import { toolCallsOf, type AssistantMessage, type Message, type ModelStopReason } from "./messages.js";
+import { textOf, toolCallsOf, type AssistantMessage, type Message, type ModelStopReason } from "./messages.js";
 import type { ModelRequest, Provider } from "./provider.js";
 import type { ProviderRetryOptions } from "./retry.js";
 import { streamingProvider, type AnswerStream, type EmitDelta, type StreamFail } from "./sse-request.js";
@@ -45,7 +45,7 @@ export const OPENAI_TOOL_ERROR_PREFIX = "Error: ";
 /** The Chat Completions `messages` for a conversation and system prompt. */
 export function openaiMessages(messages: readonly Message[], system?: string): Rec[] {
   const out: Rec[] = [];
-  if (system !== undefined && system !== "") out.push({ role: "system", content: system });
+  if (system) out.push({ role: "system", content: system });
   // Tool messages carry text only: images of a run of tool results follow it in one user message.
   let pendingImages: Rec[] = [];
   const flushImages = (): void => {
@@ -72,7 +72,7 @@ export function openaiMessages(messages: readonly Message[], system?: string): R
       out.push({ role: "tool", tool_call_id: m.toolCallId, content: (m.isError ? OPENAI_TOOL_ERROR_PREFIX : "") + body });
       for (const img of images) pendingImages.push(imageUrl(img.mimeType, img.data));
     } else {
-      const text = m.content.map((p) => (p.type === "text" ? p.text : "")).join("");
+      const text = textOf(m);
       const calls = toolCallsOf(m);
       if (text === "" && calls.length === 0) continue; // nothing the wire format can carry (a refusal, thinking only)
       const msg: Rec = { role: "assistant", content: text === "" ? null : text };
