@@ -143,7 +143,7 @@ function anthropicStream(emit: EmitDelta, fail: StreamFail): AnswerStream {
       switch (type) {
         case "message_start": {
           const m = e.message;
-          if (!isRec(m)) return bad("without a message");
+          if (!isRec(m)) return bad("with an invalid message");
           const next = optString(m.id);
           if (id !== undefined) {
             // A repeated message_start for the same message before any content is harmless;
@@ -160,7 +160,7 @@ function anthropicStream(emit: EmitDelta, fail: StreamFail): AnswerStream {
           if (id === undefined) bad("before message_start");
           const { index, content_block: b } = e;
           if (typeof index !== "number" || !Number.isSafeInteger(index) || index < 0 || !isRec(b)) {
-            return bad("without a valid index and content_block");
+            return bad("with an invalid index or content_block");
           }
           if (blocks.has(index)) bad(`for block ${index} twice`);
           let open: Open = { type: "ignored" }; // a block kind this adapter does not model (e.g. fallback notices)
@@ -175,7 +175,7 @@ function anthropicStream(emit: EmitDelta, fail: StreamFail): AnswerStream {
           } else if (b.type === "tool_use") {
             const callId = optString(b.id);
             const tool = optString(b.name);
-            if (!callId || !tool) return bad("with a tool_use block without id and name");
+            if (!callId || !tool) return bad("with an invalid tool_use id or name");
             const acc = toolCallAccumulator(callId, tool);
             // Streamed tool_use blocks start with `input: {}` and send the JSON in deltas.
             if (isRec(b.input) && Object.keys(b.input).length > 0) acc.append(JSON.stringify(b.input));
@@ -187,7 +187,7 @@ function anthropicStream(emit: EmitDelta, fail: StreamFail): AnswerStream {
         case "content_block_delta": {
           const open = started();
           const d = e.delta;
-          if (!isRec(d)) return bad("without a delta");
+          if (!isRec(d)) return bad("with an invalid delta");
           if (d.type === "text_delta" && open.type === "text") append(open, optString(d.text));
           else if (d.type === "thinking_delta" && open.type === "thinking") append(open, optString(d.thinking));
           else if (d.type === "signature_delta" && open.type === "thinking") open.signature = (open.signature ?? "") + (optString(d.signature) ?? "");

@@ -11,7 +11,7 @@ import { silentLogger, type Logger } from "../log.js";
 import { identityOf } from "../tools/gate.js";
 import type { Identity, ReadTool, Tool, ToolResult } from "../tools/types.js";
 import { eventQueue, type AgentEvent, type EventError, type ProposedCall, type StopReason } from "./events.js";
-import { LoopGuard, type DetectedLoop } from "./loop-guard.js";
+import { loopGuard, type DetectedLoop } from "./loop-guard.js";
 import {
   addUsage,
   emptyUsage,
@@ -113,7 +113,7 @@ async function runLoop(options: RunOptions, emitTo: (event: AgentEvent) => void)
   const logger = options.logger ?? silentLogger;
   const byName = new Map<string, Tool>(tools.map((t) => [t.name, t]));
   const specs: ToolSpec[] = tools.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema }));
-  const guard = new LoopGuard(loopThreshold);
+  const recordCall = loopGuard(loopThreshold);
   const emit = (event: AgentEvent): void => {
     try {
       emitTo(event);
@@ -162,7 +162,7 @@ async function runLoop(options: RunOptions, emitTo: (event: AgentEvent) => void)
       const answerCall = (call: ToolCallPart, kind: LoopErrorKind, why: string): void =>
         void results.set(call.id, answerWithout(call, errorResult(kind, why), { turn, emit }));
       let loop: DetectedLoop | undefined;
-      for (const call of calls) loop ??= guard.record(call);
+      for (const call of calls) loop ??= recordCall(call);
       for (const call of calls) {
         const tool = byName.get(call.name);
         if (loop) {

@@ -86,8 +86,9 @@ export function boundedResult(value: unknown): ToolResult {
 export function plainUpdate(update: unknown): ToolUpdate {
   const out: ToolUpdate = {};
   if (!isRec(update)) return out;
-  if (typeof update.progress === "number" && Number.isFinite(update.progress)) out.progress = update.progress;
-  if (typeof update.total === "number" && Number.isFinite(update.total)) out.total = update.total;
+  // Number.isFinite is false for anything that is not a number.
+  if (Number.isFinite(update.progress)) out.progress = update.progress as number;
+  if (Number.isFinite(update.total)) out.total = update.total as number;
   if (typeof update.message === "string") out.message = update.message.slice(0, MAX_AGENT_TOOL_ERROR_CHARS);
   return out;
 }
