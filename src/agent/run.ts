@@ -155,12 +155,13 @@ async function runLoop(options: RunOptions, emitTo: (event: AgentEvent) => void)
       emit({ type: "message_end", turn, message: answer });
 
       const calls = toolCallsOf(answer);
+      const ctx = { turn, identity, signal, concurrency, emit };
       const results = new Map<string, ToolResult>();
       const reads: ReadCall[] = [];
       const proposed: ProposedCall[] = [];
       // Answers a call without executing it.
       const answerCall = (call: ToolCallPart, kind: LoopErrorKind, why: string): void =>
-        void results.set(call.id, answerWithout(call, errorResult(kind, why), { turn, emit }));
+        void results.set(call.id, answerWithout(call, errorResult(kind, why), ctx));
       let loop: DetectedLoop | undefined;
       for (const call of calls) loop ??= recordCall(call);
       for (const call of calls) {
@@ -174,7 +175,7 @@ async function runLoop(options: RunOptions, emitTo: (event: AgentEvent) => void)
         } else if (tool.effect === "read") reads.push({ call, tool: tool as ReadTool });
         else proposed.push({ callId: call.id, toolName: call.name, effect: tool.effect, arguments: call.arguments });
       }
-      await executeReads(reads, results, { turn, identity, signal, concurrency, emit });
+      await executeReads(reads, results, ctx);
       if (signal?.aborted) {
         // A cancelled run proposes nothing: its proposed calls are answered, so the messages stay resumable.
         for (const call of calls) if (!results.has(call.id)) answerCall(call, "cancelled", "the run was cancelled");
