@@ -59,12 +59,13 @@ export function boundedResult(value: unknown): ToolResult {
   let cut = false;
   const addText = (text: string): void => {
     if (cut) return;
+    const size = utf8Length(text);
     let kept = text;
-    if (utf8Length(text) > budget) {
+    if (size > budget) {
       kept = utf8Prefix(text, Math.max(0, budget - note.length));
-      cut = true;
+      cut = true; // nothing is added after a cut, so the budget is not read again
     }
-    budget -= utf8Length(kept);
+    budget -= size;
     content.push({ type: "text", text: kept });
   };
   for (const part of value.content as unknown[]) {
