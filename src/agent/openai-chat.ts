@@ -57,14 +57,11 @@ export function openaiMessages(messages: readonly Message[], system?: string): R
   for (const m of messages) {
     if (m.role !== "tool") flushImages();
     if (m.role === "user") {
-      const images = imagesOf(m.content);
-      if (images.length === 0) out.push({ role: "user", content: joinedText(m.content) });
-      else {
-        out.push({
-          role: "user",
-          content: m.content.map((p) => (p.type === "text" ? { type: "text", text: p.text } : imageUrl(p.mimeType, p.data))),
-        });
-      }
+      // Text only is sent as a string; with images, as parts.
+      const content = imagesOf(m.content).length === 0
+        ? joinedText(m.content)
+        : m.content.map((p) => (p.type === "text" ? { type: "text", text: p.text } : imageUrl(p.mimeType, p.data)));
+      out.push({ role: "user", content });
     } else if (m.role === "tool") {
       const text = joinedText(m.content);
       const images = imagesOf(m.content);
