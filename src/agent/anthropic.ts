@@ -7,16 +7,16 @@
  *
  * @module
  */
-import { ProviderError, type ProviderErrorKind } from "../errors.js";
+import type { ProviderErrorKind } from "../errors.js";
 import { DEFAULT_ANTHROPIC_MAX_TOKENS } from "../limits.js";
 import type { ImagePart, TextPart } from "../tools/types.js";
 import { isRec, type Rec } from "../util/record.js";
-import type { AssistantMessage, Message, ModelStopReason, ThinkingPart } from "./messages.js";
-import type { GenerateOptions, ModelRequest, Provider } from "./provider.js";
+import type { AssistantMessage, Message, ModelStopReason, ThinkingPart, ToolCallPart } from "./messages.js";
+import type { ModelRequest, Provider } from "./provider.js";
 import type { ProviderRetryOptions } from "./retry.js";
-import { streamingProvider, type AnswerStream } from "./sse-request.js";
+import { streamingProvider, type AnswerStream, type EmitDelta, type StreamFail } from "./sse-request.js";
 import { toolCallAccumulator, type ToolCallAccumulator } from "./tool-args.js";
-import { badResponse, optString, parseEventObject, tokens } from "./wire.js";
+import { answer, byIndex, optString, parseEventObject, tokens } from "./wire.js";
 
 /** Options of {@link anthropic}. */
 export interface AnthropicOptions {
@@ -42,11 +42,18 @@ type Block = { type: "text"; text: string }
   | { type: "image"; source: { type: "base64"; media_type: string; data: string } }
   | Rec;
 
-function mediaBlocks(parts: ReadonlyArray<TextPart | ImagePart>): Block[] {
+/** The Messages API blocks of message parts. */
+function blocksOf(parts: ReadonlyArray<TextPart | ImagePart | ThinkingPart | ToolCallPart>): Block[] {
   const out: Block[] = [];
   for (const p of parts) {
-    if (p.type === "image") out.push({ type: "image", source: { type: "base64", media_type: p.mimeType, data: p.data } });
-    else if (p.text !== "") out.push({ type: "text", text: p.text }); // the API refuses empty text blocks
+    if (p.type === "text") {
+      if (p.text !== "") out.push({ type: "text", text: p.text }); // the API refuses empty text blocks
+    } else if (p.type === "image") out.push({ type: "image", source: { type: "base64", media_type: p.mimeType, data: p.data } });
+    else if (p.type === "thinking") {
+      // Only signed (or redacted) thinking can be sent back; unsigned thinking from another provider is dropped.
+      if (p.redacted !== undefined) out.push({ type: "redacted_thinking", data: p.redacted });
+      else if (p.signature !== undefined) out.push({ type: "thinking", thinking: p.text, signature: p.signature });
+    } else out.push({ type: "tool_use", id: p.id, name: p.name, input: p.arguments });
   }
   return out;
 }
@@ -54,32 +61,22 @@ function mediaBlocks(parts: ReadonlyArray<TextPart | ImagePart>): Block[] {
 /** The Messages API `messages` for a conversation; consecutive same-role turns are merged, as the API requires alternation. */
 export function anthropicMessages(messages: readonly Message[]): Array<{ role: "user" | "assistant"; content: Block[] }> {
   const out: Array<{ role: "user" | "assistant"; content: Block[] }> = [];
-  const push = (role: "user" | "assistant", blocks: Block[]): void => {
-    if (blocks.length === 0) return;
-    const last = out.at(-1);
-    if (last && last.role === role) last.content.push(...blocks);
-    else out.push({ role, content: blocks });
-  };
   for (const m of messages) {
-    if (m.role === "user") push("user", mediaBlocks(m.content));
-    else if (m.role === "tool") {
+    let role: "user" | "assistant" = "user";
+    let blocks: Block[];
+    if (m.role === "tool") {
       const block: Rec = { type: "tool_result", tool_use_id: m.toolCallId, is_error: m.isError };
-      const content = mediaBlocks(m.content);
+      const content = blocksOf(m.content);
       if (content.length > 0) block.content = content;
-      push("user", [block]);
+      blocks = [block];
     } else {
-      const blocks: Block[] = [];
-      for (const p of m.content) {
-        if (p.type === "text") {
-          if (p.text !== "") blocks.push({ type: "text", text: p.text });
-        } else if (p.type === "thinking") {
-          // Only signed (or redacted) thinking can be sent back; unsigned thinking from another provider is dropped.
-          if (p.redacted !== undefined) blocks.push({ type: "redacted_thinking", data: p.redacted });
-          else if (p.signature !== undefined) blocks.push({ type: "thinking", thinking: p.text, signature: p.signature });
-        } else blocks.push({ type: "tool_use", id: p.id, name: p.name, input: p.arguments });
-      }
-      push("assistant", blocks);
+      role = m.role;
+      blocks = blocksOf(m.content);
     }
+    if (blocks.length === 0) continue;
+    const last = out.at(-1);
+    if (last?.role === role) last.content.push(...blocks);
+    else out.push({ role, content: blocks });
   }
   return out;
 }
@@ -87,7 +84,7 @@ export function anthropicMessages(messages: readonly Message[]): Array<{ role: "
 /** The request body of one Messages API call. */
 export function anthropicBody(request: ModelRequest, model: string, maxTokens: number): Rec {
   const body: Rec = { model, max_tokens: maxTokens, stream: true, messages: anthropicMessages(request.messages) };
-  if (request.system !== undefined && request.system !== "") body.system = request.system;
+  if (request.system) body.system = request.system;
   if (request.tools.length > 0) {
     body.tools = request.tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.inputSchema }));
   }
@@ -115,151 +112,122 @@ const ERROR_KINDS: Record<string, ProviderErrorKind> = {
 
 type Open = TextPart | ThinkingPart | { type: "tool"; acc: ToolCallAccumulator } | { type: "ignored" };
 
-// The usage counts of the Messages API, in the order AnthropicStream keeps them.
+// The usage counts of the Messages API, in the order anthropicStream keeps them.
 const USAGE = ["input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens", "output_tokens"] as const;
 
-function sign(part: ThinkingPart, signature: string): void {
-  part.signature = (part.signature ?? "") + signature;
-}
-
 /** Assembles one streamed answer from the Messages API events. */
-class AnthropicStream implements AnswerStream {
-  readonly #name: string;
-  readonly #onDelta: GenerateOptions["onDelta"];
-  #id: string | undefined;
-  #model: string | undefined;
-  readonly #blocks = new Map<number, Open>();
+function anthropicStream(emit: EmitDelta, fail: StreamFail): AnswerStream {
+  let id: string | undefined;
+  let model: string | undefined;
+  let stop: ModelStopReason = "other";
+  const blocks = new Map<number, Open>();
   /** Input, cache read, cache write and output tokens (the order of USAGE). */
-  readonly #usage: [number, number, number, number] = [0, 0, 0, 0];
-  #stop: ModelStopReason = "other";
-  /** True once a delta reached the caller (no retry after that). */
-  output = false;
-
-  constructor(name: string, onDelta: GenerateOptions["onDelta"]) {
-    this.#name = name;
-    this.#onDelta = onDelta;
-  }
-
+  const usage: [number, number, number, number] = [0, 0, 0, 0];
+  const count = (u: unknown): void => {
+    if (isRec(u)) USAGE.forEach((k, i) => u[k] != null && (usage[i] = tokens(u[k])));
+  };
   /** Appends streamed text or thinking to its block and forwards it. */
-  #append(open: TextPart | ThinkingPart, text: string): void {
+  const append = (open: TextPart | ThinkingPart, text: string | undefined = ""): void => {
     open.text += text;
-    if (text === "") return;
-    this.output = true;
-    this.#onDelta?.({ kind: open.type, text });
-  }
-
-  #count(u: unknown): void {
-    if (isRec(u)) USAGE.forEach((k, i) => u[k] != null && (this.#usage[i] = tokens(u[k])));
-  }
-
-  #block(e: Rec): Open {
-    const index = e.index;
-    const open = typeof index === "number" ? this.#blocks.get(index) : undefined;
-    return open ?? badResponse(this.#name, `streamed ${String(e.type)} for a content block that was not started`);
-  }
-
-  /** Handles one event; returns "stop" at `message_stop`. */
-  handle(data: string): "stop" | void {
-    const name = this.#name;
-    const e = parseEventObject(name, data);
-    switch (e.type) {
-      case "message_start": {
-        const m = e.message;
-        if (!isRec(m)) badResponse(name, "message_start without a message");
-        const id = optString(m.id);
-        if (this.#id !== undefined) {
-          // A repeated message_start for the same message before any content is harmless;
-          // anything else means two answers were spliced into one stream.
-          if (id === this.#id && this.#blocks.size === 0) return;
-          badResponse(name, "streamed a second message_start (a spliced stream)");
-        }
-        this.#id = id ?? "";
-        this.#model = optString(m.model);
-        this.#count(m.usage);
-        return;
-      }
-      case "content_block_start": {
-        if (this.#id === undefined) badResponse(name, "streamed a content block before message_start");
+    emit(open.type, text);
+  };
+  return {
+    handle(data) {
+      const e = parseEventObject(data, fail);
+      const { type } = e;
+      const bad = (why: string): never => fail(`streamed ${String(type)} ${why}`);
+      const started = (): Open => {
         const index = e.index;
-        const b = e.content_block;
-        if (typeof index !== "number" || !Number.isSafeInteger(index) || index < 0 || !isRec(b)) {
-          badResponse(name, "content_block_start without a valid index and content_block");
+        return (typeof index === "number" ? blocks.get(index) : undefined) ?? bad("for a content block that was not started");
+      };
+      switch (type) {
+        case "message_start": {
+          const m = e.message;
+          if (!isRec(m)) return bad("with an invalid message");
+          const next = optString(m.id);
+          if (id !== undefined) {
+            // A repeated message_start for the same message before any content is harmless;
+            // anything else means two answers were spliced into one stream.
+            if (next === id && blocks.size === 0) return;
+            bad("a second time (a spliced stream)");
+          }
+          id = next ?? "";
+          model = optString(m.model);
+          count(m.usage);
+          return;
         }
-        if (this.#blocks.has(index)) badResponse(name, `content block ${index} started twice`);
-        let open: Open = { type: "ignored" }; // a block kind this adapter does not model (e.g. fallback notices)
-        if (b.type === "text" || b.type === "thinking") {
-          const part: TextPart | ThinkingPart = { type: b.type, text: "" };
-          this.#append(part, optString(b[b.type]) ?? "");
-          const sig = optString(b.signature);
-          if (part.type === "thinking" && sig) sign(part, sig);
-          open = part;
-        } else if (b.type === "redacted_thinking") {
-          open = { type: "thinking", text: "", redacted: optString(b.data) ?? "" };
-        } else if (b.type === "tool_use") {
-          const id = optString(b.id);
-          const tool = optString(b.name);
-          if (!id || !tool) badResponse(name, "tool_use block without id and name");
-          const acc = toolCallAccumulator(id, tool);
-          // Streamed tool_use blocks start with `input: {}` and send the JSON in deltas.
-          if (isRec(b.input) && Object.keys(b.input).length > 0) acc.append(JSON.stringify(b.input));
-          open = { type: "tool", acc };
+        case "content_block_start": {
+          if (id === undefined) bad("before message_start");
+          const { index, content_block: b } = e;
+          if (typeof index !== "number" || !Number.isSafeInteger(index) || index < 0 || !isRec(b)) {
+            return bad("with an invalid index or content_block");
+          }
+          if (blocks.has(index)) bad(`for block ${index} twice`);
+          let open: Open = { type: "ignored" }; // a block kind this adapter does not model (e.g. fallback notices)
+          if (b.type === "text" || b.type === "thinking") {
+            const part: TextPart | ThinkingPart = { type: b.type, text: "" };
+            append(part, optString(b[b.type]));
+            const signature = optString(b.signature);
+            if (part.type === "thinking" && signature) part.signature = signature;
+            open = part;
+          } else if (b.type === "redacted_thinking") {
+            open = { type: "thinking", text: "", redacted: optString(b.data) ?? "" };
+          } else if (b.type === "tool_use") {
+            const callId = optString(b.id);
+            const tool = optString(b.name);
+            if (!callId || !tool) return bad("with an invalid tool_use id or name");
+            const acc = toolCallAccumulator(callId, tool);
+            // Streamed tool_use blocks start with `input: {}` and send the JSON in deltas.
+            if (isRec(b.input) && Object.keys(b.input).length > 0) acc.append(JSON.stringify(b.input));
+            open = { type: "tool", acc };
+          }
+          blocks.set(index, open);
+          return;
         }
-        this.#blocks.set(index, open);
-        return;
-      }
-      case "content_block_delta": {
-        const open = this.#block(e);
-        const d = e.delta;
-        if (!isRec(d)) badResponse(name, "content_block_delta without a delta");
-        if (d.type === "text_delta" && open.type === "text") this.#append(open, optString(d.text) ?? "");
-        else if (d.type === "thinking_delta" && open.type === "thinking") this.#append(open, optString(d.thinking) ?? "");
-        else if (d.type === "signature_delta" && open.type === "thinking") sign(open, optString(d.signature) ?? "");
-        else if (d.type === "input_json_delta" && open.type === "tool") open.acc.append(optString(d.partial_json) ?? "");
-        else if (d.type === "text_delta" || d.type === "thinking_delta" || d.type === "input_json_delta") {
-          badResponse(name, `streamed ${d.type} into a ${open.type} block`);
+        case "content_block_delta": {
+          const open = started();
+          const d = e.delta;
+          if (!isRec(d)) return bad("with an invalid delta");
+          if (d.type === "text_delta" && open.type === "text") append(open, optString(d.text));
+          else if (d.type === "thinking_delta" && open.type === "thinking") append(open, optString(d.thinking));
+          else if (d.type === "signature_delta" && open.type === "thinking") open.signature = (open.signature ?? "") + (optString(d.signature) ?? "");
+          else if (d.type === "input_json_delta" && open.type === "tool") open.acc.append(optString(d.partial_json) ?? "");
+          else if (d.type === "text_delta" || d.type === "thinking_delta" || d.type === "input_json_delta") {
+            bad(`with ${d.type} into a ${open.type} block`);
+          }
+          return;
         }
-        return;
+        case "content_block_stop":
+          started();
+          return;
+        case "message_delta": {
+          const d = e.delta;
+          if (isRec(d) && typeof d.stop_reason === "string") stop = STOP[d.stop_reason] ?? "other";
+          count(e.usage);
+          return;
+        }
+        case "message_stop":
+          if (id === undefined) bad("before message_start");
+          return true;
+        case "error": {
+          const err = isRec(e.error) ? e.error : {};
+          const kind = optString(err.type) ?? "";
+          return fail(`streamed an error: ${(optString(err.message) ?? kind).slice(0, 500)}`, ERROR_KINDS[kind]);
+        }
+        default:
+          return; // ping and event types added after this adapter was written
       }
-      case "content_block_stop":
-        this.#block(e);
-        return;
-      case "message_delta": {
-        const d = e.delta;
-        if (isRec(d) && typeof d.stop_reason === "string") this.#stop = STOP[d.stop_reason] ?? "other";
-        this.#count(e.usage);
-        return;
+    },
+    message() {
+      const content: AssistantMessage["content"] = [];
+      for (const [, open] of byIndex(blocks)) {
+        if (open.type === "tool") content.push(open.acc.finish());
+        else if (open.type !== "ignored") content.push(open);
       }
-      case "message_stop":
-        if (this.#id === undefined) badResponse(name, "streamed message_stop before message_start");
-        return "stop";
-      case "error": {
-        const err = isRec(e.error) ? e.error : {};
-        const type = optString(err.type) ?? "";
-        const message = (optString(err.message) ?? type).slice(0, 500);
-        throw new ProviderError(ERROR_KINDS[type] ?? "bad_response", name, `streamed an error: ${message}`);
-      }
-      default:
-        return; // ping and event types added after this adapter was written
-    }
-  }
-
-  /** The assembled message. */
-  message(): AssistantMessage {
-    const content: AssistantMessage["content"] = [];
-    for (const [, open] of [...this.#blocks].sort(([a], [b]) => a - b)) {
-      if (open.type === "tool") content.push(open.acc.finish());
-      else if (open.type !== "ignored") content.push(open);
-    }
-    const [input, cacheReadTokens, cacheWriteTokens, outputTokens] = this.#usage;
-    const message: AssistantMessage = {
-      role: "assistant",
-      content,
-      stopReason: this.#stop,
-      usage: { inputTokens: input + cacheReadTokens + cacheWriteTokens, outputTokens, cacheReadTokens, cacheWriteTokens },
-    };
-    if (this.#model !== undefined) message.model = this.#model;
-    return message;
-  }
+      const [input, cacheReadTokens, cacheWriteTokens, outputTokens] = usage;
+      return answer(content, stop, model, { inputTokens: input + cacheReadTokens + cacheWriteTokens, outputTokens, cacheReadTokens, cacheWriteTokens });
+    },
+  };
 }
 
 /**
@@ -289,6 +257,6 @@ export function anthropic(options: AnthropicOptions): Provider {
     "/v1/messages",
     { "x-api-key": options.apiKey, "anthropic-version": API_VERSION },
     (request) => anthropicBody(request, options.model, maxTokens),
-    (onDelta) => new AnthropicStream("anthropic", onDelta),
+    anthropicStream,
   );
 }

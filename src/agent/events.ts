@@ -87,44 +87,36 @@ export function eventQueue(): EventQueue {
   const buffer: AgentEvent[] = [];
   let closed = false;
   let detached = false;
-  let wake: (() => void) | undefined;
   let iterating = false;
-  const iterable: AsyncIterable<AgentEvent> = {
-    [Symbol.asyncIterator](): AsyncIterator<AgentEvent> {
-      if (iterating) throw new TypeError("the events of a run can be iterated once");
-      iterating = true;
-      return {
-        async next(): Promise<IteratorResult<AgentEvent>> {
-          for (;;) {
-            const event = buffer.shift();
-            if (event !== undefined) return { done: false, value: event };
-            if (closed || detached) return { done: true, value: undefined };
-            await new Promise<void>((resolve) => (wake = resolve));
-          }
-        },
-        async return(): Promise<IteratorResult<AgentEvent>> {
-          detached = true;
-          buffer.length = 0;
-          return { done: true, value: undefined };
-        },
-      };
-    },
-  };
-  const poke = (): void => {
-    const w = wake;
-    wake = undefined;
-    w?.();
-  };
+  // Resolves the consumer's pending wait; calling it again after that is harmless.
+  let wake = (): void => {};
   return {
     push(event) {
       if (closed || detached) return;
       buffer.push(event);
-      poke();
+      wake();
     },
     close() {
       closed = true;
-      poke();
+      wake();
     },
-    iterable,
+    iterable: {
+      [Symbol.asyncIterator]() {
+        if (iterating) throw new TypeError("the events of a run can be iterated once");
+        iterating = true;
+        return {
+          async next() {
+            while (buffer.length === 0 && !closed && !detached) await new Promise<void>((resolve) => (wake = resolve));
+            const event = buffer.shift();
+            return event ? { done: false, value: event } : { done: true, value: undefined };
+          },
+          async return() {
+            detached = true;
+            buffer.length = 0;
+            return { done: true, value: undefined };
+          },
+        };
+      },
+    },
   };
 }

@@ -16,31 +16,24 @@ export interface DetectedLoop {
   count: number;
 }
 
-/** Tracks consecutive identical calls. */
-export class LoopGuard {
-  readonly #threshold: number;
-  #last = "";
-  #run = 0;
-  #unique = 0;
-
-  constructor(threshold: number) {
-    this.#threshold = threshold;
-  }
-
-  /** Records `call`; returns the loop when it makes `threshold` identical calls in a row. */
-  record(call: ToolCallPart): DetectedLoop | undefined {
+/**
+ * Tracks consecutive identical calls: the returned function records a call and
+ * returns the loop when it makes `threshold` identical calls in a row.
+ */
+export function loopGuard(threshold: number): (call: ToolCallPart) => DetectedLoop | undefined {
+  let last = "";
+  let run = 0;
+  let unique = 0;
+  return (call) => {
     let key: string;
     try {
       // Too deep a value (MAX_INSTANCE_DEPTH) gets a unique key: never counted as a repeat.
       key = `${call.name}\u0000${canonicalKey(call.arguments)}`;
     } catch {
-      key = `\u0001${++this.#unique}`;
+      key = `\u0001${++unique}`;
     }
-    if (key === this.#last) this.#run++;
-    else {
-      this.#last = key;
-      this.#run = 1;
-    }
-    return this.#run >= this.#threshold ? { toolName: call.name, arguments: call.arguments, count: this.#run } : undefined;
-  }
+    run = key === last ? run + 1 : 1;
+    last = key;
+    return run >= threshold ? { toolName: call.name, arguments: call.arguments, count: run } : undefined;
+  };
 }

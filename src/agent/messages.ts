@@ -124,71 +124,63 @@ export function toolCallsOf(message: AssistantMessage): ToolCallPart[] {
 function fail(where: string, what: string): never {
   throw new ValidationError(`${where}: ${what}`, [{ instancePath: where, schemaPath: "", message: what }]);
 }
-function str(v: Rec, key: string, where: string): string {
-  const s = v[key];
-  return typeof s === "string" ? s : fail(`${where}/${key}`, "must be a string");
-}
-/** `target` with the optional string members `keys` of `v` copied, in order. */
-function withOpt<T extends object>(target: T, v: Rec, where: string, ...keys: string[]): T {
-  for (const k of keys) if (v[k] !== undefined) (target as Rec)[k] = str(v, k, where);
-  return target;
-}
-function count(v: unknown, where: string): number {
-  if (typeof v !== "number" || !Number.isSafeInteger(v) || v < 0) fail(where, "must be a non-negative integer");
-  return v;
-}
 
-function parseMediaPart(v: Rec, where: string): TextPart | ImagePart {
-  if (v.type === "text") return { type: "text", text: str(v, "text", where) };
-  if (v.type === "image") return { type: "image", mimeType: str(v, "mimeType", where), data: str(v, "data", where) };
-  return fail(`${where}/type`, 'must be "text" or "image"');
-}
+// The members of each message role and part type, in the order a parsed copy
+// has them: "key" is a required string, "key?" an optional one, and the members
+// named in `member` have their own check.
+const SHAPES: Record<string, readonly string[]> = {
+  user: ["content"],
+  assistant: ["content", "stopReason?", "model?", "usage?"],
+  tool: ["toolCallId", "toolName", "content", "isError"],
+  text: ["text"],
+  image: ["mimeType", "data"],
+  thinking: ["text", "signature?", "redacted?"],
+  tool_call: ["id", "name", "arguments", "argumentsError?"],
+};
+const ROLES = ["user", "assistant", "tool"];
+const MEDIA_PARTS = ["text", "image"];
+const ASSISTANT_PARTS = ["text", "thinking", "tool_call"];
+const STOP_REASONS: readonly unknown[] = ["end", "tool_use", "max_tokens", "refusal", "other"];
 
-function parseAssistantPart(v: Rec, where: string): TextPart | ThinkingPart | ToolCallPart {
-  if (v.type === "text") return { type: "text", text: str(v, "text", where) };
-  if (v.type === "thinking") return withOpt<ThinkingPart>({ type: "thinking", text: str(v, "text", where) }, v, where, "signature", "redacted");
-  if (v.type === "tool_call") {
-    if (!isRec(v.arguments)) fail(`${where}/arguments`, "must be an object");
-    const part: ToolCallPart = { type: "tool_call", id: str(v, "id", where), name: str(v, "name", where), arguments: v.arguments };
-    return withOpt(part, v, where, "argumentsError");
-  }
-  return fail(`${where}/type`, 'must be "text", "thinking" or "tool_call"');
-}
-
-const STOP_REASONS: readonly string[] = ["end", "tool_use", "max_tokens", "refusal", "other"];
-
-function parseMessage(v: unknown, where: string): Message {
+/** A fresh copy of a message (`tag` "role") or part (`tag` "type") whose kind is one of `kinds`, unknown members dropped. */
+function parseShape(v: unknown, where: string, tag: "role" | "type", kinds: readonly string[]): Rec {
   if (!isRec(v)) fail(where, "must be an object");
-  if (!Array.isArray(v.content)) fail(`${where}/content`, "must be an array");
-  const at = (i: number): string => `${where}/content/${i}`;
-  const parts = v.content.map((p, i) => (isRec(p) ? p : fail(at(i), "must be an object")));
-  const { role } = v;
-  if (role === "user") return { role, content: parts.map((p, i) => parseMediaPart(p, at(i))) };
-  if (role === "tool") {
-    if (typeof v.isError !== "boolean") fail(`${where}/isError`, "must be a boolean");
-    return {
-      role,
-      toolCallId: str(v, "toolCallId", where),
-      toolName: str(v, "toolName", where),
-      content: parts.map((p, i) => parseMediaPart(p, at(i))),
-      isError: v.isError,
-    };
+  const kind = v[tag];
+  if (typeof kind !== "string" || !kinds.includes(kind)) fail(`${where}/${tag}`, `must be ${kinds.map((k) => `"${k}"`).join(" or ")}`);
+  const out: Rec = { [tag]: kind };
+  for (const spec of SHAPES[kind] ?? []) {
+    const key = spec.replace("?", "");
+    const value = v[key];
+    if (key !== spec && value === undefined) continue;
+    out[key] = member(key, value, `${where}/${key}`, kind);
   }
-  if (role !== "assistant") fail(`${where}/role`, 'must be "user", "assistant" or "tool"');
-  const message: AssistantMessage = { role, content: parts.map((p, i) => parseAssistantPart(p, at(i))) };
-  if (v.stopReason !== undefined) {
-    if (typeof v.stopReason !== "string" || !STOP_REASONS.includes(v.stopReason)) fail(`${where}/stopReason`, "is not a known stop reason");
-    message.stopReason = v.stopReason as ModelStopReason;
+  return out;
+}
+
+/** One checked member of a message or part of kind `kind`. */
+function member(key: string, value: unknown, where: string, kind: string): unknown {
+  switch (key) {
+    case "content":
+      if (!Array.isArray(value)) return fail(where, "must be an array");
+      return value.map((p, i) => parseShape(p, `${where}/${i}`, "type", kind === "assistant" ? ASSISTANT_PARTS : MEDIA_PARTS));
+    case "isError":
+      return typeof value === "boolean" ? value : fail(where, "must be a boolean");
+    case "arguments":
+      return isRec(value) ? value : fail(where, "must be an object");
+    case "stopReason":
+      return STOP_REASONS.includes(value) ? value : fail(where, "is not a known stop reason");
+    case "usage": {
+      if (!isRec(value)) return fail(where, "must be an object");
+      const usage = emptyUsage();
+      for (const k of USAGE_KEYS) {
+        const n = value[k];
+        usage[k] = typeof n === "number" && Number.isSafeInteger(n) && n >= 0 ? n : fail(`${where}/${k}`, "must be a non-negative integer");
+      }
+      return usage;
+    }
+    default:
+      return typeof value === "string" ? value : fail(where, "must be a string");
   }
-  withOpt(message, v, where, "model");
-  const u = v.usage;
-  if (u !== undefined) {
-    if (!isRec(u)) fail(`${where}/usage`, "must be an object");
-    const usage = emptyUsage();
-    for (const k of USAGE_KEYS) usage[k] = count(u[k], `${where}/usage/${k}`);
-    message.usage = usage;
-  }
-  return message;
 }
 
 /**
@@ -207,7 +199,7 @@ function parseMessage(v: unknown, where: string): Message {
  */
 export function parseMessages(value: unknown): Message[] {
   if (!Array.isArray(value)) fail("", "messages must be an array");
-  const out = value.map((m, i) => parseMessage(m, `/${i}`));
+  const out = value.map((m, i) => parseShape(m, `/${i}`, "role", ROLES) as unknown as Message);
   const open = new Set<string>();
   out.forEach((m, i) => {
     if (m.role === "assistant") for (const call of toolCallsOf(m)) open.add(call.id);

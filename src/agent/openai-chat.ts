@@ -8,14 +8,14 @@
  *
  * @module
  */
-import { ProviderError } from "../errors.js";
+import type { ProviderErrorKind } from "../errors.js";
 import { isRec, type Rec } from "../util/record.js";
-import { toolCallsOf, type AssistantMessage, type Message, type ModelStopReason } from "./messages.js";
-import type { GenerateOptions, ModelRequest, Provider } from "./provider.js";
+import { textOf, toolCallsOf, type AssistantMessage, type Message, type ModelStopReason } from "./messages.js";
+import type { ModelRequest, Provider } from "./provider.js";
 import type { ProviderRetryOptions } from "./retry.js";
-import { streamingProvider, type AnswerStream } from "./sse-request.js";
+import { streamingProvider, type AnswerStream, type EmitDelta, type StreamFail } from "./sse-request.js";
 import { toolCallAccumulator, type ToolCallAccumulator } from "./tool-args.js";
-import { badResponse, imagesOf, joinedText, optString, parseEventObject, tokens } from "./wire.js";
+import { answer, byIndex, imagesOf, joinedText, optString, parseEventObject, tokens } from "./wire.js";
 
 /** Options of {@link openaiChat}. */
 export interface OpenAiChatOptions {
@@ -45,7 +45,7 @@ export const OPENAI_TOOL_ERROR_PREFIX = "Error: ";
 /** The Chat Completions `messages` for a conversation and system prompt. */
 export function openaiMessages(messages: readonly Message[], system?: string): Rec[] {
   const out: Rec[] = [];
-  if (system !== undefined && system !== "") out.push({ role: "system", content: system });
+  if (system) out.push({ role: "system", content: system });
   // Tool messages carry text only: images of a run of tool results follow it in one user message.
   let pendingImages: Rec[] = [];
   const flushImages = (): void => {
@@ -57,14 +57,11 @@ export function openaiMessages(messages: readonly Message[], system?: string): R
   for (const m of messages) {
     if (m.role !== "tool") flushImages();
     if (m.role === "user") {
-      const images = imagesOf(m.content);
-      if (images.length === 0) out.push({ role: "user", content: joinedText(m.content) });
-      else {
-        out.push({
-          role: "user",
-          content: m.content.map((p) => (p.type === "text" ? { type: "text", text: p.text } : imageUrl(p.mimeType, p.data))),
-        });
-      }
+      // Text only is sent as a string; with images, as parts.
+      const content = imagesOf(m.content).length === 0
+        ? joinedText(m.content)
+        : m.content.map((p) => (p.type === "text" ? { type: "text", text: p.text } : imageUrl(p.mimeType, p.data)));
+      out.push({ role: "user", content });
     } else if (m.role === "tool") {
       const text = joinedText(m.content);
       const images = imagesOf(m.content);
@@ -72,7 +69,7 @@ export function openaiMessages(messages: readonly Message[], system?: string): R
       out.push({ role: "tool", tool_call_id: m.toolCallId, content: (m.isError ? OPENAI_TOOL_ERROR_PREFIX : "") + body });
       for (const img of images) pendingImages.push(imageUrl(img.mimeType, img.data));
     } else {
-      const text = m.content.map((p) => (p.type === "text" ? p.text : "")).join("");
+      const text = textOf(m);
       const calls = toolCallsOf(m);
       if (text === "" && calls.length === 0) continue; // nothing the wire format can carry (a refusal, thinking only)
       const msg: Rec = { role: "assistant", content: text === "" ? null : text };
@@ -105,117 +102,83 @@ const FINISH: Record<string, ModelStopReason> = {
   content_filter: "refusal",
 };
 
+/** The kind of an in-stream error, from its code and message. */
+function streamedErrorKind(code: string, message: string): ProviderErrorKind | undefined {
+  if (/context_length|context length/i.test(`${code} ${message}`)) return "context_overflow";
+  if (/rate_limit|429/.test(code)) return "rate_limited";
+  if (/overload|server_error|5\d\d/.test(code)) return "overloaded";
+  return undefined;
+}
+
 /** Assembles one streamed answer from Chat Completions chunks. */
-class ChatStream implements AnswerStream {
-  readonly #name: string;
-  readonly #onDelta: GenerateOptions["onDelta"];
+function chatStream(emit: EmitDelta, fail: StreamFail): AnswerStream {
   /** The text and the thinking so far. */
-  readonly #streamed = { text: "", thinking: "" };
-  readonly #calls = new Map<number, ToolCallAccumulator>();
-  #model: string | undefined;
-  #usage: Rec | undefined;
-  #stop: ModelStopReason | undefined;
-  /** True once a delta reached the caller (no retry after that). */
-  output = false;
-
-  constructor(name: string, onDelta: GenerateOptions["onDelta"]) {
-    this.#name = name;
-    this.#onDelta = onDelta;
-  }
-
-  /** Whether a finish_reason arrived (a stream may end without `[DONE]` after it). */
-  get finished(): boolean {
-    return this.#stop !== undefined;
-  }
-
-  /** Handles one event; returns "stop" at `[DONE]`. */
-  handle(data: string): "stop" | void {
-    if (data.trim() === "[DONE]") return "stop";
-    const chunk = parseEventObject(this.#name, data);
-    if (chunk.error !== undefined && chunk.error !== null) this.#streamedError(chunk.error);
-    const model = optString(chunk.model);
-    if (model) this.#model = model;
-    if (isRec(chunk.usage)) this.#usage = chunk.usage;
-    else if (isRec(chunk.x_groq) && isRec(chunk.x_groq.usage)) this.#usage = chunk.x_groq.usage;
-    const choices = chunk.choices;
-    if (choices === undefined || choices === null) return;
-    if (!Array.isArray(choices)) badResponse(this.#name, "streamed a chunk whose choices is not an array");
-    for (const choice of choices) {
-      if (!isRec(choice) || (choice.index !== undefined && choice.index !== 0)) continue; // one answer is asked for
-      if (isRec(choice.delta)) this.#delta(choice.delta);
-      if (typeof choice.finish_reason === "string") this.#stop = FINISH[choice.finish_reason] ?? "other";
-    }
-  }
-
-  #streamedError(error: unknown): never {
-    const e = isRec(error) ? error : {};
-    const message = (optString(e.message) ?? (typeof error === "string" ? error : "unknown error")).slice(0, 500);
-    const code = String(e.code ?? e.type ?? "");
-    const kind = /context_length|context length/i.test(`${code} ${message}`)
-      ? "context_overflow"
-      : /rate_limit|429/.test(code)
-        ? "rate_limited"
-        : /overload|server_error|5\d\d/.test(code)
-          ? "overloaded"
-          : "bad_response";
-    throw new ProviderError(kind, this.#name, `streamed an error: ${message}`);
-  }
-
-  #piece(kind: "text" | "thinking", text: string | undefined): void {
-    if (!text) return;
-    this.#streamed[kind] += text;
-    this.output = true;
-    this.#onDelta?.({ kind, text });
-  }
-
-  #delta(d: Rec): void {
-    this.#piece("thinking", optString(d.reasoning_content) ?? optString(d.reasoning));
-    this.#piece("text", optString(d.content));
-    if (d.tool_calls === undefined || d.tool_calls === null) return;
-    if (!Array.isArray(d.tool_calls)) badResponse(this.#name, "streamed tool_calls that is not an array");
-    d.tool_calls.forEach((call: unknown, position: number) => {
-      if (!isRec(call)) badResponse(this.#name, "streamed a tool call that is not an object");
+  const streamed = { text: "", thinking: "" };
+  const calls = new Map<number, ToolCallAccumulator>();
+  let model: string | undefined;
+  let usage: Rec = {};
+  let stop: ModelStopReason | undefined;
+  const piece = (kind: "text" | "thinking", text: string | undefined): void => {
+    if (text) streamed[kind] += text;
+    emit(kind, text);
+  };
+  const delta = (d: Rec): void => {
+    piece("thinking", optString(d.reasoning_content) ?? optString(d.reasoning));
+    piece("text", optString(d.content));
+    const list = d.tool_calls ?? [];
+    if (!Array.isArray(list)) fail("streamed tool_calls that is not an array");
+    list.forEach((call: unknown, position: number) => {
+      if (!isRec(call)) fail("streamed a tool call that is not an object");
       const index = typeof call.index === "number" && Number.isSafeInteger(call.index) ? call.index : position;
       const fn = isRec(call.function) ? call.function : {};
-      let acc = this.#calls.get(index);
-      if (!acc) {
-        acc = toolCallAccumulator("", "");
-        this.#calls.set(index, acc);
-      }
+      let acc = calls.get(index);
+      if (!acc) calls.set(index, (acc = toolCallAccumulator("", "")));
       // Later pieces may repeat the id or name as "" (Alibaba, Mistral): only a non-empty value counts.
-      const id = optString(call.id);
-      if (id && !acc.id) acc.id = id;
-      const name = optString(fn.name);
-      if (name && !acc.name) acc.name = name;
+      acc.id ||= optString(call.id) ?? "";
+      acc.name ||= optString(fn.name) ?? "";
       acc.append(optString(fn.arguments) ?? "");
     });
-  }
-
-  /** The assembled message. */
-  message(): AssistantMessage {
-    const content: AssistantMessage["content"] = [];
-    for (const type of ["thinking", "text"] as const) if (this.#streamed[type] !== "") content.push({ type, text: this.#streamed[type] });
-    for (const [index, acc] of [...this.#calls].sort(([a], [b]) => a - b)) {
-      if (!acc.name) badResponse(this.#name, `streamed tool call ${index} without a name`);
-      if (!acc.id) acc.id = `call_${crypto.randomUUID()}`; // some local servers send no id
-      content.push(acc.finish());
-    }
-    const u = this.#usage ?? {};
-    const details = isRec(u.prompt_tokens_details) ? u.prompt_tokens_details : {};
-    const message: AssistantMessage = {
-      role: "assistant",
-      content,
-      stopReason: this.#stop ?? "other",
-      usage: {
-        inputTokens: tokens(u.prompt_tokens),
-        outputTokens: tokens(u.completion_tokens),
+  };
+  return {
+    /** Whether a finish_reason arrived (a stream may end without `[DONE]` after it). */
+    finished: () => stop !== undefined,
+    handle(data) {
+      if (data.trim() === "[DONE]") return true;
+      const chunk = parseEventObject(data, fail);
+      const { error } = chunk;
+      if (error != null) {
+        const e = isRec(error) ? error : {};
+        const message = (optString(e.message) ?? (typeof error === "string" ? error : "unknown error")).slice(0, 500);
+        fail(`streamed an error: ${message}`, streamedErrorKind(String(e.code ?? e.type ?? ""), message));
+      }
+      model = optString(chunk.model) || model;
+      if (isRec(chunk.usage)) usage = chunk.usage;
+      else if (isRec(chunk.x_groq) && isRec(chunk.x_groq.usage)) usage = chunk.x_groq.usage;
+      const choices = chunk.choices ?? [];
+      if (!Array.isArray(choices)) fail("streamed a chunk whose choices is not an array");
+      for (const choice of choices) {
+        if (!isRec(choice) || (choice.index !== undefined && choice.index !== 0)) continue; // one answer is asked for
+        if (isRec(choice.delta)) delta(choice.delta);
+        if (typeof choice.finish_reason === "string") stop = FINISH[choice.finish_reason] ?? "other";
+      }
+    },
+    message() {
+      const content: AssistantMessage["content"] = [];
+      for (const type of ["thinking", "text"] as const) if (streamed[type] !== "") content.push({ type, text: streamed[type] });
+      for (const [index, acc] of byIndex(calls)) {
+        if (!acc.name) fail(`streamed tool call ${index} without a name`);
+        acc.id ||= `call_${crypto.randomUUID()}`; // some local servers send no id
+        content.push(acc.finish());
+      }
+      const details = isRec(usage.prompt_tokens_details) ? usage.prompt_tokens_details : {};
+      return answer(content, stop ?? "other", model, {
+        inputTokens: tokens(usage.prompt_tokens),
+        outputTokens: tokens(usage.completion_tokens),
         cacheReadTokens: tokens(details.cached_tokens),
         cacheWriteTokens: 0,
-      },
-    };
-    if (this.#model !== undefined) message.model = this.#model;
-    return message;
-  }
+      });
+    },
+  };
 }
 
 /**
@@ -248,6 +211,6 @@ export function openaiChat(options: OpenAiChatOptions): Provider {
     "/chat/completions",
     headers,
     (request) => openaiBody(request, options),
-    (onDelta) => new ChatStream("openai-chat", onDelta),
+    chatStream,
   );
 }

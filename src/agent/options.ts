@@ -89,16 +89,12 @@ export function initialMessages(input: unknown): Message[] {
   const messages = parseMessages(input);
   const last = messages.at(-1);
   if (!last) throw new ValidationError("run: input has no messages");
-  if (last.role === "assistant") {
-    throw new ValidationError("run: input ends with an assistant message; add a user message or tool results");
-  }
+  if (last.role === "assistant") throw new ValidationError("run: input must end with a user message or tool results");
   const lastAssistant = lastAnswer(messages);
   if (lastAssistant) {
-    const answered = new Set(messages.flatMap((m) => (m.role === "tool" ? [m.toolCallId] : [])));
+    const answered = new Set(messages.map((m) => m.role === "tool" && m.toolCallId));
     const open = toolCallsOf(lastAssistant).filter((c) => !answered.has(c.id));
-    if (open.length > 0) {
-      throw new ValidationError(`run: input leaves ${open.length} tool call(s) of the last assistant message unanswered (e.g. ${open[0]?.id ?? ""})`);
-    }
+    if (open[0]) throw new ValidationError(`run: input leaves ${open.length} tool call(s) unanswered, e.g. ${open[0].id}`);
   }
   return messages;
 }

@@ -40,29 +40,20 @@ export function retryAfterMs(headers: Headers, now = Date.now()): number | undef
   return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
 
-/** Whether a failure may be retried (before output): 429, 5xx / overload, network. */
-export function isRetryable(error: unknown): boolean {
-  if (error instanceof TransportError) return true;
-  return error instanceof ProviderError && (error.kind === "rate_limited" || error.kind === "overloaded");
-}
-
-/** What {@link withRetries} needs to know about the attempt in progress. */
-export interface RetryContext {
-  signal?: AbortSignal | undefined;
-  /** True once the current attempt delivered output (a delta) to the caller. */
-  hasOutput(): boolean;
-  /** Called before each wait, with the attempt that failed (1-based) and the wait. */
-  onRetry?: (attempt: number, delayMs: number, error: unknown) => void;
-}
-
 /**
- * Runs `attempt` until it succeeds, a failure is not retryable, output was
- * produced, or the attempts are used up; then throws the last error.
+ * Runs `attempt` until it succeeds, a failure is not retryable (only 429, 5xx /
+ * overload and network failures are), `hasOutput()` says the attempt delivered
+ * output to the caller, or the attempts are used up; then throws the last error.
  *
- * @throws whatever the last attempt threw; CancelledError (`cancelled`) when the
- * signal aborts during a wait.
+ * @throws whatever the last attempt threw; CancelledError (`cancelled`) when
+ * `signal` aborts during a wait.
  */
-export async function withRetries<T>(attempt: () => Promise<T>, context: RetryContext, options: ProviderRetryOptions = {}): Promise<T> {
+export async function withRetries<T>(
+  attempt: () => Promise<T>,
+  hasOutput: () => boolean,
+  signal: AbortSignal | undefined,
+  options: ProviderRetryOptions = {},
+): Promise<T> {
   const maxAttempts = Math.max(1, Math.floor(options.maxAttempts ?? DEFAULT_PROVIDER_MAX_ATTEMPTS));
   const base = options.baseDelayMs ?? PROVIDER_RETRY_BASE_DELAY_MS;
   const maxDelay = options.maxDelayMs ?? PROVIDER_MAX_RETRY_DELAY_MS;
@@ -70,15 +61,16 @@ export async function withRetries<T>(attempt: () => Promise<T>, context: RetryCo
     try {
       return await attempt();
     } catch (error) {
-      if (n >= maxAttempts || !isRetryable(error) || context.hasOutput() || context.signal?.aborted) throw error;
-      const asked = error instanceof ProviderError ? error.retryAfterMs : undefined;
-      if (asked !== undefined && asked > maxDelay) throw error;
+      const provider = error instanceof ProviderError;
+      const retryable = error instanceof TransportError || (provider && (error.kind === "rate_limited" || error.kind === "overloaded"));
+      const asked = provider ? error.retryAfterMs : undefined;
+      if (n >= maxAttempts || !retryable || hasOutput() || signal?.aborted || (asked !== undefined && asked > maxDelay)) throw error;
       // Equal jitter: half the backoff fixed, half random, so clients that failed
       // together do not retry together.
       const backoff = Math.min(maxDelay, base * 2 ** (n - 1));
-      const delay = asked ?? Math.round(backoff / 2 + (Math.random() * backoff) / 2);
-      context.onRetry?.(n, delay, error);
-      if (!(await sleep(delay, context.signal))) throw new CancelledError("cancelled while waiting to retry", { cause: context.signal?.reason });
+      if (!(await sleep(asked ?? Math.round(backoff / 2 + (Math.random() * backoff) / 2), signal))) {
+        throw new CancelledError("cancelled while waiting to retry", { cause: signal?.reason });
+      }
     }
   }
 }

@@ -11,7 +11,7 @@ import { silentLogger, type Logger } from "../log.js";
 import { identityOf } from "../tools/gate.js";
 import type { Identity, ReadTool, Tool, ToolResult } from "../tools/types.js";
 import { eventQueue, type AgentEvent, type EventError, type ProposedCall, type StopReason } from "./events.js";
-import { LoopGuard, type DetectedLoop } from "./loop-guard.js";
+import { loopGuard, type DetectedLoop } from "./loop-guard.js";
 import {
   addUsage,
   emptyUsage,
@@ -88,19 +88,18 @@ function eventError(e: unknown): EventError {
 
 /** Validates a provider's answer and its tool calls (ids present and unique, bounded count). */
 function checkAnswer(provider: string, value: unknown): AssistantMessage {
+  const bad = (why: string): ProviderError => new ProviderError("bad_response", provider, why);
   let message: Message | undefined;
   try {
     message = parseMessages([value])[0];
   } catch (e) {
-    throw new ProviderError("bad_response", provider, `returned an invalid assistant message (${e instanceof Error ? e.message : ""})`);
+    throw bad(`returned an invalid assistant message (${e instanceof Error ? e.message : ""})`);
   }
-  if (message?.role !== "assistant") throw new ProviderError("bad_response", provider, "returned a non-assistant message");
+  if (message?.role !== "assistant") throw bad("returned a non-assistant message");
   const calls = toolCallsOf(message);
-  if (calls.length > MAX_TOOL_CALLS_PER_TURN) {
-    throw new ProviderError("bad_response", provider, `made ${calls.length} tool calls in one answer (at most ${MAX_TOOL_CALLS_PER_TURN})`);
-  }
+  if (calls.length > MAX_TOOL_CALLS_PER_TURN) throw bad(`made ${calls.length} tool calls in one answer (at most ${MAX_TOOL_CALLS_PER_TURN})`);
   const ids = new Set(calls.map((c) => c.id));
-  if (ids.size !== calls.length || ids.has("")) throw new ProviderError("bad_response", provider, "made tool calls without unique ids");
+  if (ids.size !== calls.length || ids.has("")) throw bad("made tool calls without unique ids");
   return message;
 }
 
@@ -114,7 +113,7 @@ async function runLoop(options: RunOptions, emitTo: (event: AgentEvent) => void)
   const logger = options.logger ?? silentLogger;
   const byName = new Map<string, Tool>(tools.map((t) => [t.name, t]));
   const specs: ToolSpec[] = tools.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema }));
-  const guard = new LoopGuard(loopThreshold);
+  const recordCall = loopGuard(loopThreshold);
   const emit = (event: AgentEvent): void => {
     try {
       emitTo(event);
@@ -156,14 +155,15 @@ async function runLoop(options: RunOptions, emitTo: (event: AgentEvent) => void)
       emit({ type: "message_end", turn, message: answer });
 
       const calls = toolCallsOf(answer);
+      const ctx = { turn, identity, signal, concurrency, emit };
       const results = new Map<string, ToolResult>();
       const reads: ReadCall[] = [];
       const proposed: ProposedCall[] = [];
       // Answers a call without executing it.
       const answerCall = (call: ToolCallPart, kind: LoopErrorKind, why: string): void =>
-        void results.set(call.id, answerWithout(call, errorResult(kind, why), { turn, emit }));
+        void results.set(call.id, answerWithout(call, errorResult(kind, why), ctx));
       let loop: DetectedLoop | undefined;
-      for (const call of calls) loop ??= guard.record(call);
+      for (const call of calls) loop ??= recordCall(call);
       for (const call of calls) {
         const tool = byName.get(call.name);
         if (loop) {
@@ -175,11 +175,7 @@ async function runLoop(options: RunOptions, emitTo: (event: AgentEvent) => void)
         } else if (tool.effect === "read") reads.push({ call, tool: tool as ReadTool });
         else proposed.push({ callId: call.id, toolName: call.name, effect: tool.effect, arguments: call.arguments });
       }
-      const executed = await executeReads(reads, { turn, identity, signal, concurrency, emit });
-      reads.forEach((r, i) => {
-        const result = executed[i];
-        if (result) results.set(r.call.id, result);
-      });
+      await executeReads(reads, results, ctx);
       if (signal?.aborted) {
         // A cancelled run proposes nothing: its proposed calls are answered, so the messages stay resumable.
         for (const call of calls) if (!results.has(call.id)) answerCall(call, "cancelled", "the run was cancelled");

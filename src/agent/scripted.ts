@@ -78,24 +78,22 @@ export function scripted(steps: readonly ScriptedStepSource[]): ScriptedProvider
       if (source === undefined) throw new ProviderError("bad_response", "scripted", `the script has no step ${n} (it has ${steps.length})`);
       const step = typeof source === "function" ? await source(request) : source;
       const content: AssistantMessage["content"] = [];
-      if (step.thinking !== undefined) {
-        for (const p of pieces(step.thinking)) options.onDelta?.({ kind: "thinking", text: p });
-        content.push({ type: "thinking", text: step.thinking });
+      for (const kind of ["thinking", "text"] as const) {
+        const text = step[kind];
+        if (text === undefined) continue;
+        for (const p of pieces(text)) options.onDelta?.({ kind, text: p });
+        content.push({ type: kind, text });
       }
-      if (step.text !== undefined) {
-        for (const p of pieces(step.text)) options.onDelta?.({ kind: "text", text: p });
-        content.push({ type: "text", text: step.text });
-      }
-      (step.toolCalls ?? []).forEach((call, i) => {
+      const calls = step.toolCalls ?? [];
+      calls.forEach((call, i) => {
         const acc = toolCallAccumulator(call.id ?? `call_${n}_${i + 1}`, call.name);
         acc.append(call.argumentsJson ?? JSON.stringify(call.arguments ?? {}));
         content.push(acc.finish());
       });
-      const hasCalls = (step.toolCalls ?? []).length > 0;
       return {
         role: "assistant",
         content,
-        stopReason: step.stopReason ?? (hasCalls ? "tool_use" : "end"),
+        stopReason: step.stopReason ?? (calls.length > 0 ? "tool_use" : "end"),
         model: "scripted",
         usage: { ...emptyUsage(), ...step.usage },
       };

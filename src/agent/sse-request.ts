@@ -1,8 +1,9 @@
 /**
- * One streaming model request over fetch (R3): POST JSON, refuse redirects (so
- * a key never reaches another host, as H11), classify a non-2xx answer into a
- * typed {@link ProviderError}, and feed the body through the project's SSE
- * parser with bounds on event size, total bytes and idle time.
+ * One streaming model request over fetch (R3), shared by the provider adapters:
+ * POST JSON, refuse redirects (so a key never reaches another host, as H11),
+ * classify a non-2xx answer into a typed {@link ProviderError}, feed the body
+ * through the project's SSE parser with bounds on event size, total bytes and
+ * idle time, and retry with {@link withRetries} before any output.
  *
  * @module
  */
@@ -14,28 +15,12 @@ import {
   MAX_PROVIDER_EVENT_BYTES,
   MAX_PROVIDER_RESPONSE_BYTES,
 } from "../limits.js";
-import { createSseParser, type SseEvent } from "../transport/sse.js";
+import { createSseParser } from "../transport/sse.js";
 import { concatBytes } from "../util/bytes.js";
+import { isRec } from "../util/record.js";
 import type { AssistantMessage } from "./messages.js";
-import type { GenerateOptions, ModelRequest, Provider } from "./provider.js";
+import type { ModelDelta, ModelRequest, Provider } from "./provider.js";
 import { retryAfterMs, withRetries, type ProviderRetryOptions } from "./retry.js";
-
-/** What {@link sseRequest} sends and where its events go. */
-export interface SseRequest {
-  /** Names the provider in errors. */
-  provider: string;
-  fetch: typeof fetch;
-  url: string;
-  headers: Record<string, string>;
-  body: unknown;
-  signal?: AbortSignal | undefined;
-  /** Idle bound, reset on every read (default `DEFAULT_PROVIDER_IDLE_TIMEOUT_MS`). */
-  idleTimeoutMs?: number | undefined;
-  /** Called for each SSE event in order; return `"stop"` once the answer is complete. */
-  onEvent(event: SseEvent): "stop" | void;
-  /** Called when the body ends before `"stop"`: whether the answer is complete anyway. */
-  completeAtEnd?(): boolean;
-}
 
 // Phrases providers use for a conversation that does not fit: Anthropic "prompt
 // is too long", OpenAI / vLLM "maximum context length" / context_length_exceeded,
@@ -47,15 +32,12 @@ function errorMessage(body: string): string {
   let message = "";
   try {
     const v: unknown = JSON.parse(body);
-    if (typeof v === "object" && v !== null) {
-      const e = (v as Record<string, unknown>).error ?? v;
-      if (typeof e === "string") message = e;
-      else if (typeof e === "object" && e !== null) {
-        const m = (e as Record<string, unknown>).message;
-        const code = (e as Record<string, unknown>).code;
-        if (typeof m === "string") message = m;
-        if (typeof code === "string" && !message.includes(code)) message = `${code}: ${message}`;
-      }
+    const e = isRec(v) ? (v.error ?? v) : undefined;
+    if (typeof e === "string") message = e;
+    else if (isRec(e)) {
+      const { message: m, code } = e;
+      if (typeof m === "string") message = m;
+      if (typeof code === "string" && !message.includes(code)) message = `${code}: ${message}`;
     }
   } catch {
     message = body.trim().startsWith("<") ? "" : body; // an HTML error page says nothing useful
@@ -69,29 +51,30 @@ function errorMessage(body: string): string {
  * `context_overflow`, 3xx `bad_response` (redirects are refused), other 4xx
  * `invalid_request`.
  */
-export function httpError(provider: string, status: number, headers: Headers, body: string): ProviderError {
+function httpError(provider: string, status: number, headers: Headers, body: string): ProviderError {
   const message = errorMessage(body);
-  let kind: ProviderErrorKind;
-  if (status === 401 || status === 403) kind = "auth";
-  else if (status === 429) kind = "rate_limited";
-  else if (status >= 500) kind = "overloaded";
-  else if (status === 413 || (status >= 400 && CONTEXT_OVERFLOW.test(message))) kind = "context_overflow";
-  else if (status >= 400) kind = "invalid_request";
-  else kind = "bad_response";
-  const what = status >= 300 && status < 400 ? "answered with a redirect, which is refused" : `answered HTTP ${status}`;
-  const options: { status: number; retryAfterMs?: number } = { status };
-  const after = retryAfterMs(headers);
-  if (after !== undefined) options.retryAfterMs = after;
-  return new ProviderError(kind, provider, message ? `${what}: ${message}` : what, options);
+  const kind: ProviderErrorKind =
+    status === 401 || status === 403
+      ? "auth"
+      : status === 429
+        ? "rate_limited"
+        : status >= 500
+          ? "overloaded"
+          : status < 400
+            ? "bad_response"
+            : status === 413 || CONTEXT_OVERFLOW.test(message)
+              ? "context_overflow"
+              : "invalid_request";
+  const what = status > 299 && status < 400 ? "answered with a redirect, which is refused" : `answered HTTP ${status}`;
+  return new ProviderError(kind, provider, message ? `${what}: ${message}` : what, { status, retryAfterMs: retryAfterMs(headers) });
 }
 
-async function readBounded(response: Response, max: number): Promise<string> {
-  if (!response.body) return "";
-  const reader = response.body.getReader();
+/** The first `max` bytes of a body as text. */
+async function readBounded(body: ReadableStream<Uint8Array>, max: number): Promise<string> {
+  const reader = body.getReader();
   const chunks: Uint8Array[] = [];
-  let size = 0;
   try {
-    while (size < max) {
+    for (let size = 0; size < max; ) {
       const { done, value } = await reader.read();
       if (done) break;
       chunks.push(value.subarray(0, max - size));
@@ -103,114 +86,18 @@ async function readBounded(response: Response, max: number): Promise<string> {
   return new TextDecoder().decode(concatBytes(chunks));
 }
 
-/**
- * Sends the request and streams its SSE answer into `onEvent`.
- *
- * @throws ProviderError (`provider`) for a non-2xx answer (see {@link httpError}),
- * a body that is not `text/event-stream`, a stream that outgrows its bounds or
- * ends before `onEvent` returned `"stop"` (`bad_response`); TransportError
- * (`transport`) for a network failure; TimeoutError (`timeout`) when the stream
- * is idle longer than its bound; CancelledError (`cancelled`) when `signal` aborts.
- */
-export async function sseRequest(request: SseRequest): Promise<void> {
-  const { provider, signal } = request;
-  const idleMs = request.idleTimeoutMs ?? DEFAULT_PROVIDER_IDLE_TIMEOUT_MS;
-  const idle = new AbortController();
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const arm = (): void => {
-    clearTimeout(timer);
-    timer = setTimeout(() => idle.abort(), idleMs);
-  };
-  const combined = signal ? AbortSignal.any([signal, idle.signal]) : idle.signal;
-  const interrupted = (cause: unknown): YadaError => {
-    if (signal?.aborted) return new CancelledError(`${provider}: the request was cancelled`, { cause: signal.reason });
-    if (idle.signal.aborted) return new TimeoutError(`${provider}: the stream sent nothing for ${idleMs} ms`, idleMs);
-    if (cause instanceof YadaError) return cause;
-    return new TransportError(`${provider}: the request failed: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
-  };
-  arm();
-  try {
-    let response: Response;
-    try {
-      const send = request.fetch; // called unbound: a browser's fetch refuses any other `this`
-      response = await send(request.url, {
-        method: "POST",
-        headers: { "content-type": "application/json", accept: "text/event-stream", ...request.headers },
-        body: JSON.stringify(request.body),
-        redirect: "manual",
-        signal: combined,
-      });
-    } catch (e) {
-      throw interrupted(e);
-    }
-    if (response.status < 200 || response.status >= 300 || response.type === "opaqueredirect") {
-      const body = await readBounded(response, MAX_PROVIDER_ERROR_BODY_BYTES).catch(() => "");
-      throw httpError(provider, response.type === "opaqueredirect" ? 302 : response.status, response.headers, body);
-    }
-    const type = response.headers.get("content-type") ?? "";
-    if (!type.toLowerCase().includes("text/event-stream")) {
-      await response.body?.cancel().catch(() => {});
-      throw new ProviderError("bad_response", provider, `answered '${type.slice(0, 80)}' instead of an event stream`, { status: response.status });
-    }
-    if (!response.body) throw new ProviderError("bad_response", provider, "answered without a body", { status: response.status });
-    await readEvents(request, response.body, arm, interrupted);
-  } finally {
-    clearTimeout(timer);
-  }
-}
+/** Reports a piece of the answer; empty text is not reported. */
+export type EmitDelta = (kind: ModelDelta["kind"], text: string | undefined) => void;
 
-async function readEvents(
-  request: SseRequest,
-  body: ReadableStream<Uint8Array>,
-  arm: () => void,
-  interrupted: (cause: unknown) => YadaError,
-): Promise<void> {
-  const { provider } = request;
-  let stopped = false;
-  const parser = createSseParser({
-    maxEventBytes: MAX_PROVIDER_EVENT_BYTES,
-    onEvent: (event) => {
-      if (!stopped && request.onEvent(event) === "stop") stopped = true;
-    },
-  });
-  const reader = body.getReader();
-  let total = 0;
-  try {
-    while (!stopped) {
-      let chunk: ReadableStreamReadResult<Uint8Array>;
-      try {
-        chunk = await reader.read();
-      } catch (e) {
-        throw interrupted(e);
-      }
-      if (chunk.done) break;
-      arm();
-      total += chunk.value.length;
-      if (total > MAX_PROVIDER_RESPONSE_BYTES) {
-        throw new ProviderError("bad_response", provider, `the answer exceeds ${MAX_PROVIDER_RESPONSE_BYTES} bytes`);
-      }
-      try {
-        parser.feed(chunk.value);
-      } catch (e) {
-        if (e instanceof YadaError && e.code === "limit") throw new ProviderError("bad_response", provider, e.message, { cause: e });
-        throw e;
-      }
-    }
-    if (!stopped && !(request.completeAtEnd?.() ?? false)) throw new ProviderError("bad_response", provider, "the stream ended before the answer was complete");
-  } finally {
-    parser.end();
-    reader.cancel().catch(() => {});
-  }
-}
+/** Throws a ProviderError of `kind` (default `bad_response`). */
+export type StreamFail = (message: string, kind?: ProviderErrorKind) => never;
 
 /** Assembles one streamed answer: a provider adapter's side of {@link streamingProvider}. */
 export interface AnswerStream {
-  /** True once a delta reached the caller (no retry after that). */
-  readonly output: boolean;
-  /** Whether the answer is complete when the body ends before `"stop"`. */
-  readonly finished?: boolean;
-  /** Handles one event's data; returns `"stop"` once the answer is complete. */
-  handle(data: string): "stop" | void;
+  /** Handles one event's data; returns true once the answer is complete. */
+  handle(data: string): boolean | void;
+  /** Whether the answer is complete when the body ends before `handle` returned true. */
+  finished?(): boolean;
   /** The assembled message. */
   message(): AssistantMessage;
 }
@@ -228,9 +115,17 @@ export interface StreamingOptions {
 }
 
 /**
- * A provider that POSTs `body(request)` to `baseUrl` (trailing slashes dropped) +
- * `path` and assembles the SSE answer with a fresh `stream` per attempt, retried
- * by {@link withRetries} before any output.
+ * A provider that POSTs `body(request)` to `baseUrl` (trailing slashes dropped)
+ * + `path` and assembles the SSE answer with a fresh `stream` per attempt,
+ * retried by {@link withRetries} before any output. `stream` gets the delta sink
+ * and `fail`, which throws `bad_response`.
+ *
+ * `generate` throws ProviderError (`provider`) for a non-2xx answer (see
+ * {@link httpError}), a body that is not `text/event-stream`, a stream that
+ * outgrows its bounds or ends before the answer is complete (`bad_response`);
+ * TransportError (`transport`) for a network failure; TimeoutError (`timeout`)
+ * when the stream is idle longer than its bound; CancelledError (`cancelled`)
+ * when the signal aborts.
  */
 export function streamingProvider(
   name: string,
@@ -239,33 +134,97 @@ export function streamingProvider(
   path: string,
   headers: Record<string, string>,
   body: (request: ModelRequest) => unknown,
-  stream: (onDelta: GenerateOptions["onDelta"]) => AnswerStream,
+  stream: (emit: EmitDelta, fail: StreamFail) => AnswerStream,
 ): Provider {
   const url = (options.baseUrl ?? defaultBase).replace(/\/+$/, "") + path;
+  const idleMs = options.idleTimeoutMs ?? DEFAULT_PROVIDER_IDLE_TIMEOUT_MS;
+  const fail = (message: string, kind: ProviderErrorKind = "bad_response", status?: number): never => {
+    throw new ProviderError(kind, name, message, { status });
+  };
   return {
     name,
-    async generate(request: ModelRequest, { signal, onDelta }: GenerateOptions = {}): Promise<AssistantMessage> {
-      const payload = body(request);
-      let answer = stream(onDelta);
-      return withRetries(
-        async () => {
-          answer = stream(onDelta);
-          await sseRequest({
-            provider: name,
-            fetch: options.fetch ?? globalThis.fetch,
-            url,
-            headers,
-            body: payload,
-            signal,
-            idleTimeoutMs: options.idleTimeoutMs,
-            onEvent: (event) => answer.handle(event.data),
-            completeAtEnd: () => answer.finished === true,
-          });
+    async generate(request, { signal, onDelta } = {}) {
+      const payload = JSON.stringify(body(request));
+      // True once a delta reached the caller: no retry after that.
+      let output = false;
+      const emit: EmitDelta = (kind, text) => {
+        if (!text) return;
+        output = true;
+        onDelta?.({ kind, text });
+      };
+      const attempt = async (): Promise<AssistantMessage> => {
+        const answer = stream(emit, fail);
+        const idle = new AbortController();
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        const arm = (): void => {
+          clearTimeout(timer);
+          timer = setTimeout(() => idle.abort(), idleMs);
+        };
+        const interrupted = (cause: unknown): YadaError =>
+          signal?.aborted
+            ? new CancelledError(`${name}: the request was cancelled`, { cause: signal.reason })
+            : idle.signal.aborted
+              ? new TimeoutError(`${name}: the stream sent nothing for ${idleMs} ms`, idleMs)
+              : cause instanceof YadaError
+                ? cause
+                : new TransportError(`${name}: the request failed: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+        arm();
+        let stopped = false;
+        const parser = createSseParser({
+          maxEventBytes: MAX_PROVIDER_EVENT_BYTES,
+          onEvent: (event) => void (stopped ||= answer.handle(event.data) === true),
+        });
+        let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
+        try {
+          let response: Response;
+          try {
+            const send = options.fetch ?? globalThis.fetch; // called unbound: a browser's fetch refuses any other `this`
+            response = await send(url, {
+              method: "POST",
+              headers: { "content-type": "application/json", accept: "text/event-stream", ...headers },
+              body: payload,
+              redirect: "manual",
+              signal: signal ? AbortSignal.any([signal, idle.signal]) : idle.signal,
+            });
+          } catch (e) {
+            throw interrupted(e);
+          }
+          const { status, body: events } = response;
+          const redirected = response.type === "opaqueredirect";
+          if (status < 200 || status > 299 || redirected) {
+            const text = events ? await readBounded(events, MAX_PROVIDER_ERROR_BODY_BYTES).catch(() => "") : "";
+            throw httpError(name, redirected ? 302 : status, response.headers, text);
+          }
+          const type = response.headers.get("content-type") ?? "";
+          if (!/text\/event-stream/i.test(type)) {
+            await events?.cancel().catch(() => {});
+            fail(`answered '${type.slice(0, 80)}' instead of an event stream`, undefined, status);
+          }
+          if (!events) return fail("answered without a body", undefined, status);
+          reader = events.getReader();
+          for (let total = 0; !stopped; ) {
+            const chunk = await reader.read().catch((e: unknown) => {
+              throw interrupted(e);
+            });
+            if (chunk.done) break;
+            arm();
+            total += chunk.value.length;
+            if (total > MAX_PROVIDER_RESPONSE_BYTES) fail(`the answer exceeds ${MAX_PROVIDER_RESPONSE_BYTES} bytes`);
+            try {
+              parser.feed(chunk.value);
+            } catch (e) {
+              if (e instanceof YadaError && e.code === "limit") throw new ProviderError("bad_response", name, e.message, { cause: e });
+              throw e;
+            }
+          }
+          if (!stopped && !answer.finished?.()) fail("the stream ended before the answer was complete");
           return answer.message();
-        },
-        { signal, hasOutput: () => answer.output },
-        options.retry,
-      );
+        } finally {
+          clearTimeout(timer);
+          reader?.cancel().catch(() => {});
+        }
+      };
+      return withRetries(attempt, () => output, signal, options.retry);
     },
   };
 }

@@ -9,6 +9,8 @@
  */
 import { decodeJson } from "../jsonrpc/messages.js";
 import { MAX_TOOL_CALL_ARGUMENT_BYTES } from "../limits.js";
+import { utf8Length } from "../tools/bound.js";
+import { isRec } from "../util/record.js";
 import type { ToolCallPart } from "./messages.js";
 
 /** Joins the argument pieces of one streamed tool call. */
@@ -21,31 +23,11 @@ export interface ToolCallAccumulator {
   finish(): ToolCallPart;
 }
 
-const encoder = new TextEncoder();
-
-/**
- * Parses a tool call's complete argument text. `""` (a call without arguments)
- * is `{}`. Anything that is not a JSON object is reported in `argumentsError`.
- */
-export function parseToolArguments(text: string): Pick<ToolCallPart, "arguments" | "argumentsError"> {
-  if (text.trim() === "") return { arguments: {} };
-  let value: unknown;
-  try {
-    value = decodeJson(text); // J7: a model's arguments cannot carry __proto__ either
-  } catch (e) {
-    const cause = e instanceof Error ? e.cause : undefined;
-    const why = cause instanceof SyntaxError ? cause.message.slice(0, 200) : "not JSON";
-    return { arguments: {}, argumentsError: `the arguments are not valid JSON (${why})` };
-  }
-  if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    return { arguments: {}, argumentsError: "the arguments must be a JSON object" };
-  }
-  return { arguments: value as Record<string, unknown> };
-}
-
 /**
  * Starts assembling one tool call. `id` and `name` may be set later (some
- * OpenAI-compatible servers send them after the first piece).
+ * OpenAI-compatible servers send them after the first piece). The finished
+ * argument text `""` (a call without arguments) is `{}`; text that is not a
+ * JSON object, or that outgrew `maxBytes`, is reported in `argumentsError`.
  */
 export function toolCallAccumulator(id: string, name: string, maxBytes = MAX_TOOL_CALL_ARGUMENT_BYTES): ToolCallAccumulator {
   const pieces: string[] = [];
@@ -56,16 +38,24 @@ export function toolCallAccumulator(id: string, name: string, maxBytes = MAX_TOO
     name,
     append(piece: string): void {
       if (overflow || piece === "") return;
-      bytes += encoder.encode(piece).length;
+      bytes += utf8Length(piece);
       if (bytes > maxBytes) overflow = true;
       else pieces.push(piece);
     },
     finish(): ToolCallPart {
-      const parsed = overflow
-        ? { arguments: {}, argumentsError: `the arguments exceed ${maxBytes} bytes` }
-        : parseToolArguments(pieces.join(""));
-      const part: ToolCallPart = { type: "tool_call", id: this.id, name: this.name, arguments: parsed.arguments };
-      if (parsed.argumentsError !== undefined) part.argumentsError = parsed.argumentsError;
+      const part: ToolCallPart = { type: "tool_call", id: this.id, name: this.name, arguments: {} };
+      const text = pieces.join("");
+      if (overflow) part.argumentsError = `the arguments exceed ${maxBytes} bytes`;
+      else if (text.trim() !== "") {
+        try {
+          const value = decodeJson(text); // J7: a model's arguments cannot carry __proto__ either
+          if (isRec(value)) part.arguments = value;
+          else part.argumentsError = "the arguments must be a JSON object";
+        } catch (e) {
+          const cause = e instanceof Error ? e.cause : undefined;
+          part.argumentsError = `the arguments are not valid JSON (${cause instanceof SyntaxError ? cause.message.slice(0, 200) : "not JSON"})`;
+        }
+      }
       return part;
     },
   };

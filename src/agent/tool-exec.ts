@@ -28,72 +28,62 @@ export interface ExecContext {
   emit(event: AgentEvent): void;
 }
 
-const CANCELLED = "the run was cancelled before the tool finished";
+const cancelled = (): ToolResult => errorResult("cancelled", "the run was cancelled before the tool finished");
 
-function untilAborted(signal: AbortSignal | undefined): { promise: Promise<ToolResult>; dispose(): void } {
-  if (!signal) return { promise: new Promise<ToolResult>(() => {}), dispose: () => {} };
-  let onAbort = (): void => {};
-  const promise = new Promise<ToolResult>((resolve) => {
-    onAbort = () => resolve(errorResult("cancelled", CANCELLED));
-    if (signal.aborted) onAbort();
-    else signal.addEventListener("abort", onAbort, { once: true });
-  });
-  return { promise, dispose: () => signal.removeEventListener("abort", onAbort) };
+/** Emits a call's start event; returns its base event fields and a function that emits its end event and returns the result. */
+function callEvents(call: ToolCallPart, ctx: Pick<ExecContext, "turn" | "emit">) {
+  const base = { turn: ctx.turn, callId: call.id, toolName: call.name };
+  ctx.emit({ type: "tool_execution_start", ...base, arguments: call.arguments });
+  const end = (result: ToolResult): ToolResult => {
+    ctx.emit({ type: "tool_execution_end", ...base, content: result.content, isError: result.isError });
+    return result;
+  };
+  return { base, end };
 }
 
 async function executeOne({ call, tool }: ReadCall, ctx: ExecContext): Promise<ToolResult> {
-  const base = { turn: ctx.turn, callId: call.id, toolName: call.name };
-  ctx.emit({ type: "tool_execution_start", ...base, arguments: call.arguments });
-  let result: ToolResult;
-  if (ctx.signal?.aborted) result = errorResult("cancelled", CANCELLED);
-  else {
-    const abort = untilAborted(ctx.signal);
-    let settled = false;
-    const running = (async (): Promise<ToolResult> => {
-      try {
-        const value: unknown = await tool.execute(call.arguments, {
-          identity: ctx.identity,
-          ...(ctx.signal ? { signal: ctx.signal } : {}),
-          onUpdate: (update) => {
-            if (!settled) ctx.emit({ type: "tool_execution_update", ...base, update: plainUpdate(update) });
-          },
-        });
-        return boundedResult(value);
-      } catch (error) {
-        return ctx.signal?.aborted ? errorResult("cancelled", CANCELLED) : thrownResult(error);
-      }
-    })();
+  const { signal, emit } = ctx;
+  const { base, end } = callEvents(call, ctx);
+  if (signal?.aborted) return end(cancelled());
+  let settled = false;
+  let onAbort = (): void => {};
+  // Listening before the tool starts: a tool may abort the signal before its first await.
+  const aborted = new Promise<ToolResult>((resolve) => {
+    onAbort = () => resolve(cancelled());
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+  const running = (async (): Promise<ToolResult> => {
     try {
-      result = await Promise.race([running, abort.promise]);
-    } finally {
-      settled = true;
-      abort.dispose();
+      const value: unknown = await tool.execute(call.arguments, {
+        identity: ctx.identity,
+        ...(signal ? { signal } : {}),
+        onUpdate: (update) => {
+          if (!settled) emit({ type: "tool_execution_update", ...base, update: plainUpdate(update) });
+        },
+      });
+      return boundedResult(value);
+    } catch (error) {
+      return signal?.aborted ? cancelled() : thrownResult(error);
     }
+  })();
+  try {
+    return end(await Promise.race([running, aborted]));
+  } finally {
+    settled = true;
+    signal?.removeEventListener("abort", onAbort);
   }
-  ctx.emit({ type: "tool_execution_end", ...base, content: result.content, isError: result.isError });
-  return result;
 }
 
-/** Executes `calls` with at most `ctx.concurrency` at a time; results in call order. */
-export async function executeReads(calls: readonly ReadCall[], ctx: ExecContext): Promise<ToolResult[]> {
-  const results: ToolResult[] = new Array<ToolResult>(calls.length);
+/** Executes `calls` with at most `ctx.concurrency` at a time; each result goes into `results` under its call id. */
+export async function executeReads(calls: readonly ReadCall[], results: Map<string, ToolResult>, ctx: ExecContext): Promise<void> {
   let next = 0;
   const worker = async (): Promise<void> => {
-    for (;;) {
-      const i = next++;
-      const item = calls[i];
-      if (item === undefined) return;
-      results[i] = await executeOne(item, ctx);
-    }
+    for (let item; (item = calls[next++]); ) results.set(item.call.id, await executeOne(item, ctx));
   };
   await Promise.all(Array.from({ length: Math.min(ctx.concurrency, calls.length) }, worker));
-  return results;
 }
 
 /** Emits start and end for a call answered without executing it, and returns the result. */
 export function answerWithout(call: ToolCallPart, result: ToolResult, ctx: Pick<ExecContext, "turn" | "emit">): ToolResult {
-  const base = { turn: ctx.turn, callId: call.id, toolName: call.name };
-  ctx.emit({ type: "tool_execution_start", ...base, arguments: call.arguments });
-  ctx.emit({ type: "tool_execution_end", ...base, content: result.content, isError: result.isError });
-  return result;
+  return callEvents(call, ctx).end(result);
 }

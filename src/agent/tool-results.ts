@@ -59,12 +59,13 @@ export function boundedResult(value: unknown): ToolResult {
   let cut = false;
   const addText = (text: string): void => {
     if (cut) return;
+    const size = utf8Length(text);
     let kept = text;
-    if (utf8Length(text) > budget) {
+    if (size > budget) {
       kept = utf8Prefix(text, Math.max(0, budget - note.length));
-      cut = true;
+      cut = true; // nothing is added after a cut, so the budget is not read again
     }
-    budget -= utf8Length(kept);
+    budget -= size;
     content.push({ type: "text", text: kept });
   };
   for (const part of value.content as unknown[]) {
@@ -86,8 +87,9 @@ export function boundedResult(value: unknown): ToolResult {
 export function plainUpdate(update: unknown): ToolUpdate {
   const out: ToolUpdate = {};
   if (!isRec(update)) return out;
-  if (typeof update.progress === "number" && Number.isFinite(update.progress)) out.progress = update.progress;
-  if (typeof update.total === "number" && Number.isFinite(update.total)) out.total = update.total;
+  // Number.isFinite is false for anything that is not a number.
+  if (Number.isFinite(update.progress)) out.progress = update.progress as number;
+  if (Number.isFinite(update.total)) out.total = update.total as number;
   if (typeof update.message === "string") out.message = update.message.slice(0, MAX_AGENT_TOOL_ERROR_CHARS);
   return out;
 }

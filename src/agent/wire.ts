@@ -4,19 +4,20 @@
  *
  * @module
  */
-import { ProviderError } from "../errors.js";
 import type { ImagePart, TextPart, ToolResultPart } from "../tools/types.js";
 import { isRec, type Rec } from "../util/record.js";
+import type { AssistantMessage, ModelStopReason, Usage } from "./messages.js";
+import type { StreamFail } from "./sse-request.js";
 
-/** Parses one streamed event's data as a JSON object, or throws `bad_response`. */
-export function parseEventObject(provider: string, data: string): Rec {
+/** Parses one streamed event's data as a JSON object, or fails with `bad_response`. */
+export function parseEventObject(data: string, fail: StreamFail): Rec {
   let v: unknown;
   try {
     v = JSON.parse(data);
   } catch {
-    badResponse(provider, "streamed an event that is not JSON");
+    // not JSON: refused below
   }
-  return isRec(v) ? v : badResponse(provider, "streamed an event that is not a JSON object");
+  return isRec(v) ? v : fail("streamed an event that is not a JSON object");
 }
 
 /** A token count from a usage object: a non-negative integer, else 0 (absent or null counts are common). */
@@ -27,11 +28,6 @@ export function tokens(v: unknown): number {
 /** `v` when it is a string, else `undefined`. */
 export function optString(v: unknown): string | undefined {
   return typeof v === "string" ? v : undefined;
-}
-
-/** Throws `bad_response` with `message`. */
-export function badResponse(provider: string, message: string): never {
-  throw new ProviderError("bad_response", provider, message);
 }
 
 /** The text parts of a tool result joined with blank lines (for wire formats whose tool results carry text only). */
@@ -45,4 +41,16 @@ export function joinedText(parts: readonly ToolResultPart[]): string {
 /** The image parts of a list of parts. */
 export function imagesOf(parts: readonly ToolResultPart[]): ImagePart[] {
   return parts.filter((p): p is ImagePart => p.type === "image");
+}
+
+/** The values of `map` in the order of their numeric keys (streamed blocks and calls arrive by index). */
+export function byIndex<T>(map: Map<number, T>): Array<[number, T]> {
+  return [...map].sort(([a], [b]) => a - b);
+}
+
+/** An assembled answer; `model` only when the provider named one. */
+export function answer(content: AssistantMessage["content"], stopReason: ModelStopReason, model: string | undefined, usage: Usage): AssistantMessage {
+  const message: AssistantMessage = { role: "assistant", content, stopReason, usage };
+  if (model !== undefined) message.model = model;
+  return message;
 }
