@@ -122,6 +122,30 @@ describe("R3: retries and typed provider errors", { timeout: 30_000 }, () => {
     assert.equal((await replay.requests()).length, 1, "no retry once text was shown");
   });
 
+  test("R3: a stop reason or error type named like an Object.prototype member is not looked up on the prototype", async () => {
+    const events = streamEvents("anthropic-messages/anthropic-text.chunks.txt");
+    const withStop = (reason: string) =>
+      events.map((e) => JSON.stringify(e.type === "message_delta" ? { ...e, delta: { ...(e.delta as object), stop_reason: reason } } : e));
+    for (const reason of ["constructor", "__proto__", "toString"]) {
+      await replay.reset();
+      await replay.queue({ lines: withStop(reason) });
+      assert.equal((await claude({ maxAttempts: 1 }).generate(hello)).stopReason, "other", reason);
+    }
+    await replay.reset();
+    const start = '{"type":"message_start","message":{"id":"m","model":"m","usage":{"input_tokens":1,"output_tokens":1}}}';
+    await replay.queue({ lines: [start, '{"type":"error","error":{"type":"constructor","message":"odd"}}'] });
+    await assert.rejects(claude({ maxAttempts: 1 }).generate(hello), (e: unknown) => isKind("bad_response")(e) && /odd/.test((e as Error).message));
+
+    await replay.reset();
+    const chat = streamEvents("openai-chat/openai-text.chunks.txt").map((e) => {
+      const choices = (e.choices as Array<Record<string, unknown>>).map((c) => (c.finish_reason ? { ...c, finish_reason: "toString" } : c));
+      return JSON.stringify({ ...e, choices });
+    });
+    await replay.queue({ lines: chat });
+    const gpt = openaiChat({ apiKey: "sk-test", model: "gpt-test", baseUrl: `${replay.baseUrl}/v1`, retry: { maxAttempts: 1 } });
+    assert.equal((await gpt.generate(hello)).stopReason, "other");
+  });
+
   test("R3: a redirect is refused, never followed", async () => {
     await replay.queue({ status: 307, headers: { location: `${replay.baseUrl}/elsewhere` } }, TEXT);
     await assert.rejects(claude({ maxAttempts: 1 }).generate(hello), isKind("bad_response", 307));

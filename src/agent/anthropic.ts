@@ -16,7 +16,7 @@ import type { ModelRequest, Provider } from "./provider.js";
 import type { ProviderRetryOptions } from "./retry.js";
 import { streamingProvider, type AnswerStream, type EmitDelta, type StreamFail } from "./sse-request.js";
 import { toolCallAccumulator, type ToolCallAccumulator } from "./tool-args.js";
-import { answer, byIndex, optString, parseEventObject, tokens } from "./wire.js";
+import { answer, byIndex, lookup, optString, parseEventObject, tokens } from "./wire.js";
 
 /** Options of {@link anthropic}. */
 export interface AnthropicOptions {
@@ -202,7 +202,7 @@ function anthropicStream(emit: EmitDelta, fail: StreamFail): AnswerStream {
           return;
         case "message_delta": {
           const d = e.delta;
-          if (isRec(d) && typeof d.stop_reason === "string") stop = STOP[d.stop_reason] ?? "other";
+          if (isRec(d) && typeof d.stop_reason === "string") stop = lookup(STOP, d.stop_reason) ?? "other";
           count(e.usage);
           return;
         }
@@ -212,7 +212,7 @@ function anthropicStream(emit: EmitDelta, fail: StreamFail): AnswerStream {
         case "error": {
           const err = isRec(e.error) ? e.error : {};
           const kind = optString(err.type) ?? "";
-          return fail(`streamed an error: ${(optString(err.message) ?? kind).slice(0, 500)}`, ERROR_KINDS[kind]);
+          return fail(`streamed an error: ${(optString(err.message) ?? kind).slice(0, 500)}`, lookup(ERROR_KINDS, kind));
         }
         default:
           return; // ping and event types added after this adapter was written

@@ -15,7 +15,7 @@ import type { ModelRequest, Provider } from "./provider.js";
 import type { ProviderRetryOptions } from "./retry.js";
 import { streamingProvider, type AnswerStream, type EmitDelta, type StreamFail } from "./sse-request.js";
 import { toolCallAccumulator, type ToolCallAccumulator } from "./tool-args.js";
-import { answer, byIndex, imagesOf, joinedText, optString, parseEventObject, tokens } from "./wire.js";
+import { answer, byIndex, imagesOf, joinedText, lookup, optString, parseEventObject, tokens } from "./wire.js";
 
 /** Options of {@link openaiChat}. */
 export interface OpenAiChatOptions {
@@ -159,7 +159,7 @@ function chatStream(emit: EmitDelta, fail: StreamFail): AnswerStream {
       for (const choice of choices) {
         if (!isRec(choice) || (choice.index !== undefined && choice.index !== 0)) continue; // one answer is asked for
         if (isRec(choice.delta)) delta(choice.delta);
-        if (typeof choice.finish_reason === "string") stop = FINISH[choice.finish_reason] ?? "other";
+        if (typeof choice.finish_reason === "string") stop = lookup(FINISH, choice.finish_reason) ?? "other";
       }
     },
     message() {

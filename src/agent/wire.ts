@@ -20,6 +20,15 @@ export function parseEventObject(data: string, fail: StreamFail): Rec {
   return isRec(v) ? v : fail("streamed an event that is not a JSON object");
 }
 
+/**
+ * `table[key]` when `key` is one of the table's own keys, else `undefined`: a
+ * provider's string (a stop reason, an error type) can be any text, including
+ * `constructor` or `__proto__`, which a plain lookup would resolve on the prototype.
+ */
+export function lookup<T>(table: Readonly<Record<string, T>>, key: string): T | undefined {
+  return Object.hasOwn(table, key) ? table[key] : undefined;
+}
+
 /** A token count from a usage object: a non-negative integer, else 0 (absent or null counts are common). */
 export function tokens(v: unknown): number {
   return typeof v === "number" && Number.isSafeInteger(v) && v >= 0 ? v : 0;
