@@ -4,7 +4,8 @@ import { createServer } from "node:http";
 import { HttpTransport } from "../../src/transport/http.js";
 import type { YadaError } from "../../src/errors.js";
 
-// A server that opens an SSE answer, stays quiet for 400 ms, then answers.
+// A server that opens an SSE answer, stays quiet for 2 s, then answers. The idle
+// bound (400 ms) leaves a loaded machine time to deliver the response headers.
 async function quietServer(): Promise<{ url: string; close(): void }> {
   const server = createServer((req, res) => {
     let body = "";
@@ -13,7 +14,7 @@ async function quietServer(): Promise<{ url: string; close(): void }> {
       const m = JSON.parse(body) as { id: number };
       res.writeHead(200, { "content-type": "text/event-stream" });
       res.write(": opened\n\n");
-      setTimeout(() => res.end(`data: ${JSON.stringify({ jsonrpc: "2.0", id: m.id, result: { resultType: "complete" } })}\n\n`), 400);
+      setTimeout(() => res.end(`data: ${JSON.stringify({ jsonrpc: "2.0", id: m.id, result: { resultType: "complete" } })}\n\n`), 2_000);
     });
   });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
@@ -21,7 +22,7 @@ async function quietServer(): Promise<{ url: string; close(): void }> {
 }
 
 async function exchange(url: string, longLived: boolean): Promise<"answered" | string> {
-  const transport = new HttpTransport(url, { idleTimeoutMs: 100 });
+  const transport = new HttpTransport(url, { idleTimeoutMs: 400 });
   let outcome: string | undefined;
   await transport.start({ message: () => (outcome = "answered"), requestError: (_id, e: YadaError) => (outcome = e.code), closed: () => {} });
   await transport.send({ jsonrpc: "2.0", id: 1, method: "subscriptions/listen", params: {} }, { longLived });
