@@ -102,14 +102,11 @@ export interface SessionOptions {
 
 interface Pending {
   method: string;
-  resolve(result: Record<string, unknown>): void;
-  reject(error: YadaError): void;
-  /** Aborted when the request settles, so the transport can stop reading for it (only when the transport asks). */
-  done: AbortController | undefined;
+  /** Releases the request's timer and listeners, then resolves or rejects its promise. */
+  settle(result: Record<string, unknown> | undefined, error: YadaError | undefined): void;
   timer?: ReturnType<typeof setTimeout>;
   /** Set when the request asked for progress: its progress token is its id. */
   onProgress?: (progress: Progress) => void;
-  cleanup(): void;
 }
 
 /** The abort reason of a request's settle signal. */
@@ -226,25 +223,23 @@ export class JsonRpcSession {
       // Measured: an AbortController per request, aborted with the default
       // DOMException reason, was a third of the client's own time per stdio call;
       // only transports that stream responses need one, and a constant reason is free.
+      // Aborted when the request settles, so the transport can stop reading for it.
       const done = this.#transport.needsRequestSignal ? new AbortController() : undefined;
-      const onAbort = (): void => {
-        this.#cancel(id, "cancelled by the caller");
-        this.#settle(
+      const onAbort = (): void =>
+        this.#abandon(
           id,
-          undefined,
+          "cancelled by the caller",
           new CancelledError(`${this.#name}: ${method} was cancelled; the server may still carry the call out`, { cause: signal?.reason }),
         );
-      };
       const pending: Pending = {
         method,
-        resolve,
-        reject,
-        done,
         onProgress: options.onProgress,
-        cleanup: () => {
-          if (pending.timer !== undefined) clearTimeout(pending.timer);
+        settle: (result, error) => {
+          clearTimeout(pending.timer);
           signal?.removeEventListener("abort", onAbort);
           done?.abort(SETTLED);
+          if (error) reject(error);
+          else resolve(result ?? {});
         },
       };
       this.#pending.set(id, pending);
@@ -256,21 +251,18 @@ export class JsonRpcSession {
         const startedAt = Date.now();
         const hardMax = options.maxTotalTimeoutMs ?? DEFAULT_MAX_TOTAL_TIMEOUT_MS;
         const arm = (ms: number, total: boolean): void => {
-          pending.timer = setTimeout(() => {
-            const bound = total ? hardMax : timeoutMs;
-            this.#cancel(id, `timed out after ${bound} ms`);
-            this.#settle(
-              id,
-              undefined,
-              new TimeoutError(`${this.#name}: ${method} timed out after ${bound} ms; the server may still carry the call out`, bound),
-            );
-          }, ms);
+          const bound = total ? hardMax : timeoutMs;
+          const reason = `timed out after ${bound} ms`;
+          pending.timer = setTimeout(
+            () => this.#abandon(id, reason, new TimeoutError(`${this.#name}: ${method} ${reason}; the server may still carry the call out`, bound)),
+            ms,
+          );
         };
         arm(timeoutMs, false);
         if (options.resetTimeoutOnProgress && pending.onProgress) {
           const user = pending.onProgress;
           pending.onProgress = (p) => {
-            if (pending.timer !== undefined) clearTimeout(pending.timer);
+            clearTimeout(pending.timer);
             const left = hardMax - (Date.now() - startedAt);
             if (left <= timeoutMs) arm(Math.max(0, left), true);
             else arm(timeoutMs, false);
@@ -280,7 +272,13 @@ export class JsonRpcSession {
       }
       const sendOptions: SendOptions | undefined =
         done || options.headers || options.longLived ? { signal: done?.signal, headers: options.headers, longLived: options.longLived } : undefined;
-      this.#transport.send(message, sendOptions).catch((error: unknown) => this.#settle(id, undefined, this.#asYadaError(error, method)));
+      this.#transport.send(message, sendOptions).catch((error: unknown) =>
+        this.#settle(
+          id,
+          undefined,
+          error instanceof YadaError ? error : new ConnectionClosedError(`${this.#name}: ${method} could not be sent`, {}, { cause: error }),
+        ),
+      );
     });
   }
 
@@ -294,7 +292,7 @@ export class JsonRpcSession {
     if (this.#closeError) throw this.#closeError;
     const message: JsonRpcNotification = { jsonrpc: "2.0", method };
     if (params !== undefined) message.params = params;
-    await this.#send(message);
+    await this.#transport.send(message);
   }
 
   /** Closes the transport and fails everything still pending. Idempotent. */
@@ -305,32 +303,22 @@ export class JsonRpcSession {
     await this.#transport.close();
   }
 
-  #send(message: JsonRpcMessage, signal?: AbortSignal): Promise<void> {
-    return this.#transport.send(message, signal ? { signal } : undefined);
-  }
-
-  #asYadaError(error: unknown, method: string): YadaError {
-    if (error instanceof YadaError) return error;
-    return new ConnectionClosedError(`${this.#name}: ${method} could not be sent`, {}, { cause: error });
-  }
-
-  #cancel(id: RequestId, reason: string): void {
+  // A timeout or an abort: tells the server (J5), then fails the request with `error`.
+  #abandon(id: RequestId, reason: string, error: YadaError): void {
     const pending = this.#pending.get(id);
     // The spec forbids cancelling initialize; a closed session has nobody to tell.
-    if (!pending || pending.method === "initialize" || this.#closeError || !this.#cancelNotifications) return;
-    this.notify("notifications/cancelled", { requestId: id, reason: truncate(reason, MAX_CANCEL_REASON_CHARS) }).catch((e: unknown) =>
-      this.#note("debug", "notifications/cancelled could not be sent", e),
-    );
+    if (pending && pending.method !== "initialize" && !this.#closeError && this.#cancelNotifications) {
+      this.notify("notifications/cancelled", { requestId: id, reason: truncate(reason, MAX_CANCEL_REASON_CHARS) }).catch((e: unknown) =>
+        this.#note("debug", "notifications/cancelled could not be sent", e),
+      );
+    }
+    this.#settle(id, undefined, error);
   }
 
-  #settle(id: RequestId, result: Record<string, unknown> | undefined, error: YadaError | undefined): boolean {
+  #settle(id: RequestId, result: Record<string, unknown> | undefined, error: YadaError | undefined): void {
     const pending = this.#pending.get(id);
-    if (!pending) return false;
     this.#pending.delete(id);
-    pending.cleanup();
-    if (error) pending.reject(error);
-    else pending.resolve(result ?? {});
-    return true;
+    pending?.settle(result, error);
   }
 
   #onClosed(error: YadaError): void {
@@ -445,7 +433,7 @@ export class JsonRpcSession {
 
   #reply(message: JsonRpcMessage): void {
     if (this.#closeError) return;
-    this.#send(message).catch((e: unknown) => this.#note("debug", "a reply could not be sent", e));
+    this.#transport.send(message).catch((e: unknown) => this.#note("debug", "a reply could not be sent", e));
   }
 
   #note(level: LogLevel, message: string, error: unknown, method?: string): void {
