@@ -22,11 +22,13 @@ import { silentLogger, type Logger, type LogLevel } from "../log.js";
 import type { SendOptions, Transport } from "../transport/types.js";
 import {
   classifyMessage,
+  isRequestId,
   RPC,
   type JsonRpcFailure,
   type JsonRpcMessage,
   type JsonRpcNotification,
   type JsonRpcRequest,
+  type JsonRpcSuccess,
   type RequestId,
 } from "./messages.js";
 
@@ -345,34 +347,28 @@ export class JsonRpcSession {
       this.#note("warn", "dropped an invalid JSON-RPC message", (e as Error).message);
       return;
     }
-    switch (incoming.kind) {
-      case "response": {
-        const m = incoming.message;
-        if (m.id === null) {
-          const err = (m as JsonRpcFailure).error;
-          this.#log("warn", "server sent an error without an id", { server: this.#name, code: err.code, message: truncate(err.message, 200) });
-          return;
-        }
-        const pending = this.#pending.get(m.id);
-        if (!pending) {
-          // J2: a response for an unknown or timed-out id.
-          this.#log("debug", "dropped a response for an unknown id", { server: this.#name, id: m.id });
-          return;
-        }
-        if ("error" in m) {
-          const e = m.error;
-          this.#settle(m.id, undefined, new JsonRpcError(`${this.#name}: ${pending.method}`, e.code, truncate(e.message, MAX_RPC_ERROR_MESSAGE_CHARS), e.data));
-        } else {
-          this.#settle(m.id, m.result, undefined);
-        }
-        return;
-      }
-      case "notification":
-        this.#onNotification(incoming.message);
-        return;
-      case "request":
-        void this.#onRequest(incoming.message);
-        return;
+    if (incoming.kind !== "response") {
+      if (incoming.kind === "notification") this.#onNotification(incoming.message);
+      else void this.#onRequest(incoming.message);
+      return;
+    }
+    const m = incoming.message;
+    if (m.id === null) {
+      const err = (m as JsonRpcFailure).error;
+      this.#log("warn", "server sent an error without an id", { server: this.#name, code: err.code, message: truncate(err.message, 200) });
+      return;
+    }
+    const pending = this.#pending.get(m.id);
+    if (!pending) {
+      // J2: a response for an unknown or timed-out id.
+      this.#log("debug", "dropped a response for an unknown id", { server: this.#name, id: m.id });
+      return;
+    }
+    if ("error" in m) {
+      const e = m.error;
+      this.#settle(m.id, undefined, new JsonRpcError(`${this.#name}: ${pending.method}`, e.code, truncate(e.message, MAX_RPC_ERROR_MESSAGE_CHARS), e.data));
+    } else {
+      this.#settle(m.id, m.result, undefined);
     }
   }
 
@@ -380,7 +376,7 @@ export class JsonRpcSession {
     const params = n.params;
     if (n.method === "notifications/progress") {
       const token = params?.progressToken;
-      const pending = typeof token === "string" || typeof token === "number" ? this.#pending.get(token) : undefined;
+      const pending = isRequestId(token) ? this.#pending.get(token) : undefined;
       if (pending?.onProgress && typeof params?.progress === "number") {
         const p: Progress = { progress: params.progress };
         if (typeof params.total === "number") p.total = params.total;
@@ -393,7 +389,7 @@ export class JsonRpcSession {
       }
     } else if (n.method === "notifications/cancelled") {
       const id = params?.requestId;
-      if (typeof id === "string" || typeof id === "number") this.#inbound.get(id)?.abort(new CancelledError("cancelled by the server"));
+      if (isRequestId(id)) this.#inbound.get(id)?.abort(new CancelledError("cancelled by the server"));
     }
     for (const listener of this.#listeners) {
       try {
@@ -409,7 +405,7 @@ export class JsonRpcSession {
     if (!handler) {
       // J3: answer so the server never waits on us.
       this.#log("warn", "declined a server request with no handler", { server: this.#name, method: r.method });
-      this.#reply({ jsonrpc: "2.0", id: r.id, error: { code: RPC.METHOD_NOT_FOUND, message: "Method not found" } });
+      this.#reply(r.id, { error: { code: RPC.METHOD_NOT_FOUND, message: "Method not found" } });
       return;
     }
     const controller = new AbortController();
@@ -417,7 +413,7 @@ export class JsonRpcSession {
     try {
       const result = await handler(r.params, { id: r.id, signal: controller.signal });
       if (controller.signal.aborted) return;
-      this.#reply({ jsonrpc: "2.0", id: r.id, result });
+      this.#reply(r.id, { result });
     } catch (e) {
       if (controller.signal.aborted) return;
       const error =
@@ -425,15 +421,15 @@ export class JsonRpcSession {
           ? { code: e.rpcCode, message: e.message, ...(e.data === undefined ? {} : { data: e.data }) }
           : { code: RPC.INTERNAL_ERROR, message: "Internal error" };
       if (!(e instanceof RpcErrorReply)) this.#note("warn", "a server request handler threw", e, r.method);
-      this.#reply({ jsonrpc: "2.0", id: r.id, error });
+      this.#reply(r.id, { error });
     } finally {
       this.#inbound.delete(r.id);
     }
   }
 
-  #reply(message: JsonRpcMessage): void {
+  #reply(id: RequestId, answer: Pick<JsonRpcSuccess, "result"> | Pick<JsonRpcFailure, "error">): void {
     if (this.#closeError) return;
-    this.#transport.send(message).catch((e: unknown) => this.#note("debug", "a reply could not be sent", e));
+    this.#transport.send({ jsonrpc: "2.0", id, ...answer }).catch((e: unknown) => this.#note("debug", "a reply could not be sent", e));
   }
 
   #note(level: LogLevel, message: string, error: unknown, method?: string): void {
