@@ -64,7 +64,9 @@ export interface HttpTransportOptions {
   maxResumeAttempts?: number;
 }
 
-function positive(name: string, v: number | undefined, dflt: number): number {
+/** The bound `options[name]`, checked, or its default. */
+function positive(options: HttpTransportOptions, name: "idleTimeoutMs" | "maxJsonBytes" | "maxEventBytes" | "maxResumeAttempts", dflt: number): number {
+  const v = options[name];
   if (v === undefined) return dflt;
   if (!Number.isSafeInteger(v) || v <= 0) throw new ConfigError(`${name} must be a positive integer`);
   return v;
@@ -138,12 +140,11 @@ export class HttpTransport implements Transport {
   readonly #log: Logger;
   readonly #decoder = new TextDecoder();
   readonly #closer = new AbortController();
-  readonly #tasks = new Set<Promise<void>>();
+  readonly #tasks = new Set<Promise<unknown>>();
   #sink: TransportSink | undefined;
   #sessionId: string | undefined;
   #version: string | undefined;
   #modern = false;
-  #base: Record<string, string> | undefined;
   #inbound: AbortController | undefined;
   #closing: Promise<void> | undefined;
 
@@ -165,10 +166,10 @@ export class HttpTransport implements Transport {
     this.#headers = list;
     // Called unbound, the global fetch throws "Illegal invocation" in browsers.
     this.#fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
-    this.#idleMs = positive("idleTimeoutMs", options.idleTimeoutMs, DEFAULT_HTTP_IDLE_TIMEOUT_MS);
-    this.#maxJson = positive("maxJsonBytes", options.maxJsonBytes, MAX_HTTP_JSON_BYTES);
-    this.#maxEvent = positive("maxEventBytes", options.maxEventBytes, MAX_SSE_EVENT_BYTES);
-    this.#maxResumes = positive("maxResumeAttempts", options.maxResumeAttempts, MAX_SSE_RESUME_ATTEMPTS);
+    this.#idleMs = positive(options, "idleTimeoutMs", DEFAULT_HTTP_IDLE_TIMEOUT_MS);
+    this.#maxJson = positive(options, "maxJsonBytes", MAX_HTTP_JSON_BYTES);
+    this.#maxEvent = positive(options, "maxEventBytes", MAX_SSE_EVENT_BYTES);
+    this.#maxResumes = positive(options, "maxResumeAttempts", MAX_SSE_RESUME_ATTEMPTS);
     this.#log = options.logger ?? silentLogger;
   }
 
@@ -213,7 +214,6 @@ export class HttpTransport implements Transport {
     }
     this.#version = version;
     this.#modern = isModernRevision(version);
-    this.#base = undefined;
   }
 
   /**
@@ -257,7 +257,7 @@ export class HttpTransport implements Transport {
     let extra: HeaderList = [];
     for (const [name, value] of Object.entries(options.headers ?? {})) extra = withCustomHeader(extra, name, value);
     for (const [name, value] of extra) headers[name] = value;
-    const task = this.#post(message, body, headers, options.signal, "id" in message && "method" in message ? sink : undefined, options.longLived);
+    const task = this.#post(message, body, headers, options, "id" in message && "method" in message ? sink : undefined);
     this.#track(task);
     return task;
   }
@@ -281,7 +281,7 @@ export class HttpTransport implements Transport {
     this.#sessionId = undefined;
     const ex = new Exchange(HTTP_DELETE_TIMEOUT_MS, undefined, undefined, this.description, "the session release");
     try {
-      const res = await this.#request("DELETE", { ...this.#baseHeaders(), "mcp-session-id": session }, ex.signal);
+      const res = await this.#request("DELETE", this.#headersWith({ "mcp-session-id": session }), ex.signal);
       cancelBody(res);
       this.#log(res.ok ? "debug" : "info", this.#msg(`session release answered HTTP ${res.status}`), { status: res.status });
     } catch (e) {
@@ -300,7 +300,7 @@ export class HttpTransport implements Transport {
     if (this.#closing) throw new ConnectionClosedError(this.#msg("the transport is closed"));
   }
 
-  #track(task: Promise<void>): void {
+  #track(task: Promise<unknown>): void {
     this.#tasks.add(task);
     const drop = (): void => void this.#tasks.delete(task);
     task.then(drop, drop);
@@ -337,21 +337,17 @@ export class HttpTransport implements Transport {
     }
   }
 
-  #baseHeaders(): Record<string, string> {
-    if (this.#base) return this.#base;
+  /** The custom headers, the session and the protocol version (H6, H9, H10), then `extra`. */
+  #headersWith(extra: Record<string, string>): Record<string, string> {
     const h: Record<string, string> = {};
     for (const [name, value] of this.#headers) h[name] = value;
     if (this.#sessionId !== undefined) h["mcp-session-id"] = this.#sessionId;
     if (this.#version !== undefined) h["mcp-protocol-version"] = this.#version;
-    return (this.#base = h);
+    return Object.assign(h, extra);
   }
 
   #postHeaders(message: JsonRpcMessage): Record<string, string> {
-    const h: Record<string, string> = {
-      ...this.#baseHeaders(),
-      accept: "application/json, text/event-stream",
-      "content-type": "application/json",
-    };
+    const h = this.#headersWith({ accept: "application/json, text/event-stream", "content-type": "application/json" });
     if (this.#modern && "method" in message) {
       // Spec 2026-07-28 "Standard Request Headers": body fields mirrored for intermediaries.
       if (isPlainHeaderValue(message.method)) h["mcp-method"] = message.method;
@@ -363,7 +359,7 @@ export class HttpTransport implements Transport {
 
   /** GETs the endpoint for an event stream, replaying `lastId` unless "". */
   #get(lastId: string, signal: AbortSignal): Promise<Response> {
-    const h: Record<string, string> = { ...this.#baseHeaders(), accept: "text/event-stream" };
+    const h = this.#headersWith({ accept: "text/event-stream" });
     if (lastId !== "") h["last-event-id"] = lastId;
     return this.#request("GET", h, signal);
   }
@@ -374,7 +370,6 @@ export class HttpTransport implements Transport {
     if (res.status !== 404 || sentSession === undefined) return statusError(this.description, res, what);
     if (this.#sessionId === sentSession) {
       this.#sessionId = undefined;
-      this.#base = undefined;
       this.#inbound?.abort();
       this.#inbound = undefined;
     }
@@ -413,13 +408,12 @@ export class HttpTransport implements Transport {
     message: JsonRpcMessage,
     body: string,
     headers: Record<string, string>,
-    signal: AbortSignal | undefined,
+    options: SendOptions,
     sink: TransportSink | undefined,
-    longLived: boolean | undefined,
   ): Promise<void> {
     const id = sink && (message as JsonRpcRequest).id;
     const what = "method" in message ? message.method : "a response to a server request";
-    const ex = this.#exchange(signal, what);
+    const ex = this.#exchange(options.signal, what);
     let handedOff = false;
     try {
       const sentSession = this.#sessionId;
@@ -427,7 +421,7 @@ export class HttpTransport implements Transport {
       ex.touch();
       // An answer stream that stays open by design (subscriptions/listen) may be quiet
       // for hours: once it is answered, the idle bound no longer applies.
-      if (longLived && res.ok) ex.disarm();
+      if (options.longLived && res.ok) ex.disarm();
       if (!res.ok) {
         if (id !== undefined && (await this.#rpcErrorAnswer(res, ex, id, sentSession))) return;
         throw this.#statusError(res, sentSession, what);
@@ -445,8 +439,7 @@ export class HttpTransport implements Transport {
         if (id === undefined) {
           // Unusual for a notification, but whatever it streams is delivered.
           handedOff = true;
-          const finish = (): void => ex.finish();
-          this.#track(read.then(finish, finish));
+          this.#track(read.finally(() => ex.finish()));
           return;
         }
         handedOff = (await read) || (await this.#resume(ex, state, what, sentSession));
@@ -480,7 +473,6 @@ export class HttpTransport implements Transport {
       throw new ProtocolError(this.#msg(`the Mcp-Session-Id it assigned is not 1 to ${MAX_SESSION_ID_CHARS} visible ASCII characters`));
     }
     this.#sessionId = sid;
-    this.#base = undefined;
   }
 
   /**
