@@ -252,22 +252,23 @@ export class JsonRpcSession {
       if (timeoutMs !== null && Number.isFinite(timeoutMs)) {
         const startedAt = Date.now();
         const hardMax = options.maxTotalTimeoutMs ?? DEFAULT_MAX_TOTAL_TIMEOUT_MS;
-        const arm = (ms: number, total: boolean): void => {
-          const bound = total ? hardMax : timeoutMs;
+        // (Re)starts the timer: the request fails after `ms`, reporting `bound` (this
+        // request's bound, or the total one once that is nearer).
+        const arm = (bound: number, ms = bound): void => {
+          clearTimeout(pending.timer);
           const reason = `timed out after ${bound} ms`;
           pending.timer = setTimeout(
             () => this.#abandon(id, reason, new TimeoutError(`${this.#name}: ${method} ${reason}; the server may still carry the call out`, bound)),
             ms,
           );
         };
-        arm(timeoutMs, false);
+        arm(timeoutMs);
         if (options.resetTimeoutOnProgress && pending.onProgress) {
           const user = pending.onProgress;
           pending.onProgress = (p) => {
-            clearTimeout(pending.timer);
             const left = hardMax - (Date.now() - startedAt);
-            if (left <= timeoutMs) arm(Math.max(0, left), true);
-            else arm(timeoutMs, false);
+            if (left <= timeoutMs) arm(hardMax, Math.max(0, left));
+            else arm(timeoutMs);
             user(p);
           };
         }

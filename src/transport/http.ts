@@ -79,7 +79,7 @@ interface StreamState {
   /** The request whose response ends the wait; undefined on the GET stream. */
   readonly id: RequestId | undefined;
   /** The response to `id` was delivered. */
-  found: boolean;
+  found?: boolean;
   /** Frames delivered so far (H12 counts resumptions that bring nothing). */
   delivered: number;
   /** The stream's last event id ("" when none), sent back as Last-Event-ID. */
@@ -275,7 +275,7 @@ export class HttpTransport implements Transport {
     this.#closer.abort();
     this.#inbound?.abort();
     await Promise.allSettled(this.#tasks);
-    this.#sink?.closed(new ConnectionClosedError(this.#msg("the transport was closed")));
+    this.#sink?.closed(new ConnectionClosedError(this.#msg("the transport is closed")));
     const session = this.#sessionId;
     if (session === undefined) return;
     this.#sessionId = undefined;
@@ -432,7 +432,7 @@ export class HttpTransport implements Transport {
         if (id === undefined) return; // H8: acknowledged
         throw proxyError(this.description, res.status, what);
       }
-      const state: StreamState = { id, found: false, delivered: 0, lastId: "" };
+      const state: StreamState = { id, delivered: 0, lastId: "" };
       const type = mediaType(res);
       if (type === "text/event-stream") {
         const read = this.#readEvents(res.body, ex, state);
@@ -545,9 +545,7 @@ export class HttpTransport implements Transport {
     for (;;) {
       const ended = this.#msg(`the event stream of ${what} ended before its response`);
       if (state.lastId === "" || this.#modern) throw new TransportError(ended);
-      if (!isPlainHeaderValue(state.lastId)) {
-        throw new ProtocolError(this.#msg(`the stream of ${what} ended; its event id is not a valid header value`));
-      }
+      if (!isPlainHeaderValue(state.lastId)) throw new ProtocolError(`${ended}; its event id is not a valid header value`);
       if (++attempts > this.#maxResumes) throw new TransportError(`${ended}; ${this.#maxResumes} resumptions brought nothing`);
       const before = state.delivered;
       ex.suspend(); // the client itself waits: not an idle server
@@ -572,7 +570,7 @@ export class HttpTransport implements Transport {
    */
   async #runInbound(signal: AbortSignal): Promise<void> {
     const what = "the GET stream";
-    const state: StreamState = { id: undefined, found: false, delivered: 0, lastId: "" };
+    const state: StreamState = { id: undefined, delivered: 0, lastId: "" };
     let attempts = 0;
     for (;;) {
       const before = state.delivered;
