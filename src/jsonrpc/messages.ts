@@ -96,11 +96,11 @@ export function classifyMessage(value: unknown): Incoming {
   const hasResult = "result" in value;
   const hasError = "error" in value;
   if (hasResult === hasError) fail("response must carry exactly one of result and error");
+  // Only an error response may carry a null id (the request's id could not be read).
+  if (!isRequestId(value.id) && (hasResult || value.id !== null)) fail("response has an invalid id");
   if (hasResult) {
-    if (!isRequestId(value.id)) fail("response has an invalid id");
     if (!isRec(value.result)) fail("result is not an object");
   } else {
-    if (value.id !== null && !isRequestId(value.id)) fail("error response has an invalid id");
     const err = value.error;
     if (!isRec(err) || !Number.isInteger(err.code) || typeof err.message !== "string") fail("error object is malformed");
   }

@@ -27,7 +27,7 @@ import {
   MAX_SSE_RESUME_ATTEMPTS,
   MAX_SSE_RETRY_MS,
 } from "../limits.js";
-import { silentLogger, type Logger } from "../log.js";
+import { silentLogger, type Logger, type LogLevel } from "../log.js";
 import { sleep } from "../util/sleep.js";
 import { isResponseTo, proxyError, statusError, trail } from "./http-answer.js";
 import { cancelBody, Exchange, mediaType, readBody } from "./http-exchange.js";
@@ -283,9 +283,9 @@ export class HttpTransport implements Transport {
     try {
       const res = await this.#request("DELETE", this.#headersWith({ "mcp-session-id": session }), ex.signal);
       cancelBody(res);
-      this.#log(res.ok ? "debug" : "info", this.#msg(`session release answered HTTP ${res.status}`), { status: res.status });
+      this.#note(res.ok ? "debug" : "info", `session release answered HTTP ${res.status}`, { status: res.status });
     } catch (e) {
-      this.#log("info", this.#msg("session release failed"), { error: e instanceof Error ? e.name : "unknown" });
+      this.#note("info", "session release failed", { error: e instanceof Error ? e.name : "unknown" });
     } finally {
       ex.finish();
     }
@@ -294,6 +294,11 @@ export class HttpTransport implements Transport {
   /** `text` prefixed with this transport's description, for messages. */
   #msg(text: string): string {
     return `${this.description}: ${text}`;
+  }
+
+  /** Logs `text` prefixed with this transport's description. */
+  #note(level: LogLevel, text: string, data?: Record<string, unknown>): void {
+    this.#log(level, this.#msg(text), data);
   }
 
   #assertOpen(): void {
@@ -320,7 +325,7 @@ export class HttpTransport implements Transport {
     try {
       this.#sink?.message(value);
     } catch (e) {
-      this.#log("error", this.#msg("the sink threw on a message"), { error: e instanceof Error ? e.message : "unknown" });
+      this.#note("error", "the sink threw on a message", { error: e instanceof Error ? e.message : "unknown" });
     }
   }
 
@@ -493,14 +498,14 @@ export class HttpTransport implements Transport {
       onEvent: (event) => {
         if (event.data === "") return; // a priming event (spec 2025-11-25): only its id matters
         if (event.type !== "message") {
-          this.#log("debug", this.#msg(`skipped an SSE event of type ${event.type.slice(0, 40)}`));
+          this.#note("debug", `skipped an SSE event of type ${event.type.slice(0, 40)}`);
           return;
         }
         let value: unknown;
         try {
           value = decodeJson(event.data);
         } catch {
-          this.#log("warn", this.#msg("skipped an SSE event whose data is not JSON"));
+          this.#note("warn", "skipped an SSE event whose data is not JSON");
           return;
         }
         this.#deliverFrames(value, state, ex);
@@ -513,7 +518,7 @@ export class HttpTransport implements Transport {
           r = await reader.read();
         } catch (e) {
           if (ex.cause !== undefined) throw e;
-          this.#log("debug", this.#msg("an event stream broke"), { error: e instanceof Error ? e.name : "unknown" });
+          this.#note("debug", "an event stream broke", { error: e instanceof Error ? e.name : "unknown" });
           return false;
         }
         if (ex.cause !== undefined) throw new CancelledError("exchange aborted");
@@ -552,7 +557,7 @@ export class HttpTransport implements Transport {
       const waited = await sleep(state.retryMs ?? DEFAULT_SSE_RETRY_MS, ex.signal);
       ex.touch();
       if (!waited) throw new CancelledError("exchange aborted");
-      this.#log("debug", this.#msg(`resuming the event stream of ${what}`), { attempt: attempts });
+      this.#note("debug", `resuming the event stream of ${what}`, { attempt: attempts });
       const res = await this.#get(state.lastId, ex.signal);
       ex.touch();
       this.#checkEventStream(res, sentSession, `resuming ${what}`);
@@ -581,7 +586,7 @@ export class HttpTransport implements Transport {
         ex.disarm(); // the stream may stay quiet for hours
         if (res.status === 405) {
           cancelBody(res);
-          this.#log("info", this.#msg(`the server offers no GET stream (HTTP 405)`));
+          this.#note("info", `the server offers no GET stream (HTTP 405)`);
           return;
         }
         this.#checkEventStream(res, sentSession, what);
@@ -596,13 +601,13 @@ export class HttpTransport implements Transport {
         ex.finish();
       }
       if (state.lastId === "" && state.retryMs === undefined) {
-        this.#log("info", this.#msg(`${what} ended`));
+        this.#note("info", `${what} ended`);
         return;
       }
       if (state.lastId !== "" && !isPlainHeaderValue(state.lastId)) return;
       if (state.delivered > before) attempts = 0;
       if (++attempts > this.#maxResumes) {
-        this.#log("warn", this.#msg(`gave up re-opening ${what} after ${this.#maxResumes} attempts`));
+        this.#note("warn", `gave up re-opening ${what} after ${this.#maxResumes} attempts`);
         return;
       }
       if (!(await sleep(state.retryMs ?? DEFAULT_SSE_RETRY_MS, signal))) return;
