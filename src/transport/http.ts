@@ -521,7 +521,7 @@ export class HttpTransport implements Transport {
           this.#note("debug", "an event stream broke", { error: e instanceof Error ? e.name : "unknown" });
           return false;
         }
-        if (ex.cause !== undefined) throw new CancelledError("exchange aborted");
+        ex.signal.throwIfAborted();
         ex.touch();
         // At the end an event without its blank line is dropped (WHATWG), as the parser goes too.
         if (r.done) return false;
@@ -554,9 +554,9 @@ export class HttpTransport implements Transport {
       if (++attempts > this.#maxResumes) throw new TransportError(`${ended}; ${this.#maxResumes} resumptions brought nothing`);
       const before = state.delivered;
       ex.suspend(); // the client itself waits: not an idle server
-      const waited = await sleep(state.retryMs ?? DEFAULT_SSE_RETRY_MS, ex.signal);
+      await sleep(state.retryMs ?? DEFAULT_SSE_RETRY_MS, ex.signal);
       ex.touch();
-      if (!waited) throw new CancelledError("exchange aborted");
+      ex.signal.throwIfAborted(); // the wait was cut short
       this.#note("debug", `resuming the event stream of ${what}`, { attempt: attempts });
       const res = await this.#get(state.lastId, ex.signal);
       ex.touch();
