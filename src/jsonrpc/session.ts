@@ -237,7 +237,7 @@ export class JsonRpcSession {
         method,
         onProgress: options.onProgress,
         settle: (result, error) => {
-          clearTimeout(pending.timer);
+          if (pending.timer !== undefined) clearTimeout(pending.timer);
           signal?.removeEventListener("abort", onAbort);
           done?.abort(SETTLED);
           if (error) reject(error);
@@ -252,10 +252,9 @@ export class JsonRpcSession {
       if (timeoutMs !== null && Number.isFinite(timeoutMs)) {
         const startedAt = Date.now();
         const hardMax = options.maxTotalTimeoutMs ?? DEFAULT_MAX_TOTAL_TIMEOUT_MS;
-        // (Re)starts the timer: the request fails after `ms`, reporting `bound` (this
+        // Starts the timer: the request fails after `ms`, reporting `bound` (this
         // request's bound, or the total one once that is nearer).
         const arm = (bound: number, ms = bound): void => {
-          clearTimeout(pending.timer);
           const reason = `timed out after ${bound} ms`;
           pending.timer = setTimeout(
             () => this.#abandon(id, reason, new TimeoutError(`${this.#name}: ${method} ${reason}; the server may still carry the call out`, bound)),
@@ -266,6 +265,7 @@ export class JsonRpcSession {
         if (options.resetTimeoutOnProgress && pending.onProgress) {
           const user = pending.onProgress;
           pending.onProgress = (p) => {
+            clearTimeout(pending.timer);
             const left = hardMax - (Date.now() - startedAt);
             if (left <= timeoutMs) arm(hardMax, Math.max(0, left));
             else arm(timeoutMs);
