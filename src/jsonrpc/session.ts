@@ -111,6 +111,9 @@ interface Pending {
   onProgress?: (progress: Progress) => void;
 }
 
+/** What a reply to a server request carries besides `jsonrpc` and `id`. */
+type Answer = Pick<JsonRpcSuccess, "result"> | Pick<JsonRpcFailure, "error">;
+
 /** The abort reason of a request's settle signal. */
 const SETTLED = Object.freeze({ settled: true });
 
@@ -411,24 +414,25 @@ export class JsonRpcSession {
     }
     const controller = new AbortController();
     this.#inbound.set(r.id, controller);
+    let answer: Answer;
     try {
-      const result = await handler(r.params, { id: r.id, signal: controller.signal });
-      if (controller.signal.aborted) return;
-      this.#reply(r.id, { result });
+      answer = { result: await handler(r.params, { id: r.id, signal: controller.signal }) };
     } catch (e) {
-      if (controller.signal.aborted) return;
-      const error =
-        e instanceof RpcErrorReply
+      const isReply = e instanceof RpcErrorReply;
+      if (!isReply && !controller.signal.aborted) this.#note("warn", "a server request handler threw", e, r.method);
+      answer = {
+        error: isReply
           ? { code: e.rpcCode, message: e.message, ...(e.data === undefined ? {} : { data: e.data }) }
-          : { code: RPC.INTERNAL_ERROR, message: "Internal error" };
-      if (!(e instanceof RpcErrorReply)) this.#note("warn", "a server request handler threw", e, r.method);
-      this.#reply(r.id, { error });
+          : { code: RPC.INTERNAL_ERROR, message: "Internal error" },
+      };
     } finally {
       this.#inbound.delete(r.id);
     }
+    // Cancelled by the server, or the session ended: no answer is due.
+    if (!controller.signal.aborted) this.#reply(r.id, answer);
   }
 
-  #reply(id: RequestId, answer: Pick<JsonRpcSuccess, "result"> | Pick<JsonRpcFailure, "error">): void {
+  #reply(id: RequestId, answer: Answer): void {
     if (this.#closeError) return;
     this.#transport.send({ jsonrpc: "2.0", id, ...answer }).catch((e: unknown) => this.#note("debug", "a reply could not be sent", e));
   }
