@@ -96,15 +96,15 @@ export function classifyMessage(value: unknown): Incoming {
   const hasResult = "result" in value;
   const hasError = "error" in value;
   if (hasResult === hasError) fail("response must carry exactly one of result and error");
+  // Only an error response may carry a null id (the request's id could not be read).
+  if (!isRequestId(value.id) && (hasResult || value.id !== null)) fail("response has an invalid id");
   if (hasResult) {
-    if (!isRequestId(value.id)) fail("response has an invalid id");
     if (!isRec(value.result)) fail("result is not an object");
-    return { kind: "response", message: value as unknown as JsonRpcSuccess };
+  } else {
+    const err = value.error;
+    if (!isRec(err) || !Number.isInteger(err.code) || typeof err.message !== "string") fail("error object is malformed");
   }
-  if (value.id !== null && !isRequestId(value.id)) fail("error response has an invalid id");
-  const err = value.error;
-  if (!isRec(err) || !Number.isInteger(err.code) || typeof err.message !== "string") fail("error object is malformed");
-  return { kind: "response", message: value as unknown as JsonRpcFailure };
+  return { kind: "response", message: value as unknown as JsonRpcResponse };
 }
 
 // J7: JSON.parse defines "__proto__" as an own data property (it never invokes the

@@ -22,11 +22,13 @@ import { silentLogger, type Logger, type LogLevel } from "../log.js";
 import type { SendOptions, Transport } from "../transport/types.js";
 import {
   classifyMessage,
+  isRequestId,
   RPC,
   type JsonRpcFailure,
   type JsonRpcMessage,
   type JsonRpcNotification,
   type JsonRpcRequest,
+  type JsonRpcSuccess,
   type RequestId,
 } from "./messages.js";
 
@@ -102,15 +104,15 @@ export interface SessionOptions {
 
 interface Pending {
   method: string;
-  resolve(result: Record<string, unknown>): void;
-  reject(error: YadaError): void;
-  /** Aborted when the request settles, so the transport can stop reading for it (only when the transport asks). */
-  done: AbortController | undefined;
+  /** Releases the request's timer and listeners, then resolves or rejects its promise. */
+  settle(result: Record<string, unknown> | undefined, error: YadaError | undefined): void;
   timer?: ReturnType<typeof setTimeout>;
   /** Set when the request asked for progress: its progress token is its id. */
   onProgress?: (progress: Progress) => void;
-  cleanup(): void;
 }
+
+/** What a reply to a server request carries besides `jsonrpc` and `id`. */
+type Answer = Pick<JsonRpcSuccess, "result"> | Pick<JsonRpcFailure, "error">;
 
 /** The abort reason of a request's settle signal. */
 const SETTLED = Object.freeze({ settled: true });
@@ -226,25 +228,23 @@ export class JsonRpcSession {
       // Measured: an AbortController per request, aborted with the default
       // DOMException reason, was a third of the client's own time per stdio call;
       // only transports that stream responses need one, and a constant reason is free.
+      // Aborted when the request settles, so the transport can stop reading for it.
       const done = this.#transport.needsRequestSignal ? new AbortController() : undefined;
-      const onAbort = (): void => {
-        this.#cancel(id, "cancelled by the caller");
-        this.#settle(
+      const onAbort = (): void =>
+        this.#abandon(
           id,
-          undefined,
+          "cancelled by the caller",
           new CancelledError(`${this.#name}: ${method} was cancelled; the server may still carry the call out`, { cause: signal?.reason }),
         );
-      };
       const pending: Pending = {
         method,
-        resolve,
-        reject,
-        done,
         onProgress: options.onProgress,
-        cleanup: () => {
+        settle: (result, error) => {
           if (pending.timer !== undefined) clearTimeout(pending.timer);
           signal?.removeEventListener("abort", onAbort);
           done?.abort(SETTLED);
+          if (error) reject(error);
+          else resolve(result ?? {});
         },
       };
       this.#pending.set(id, pending);
@@ -255,32 +255,36 @@ export class JsonRpcSession {
       if (timeoutMs !== null && Number.isFinite(timeoutMs)) {
         const startedAt = Date.now();
         const hardMax = options.maxTotalTimeoutMs ?? DEFAULT_MAX_TOTAL_TIMEOUT_MS;
-        const arm = (ms: number, total: boolean): void => {
-          pending.timer = setTimeout(() => {
-            const bound = total ? hardMax : timeoutMs;
-            this.#cancel(id, `timed out after ${bound} ms`);
-            this.#settle(
-              id,
-              undefined,
-              new TimeoutError(`${this.#name}: ${method} timed out after ${bound} ms; the server may still carry the call out`, bound),
-            );
-          }, ms);
+        // Starts the timer: the request fails after `ms`, reporting `bound` (this
+        // request's bound, or the total one once that is nearer).
+        const arm = (bound: number, ms = bound): void => {
+          const reason = `timed out after ${bound} ms`;
+          pending.timer = setTimeout(
+            () => this.#abandon(id, reason, new TimeoutError(`${this.#name}: ${method} ${reason}; the server may still carry the call out`, bound)),
+            ms,
+          );
         };
-        arm(timeoutMs, false);
+        arm(timeoutMs);
         if (options.resetTimeoutOnProgress && pending.onProgress) {
           const user = pending.onProgress;
           pending.onProgress = (p) => {
-            if (pending.timer !== undefined) clearTimeout(pending.timer);
+            clearTimeout(pending.timer);
             const left = hardMax - (Date.now() - startedAt);
-            if (left <= timeoutMs) arm(Math.max(0, left), true);
-            else arm(timeoutMs, false);
+            if (left <= timeoutMs) arm(hardMax, Math.max(0, left));
+            else arm(timeoutMs);
             user(p);
           };
         }
       }
       const sendOptions: SendOptions | undefined =
         done || options.headers || options.longLived ? { signal: done?.signal, headers: options.headers, longLived: options.longLived } : undefined;
-      this.#transport.send(message, sendOptions).catch((error: unknown) => this.#settle(id, undefined, this.#asYadaError(error, method)));
+      this.#transport.send(message, sendOptions).catch((error: unknown) =>
+        this.#settle(
+          id,
+          undefined,
+          error instanceof YadaError ? error : new ConnectionClosedError(`${this.#name}: ${method} could not be sent`, {}, { cause: error }),
+        ),
+      );
     });
   }
 
@@ -294,7 +298,7 @@ export class JsonRpcSession {
     if (this.#closeError) throw this.#closeError;
     const message: JsonRpcNotification = { jsonrpc: "2.0", method };
     if (params !== undefined) message.params = params;
-    await this.#send(message);
+    await this.#transport.send(message);
   }
 
   /** Closes the transport and fails everything still pending. Idempotent. */
@@ -305,32 +309,22 @@ export class JsonRpcSession {
     await this.#transport.close();
   }
 
-  #send(message: JsonRpcMessage, signal?: AbortSignal): Promise<void> {
-    return this.#transport.send(message, signal ? { signal } : undefined);
-  }
-
-  #asYadaError(error: unknown, method: string): YadaError {
-    if (error instanceof YadaError) return error;
-    return new ConnectionClosedError(`${this.#name}: ${method} could not be sent`, {}, { cause: error });
-  }
-
-  #cancel(id: RequestId, reason: string): void {
+  // A timeout or an abort: tells the server (J5), then fails the request with `error`.
+  #abandon(id: RequestId, reason: string, error: YadaError): void {
     const pending = this.#pending.get(id);
     // The spec forbids cancelling initialize; a closed session has nobody to tell.
-    if (!pending || pending.method === "initialize" || this.#closeError || !this.#cancelNotifications) return;
-    this.notify("notifications/cancelled", { requestId: id, reason: truncate(reason, MAX_CANCEL_REASON_CHARS) }).catch((e: unknown) =>
-      this.#note("debug", "notifications/cancelled could not be sent", e),
-    );
+    if (pending && pending.method !== "initialize" && !this.#closeError && this.#cancelNotifications) {
+      this.notify("notifications/cancelled", { requestId: id, reason: truncate(reason, MAX_CANCEL_REASON_CHARS) }).catch((e: unknown) =>
+        this.#note("debug", "notifications/cancelled could not be sent", e),
+      );
+    }
+    this.#settle(id, undefined, error);
   }
 
-  #settle(id: RequestId, result: Record<string, unknown> | undefined, error: YadaError | undefined): boolean {
+  #settle(id: RequestId, result: Record<string, unknown> | undefined, error: YadaError | undefined): void {
     const pending = this.#pending.get(id);
-    if (!pending) return false;
     this.#pending.delete(id);
-    pending.cleanup();
-    if (error) pending.reject(error);
-    else pending.resolve(result ?? {});
-    return true;
+    pending?.settle(result, error);
   }
 
   #onClosed(error: YadaError): void {
@@ -357,34 +351,28 @@ export class JsonRpcSession {
       this.#note("warn", "dropped an invalid JSON-RPC message", (e as Error).message);
       return;
     }
-    switch (incoming.kind) {
-      case "response": {
-        const m = incoming.message;
-        if (m.id === null) {
-          const err = (m as JsonRpcFailure).error;
-          this.#log("warn", "server sent an error without an id", { server: this.#name, code: err.code, message: truncate(err.message, 200) });
-          return;
-        }
-        const pending = this.#pending.get(m.id);
-        if (!pending) {
-          // J2: a response for an unknown or timed-out id.
-          this.#log("debug", "dropped a response for an unknown id", { server: this.#name, id: m.id });
-          return;
-        }
-        if ("error" in m) {
-          const e = m.error;
-          this.#settle(m.id, undefined, new JsonRpcError(`${this.#name}: ${pending.method}`, e.code, truncate(e.message, MAX_RPC_ERROR_MESSAGE_CHARS), e.data));
-        } else {
-          this.#settle(m.id, m.result, undefined);
-        }
-        return;
-      }
-      case "notification":
-        this.#onNotification(incoming.message);
-        return;
-      case "request":
-        void this.#onRequest(incoming.message);
-        return;
+    if (incoming.kind !== "response") {
+      if (incoming.kind === "notification") this.#onNotification(incoming.message);
+      else void this.#onRequest(incoming.message);
+      return;
+    }
+    const m = incoming.message;
+    if (m.id === null) {
+      const err = (m as JsonRpcFailure).error;
+      this.#log("warn", "server sent an error without an id", { server: this.#name, code: err.code, message: truncate(err.message, 200) });
+      return;
+    }
+    const pending = this.#pending.get(m.id);
+    if (!pending) {
+      // J2: a response for an unknown or timed-out id.
+      this.#log("debug", "dropped a response for an unknown id", { server: this.#name, id: m.id });
+      return;
+    }
+    if ("error" in m) {
+      const e = m.error;
+      this.#settle(m.id, undefined, new JsonRpcError(`${this.#name}: ${pending.method}`, e.code, truncate(e.message, MAX_RPC_ERROR_MESSAGE_CHARS), e.data));
+    } else {
+      this.#settle(m.id, m.result, undefined);
     }
   }
 
@@ -392,7 +380,7 @@ export class JsonRpcSession {
     const params = n.params;
     if (n.method === "notifications/progress") {
       const token = params?.progressToken;
-      const pending = typeof token === "string" || typeof token === "number" ? this.#pending.get(token) : undefined;
+      const pending = isRequestId(token) ? this.#pending.get(token) : undefined;
       if (pending?.onProgress && typeof params?.progress === "number") {
         const p: Progress = { progress: params.progress };
         if (typeof params.total === "number") p.total = params.total;
@@ -405,7 +393,7 @@ export class JsonRpcSession {
       }
     } else if (n.method === "notifications/cancelled") {
       const id = params?.requestId;
-      if (typeof id === "string" || typeof id === "number") this.#inbound.get(id)?.abort(new CancelledError("cancelled by the server"));
+      if (isRequestId(id)) this.#inbound.get(id)?.abort(new CancelledError("cancelled by the server"));
     }
     for (const listener of this.#listeners) {
       try {
@@ -421,31 +409,32 @@ export class JsonRpcSession {
     if (!handler) {
       // J3: answer so the server never waits on us.
       this.#log("warn", "declined a server request with no handler", { server: this.#name, method: r.method });
-      this.#reply({ jsonrpc: "2.0", id: r.id, error: { code: RPC.METHOD_NOT_FOUND, message: "Method not found" } });
+      this.#reply(r.id, { error: { code: RPC.METHOD_NOT_FOUND, message: "Method not found" } });
       return;
     }
     const controller = new AbortController();
     this.#inbound.set(r.id, controller);
+    let answer: Answer;
     try {
-      const result = await handler(r.params, { id: r.id, signal: controller.signal });
-      if (controller.signal.aborted) return;
-      this.#reply({ jsonrpc: "2.0", id: r.id, result });
+      answer = { result: await handler(r.params, { id: r.id, signal: controller.signal }) };
     } catch (e) {
-      if (controller.signal.aborted) return;
-      const error =
-        e instanceof RpcErrorReply
+      const isReply = e instanceof RpcErrorReply;
+      if (!isReply && !controller.signal.aborted) this.#note("warn", "a server request handler threw", e, r.method);
+      answer = {
+        error: isReply
           ? { code: e.rpcCode, message: e.message, ...(e.data === undefined ? {} : { data: e.data }) }
-          : { code: RPC.INTERNAL_ERROR, message: "Internal error" };
-      if (!(e instanceof RpcErrorReply)) this.#note("warn", "a server request handler threw", e, r.method);
-      this.#reply({ jsonrpc: "2.0", id: r.id, error });
+          : { code: RPC.INTERNAL_ERROR, message: "Internal error" },
+      };
     } finally {
       this.#inbound.delete(r.id);
     }
+    // Cancelled by the server, or the session ended: no answer is due.
+    if (!controller.signal.aborted) this.#reply(r.id, answer);
   }
 
-  #reply(message: JsonRpcMessage): void {
+  #reply(id: RequestId, answer: Answer): void {
     if (this.#closeError) return;
-    this.#send(message).catch((e: unknown) => this.#note("debug", "a reply could not be sent", e));
+    this.#transport.send({ jsonrpc: "2.0", id, ...answer }).catch((e: unknown) => this.#note("debug", "a reply could not be sent", e));
   }
 
   #note(level: LogLevel, message: string, error: unknown, method?: string): void {

@@ -1,15 +1,17 @@
 /**
  * One HTTP exchange of the Streamable HTTP transport: its abort controller (linked
- * to the caller's signal and to the transport's close), its idle read bound (H5)
- * and bounded body reads.
+ * to the caller's signal and to the transport's close), its idle read bound (H5),
+ * bounded body reads, and the error that reports how it ended.
  *
  * @module
  */
-import { LimitError, type YadaError } from "../errors.js";
+import { LimitError, TimeoutError, TransportError, YadaError } from "../errors.js";
 import { concatBytes } from "../util/bytes.js";
 
 /** Why an exchange was aborted. */
 export type AbortCause = "idle" | "caller" | "closed";
+
+const ignore = (): void => {};
 
 /**
  * Abort controller plus idle timer of one request / response (H5). The timer is
@@ -21,38 +23,38 @@ export type AbortCause = "idle" | "caller" | "closed";
 export class Exchange {
   /** Pass to fetch; aborted on idle expiry, caller abort or transport close. */
   readonly signal: AbortSignal;
+  /** Why the exchange was aborted, if it was; set once, by {@link Exchange.abort}. */
+  cause: AbortCause | undefined;
   readonly #controller = new AbortController();
-  readonly #idleMs: number | undefined;
-  readonly #onIdle: () => YadaError;
-  readonly #unlink: Array<() => void> = [];
-  #unlinkCaller: (() => void) | undefined;
+  readonly #idleMs: number;
+  readonly #closer: AbortSignal | undefined;
+  readonly #caller: AbortSignal | undefined;
+  /** "HTTP server <url>" and what the exchange carries, for its error messages. */
+  readonly #description: string;
+  readonly #what: string;
   #last = performance.now();
   #timer: ReturnType<typeof setTimeout> | undefined;
   #suspended = false;
-  #disarmed = false;
-  #cause: AbortCause | undefined;
-  #error: YadaError | undefined;
   #reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
 
-  constructor(idleMs: number | undefined, caller: AbortSignal | undefined, closer: AbortSignal, onIdle: () => YadaError) {
+  constructor(idleMs: number, caller: AbortSignal | undefined, closer: AbortSignal | undefined, description: string, what: string) {
     this.signal = this.#controller.signal;
     this.#idleMs = idleMs;
-    this.#onIdle = onIdle;
-    this.#link(closer, "closed");
-    if (caller) this.#unlinkCaller = this.#link(caller, "caller");
-    if (idleMs !== undefined && this.#cause === undefined) this.#timer = setTimeout(this.#check, idleMs);
+    this.#closer = closer;
+    this.#caller = caller;
+    this.#description = description;
+    this.#what = what;
+    this.#link(closer, this.#onClose);
+    this.#link(caller, this.#onCaller);
+    if (this.cause === undefined) this.#timer = setTimeout(this.#check, idleMs);
   }
 
-  #link(signal: AbortSignal, cause: AbortCause): (() => void) | undefined {
-    if (signal.aborted) {
-      this.abort(cause);
-      return undefined;
-    }
-    const onAbort = (): void => this.abort(cause);
-    signal.addEventListener("abort", onAbort, { once: true });
-    const unlink = (): void => signal.removeEventListener("abort", onAbort);
-    this.#unlink.push(unlink);
-    return unlink;
+  #onClose = (): void => this.abort("closed");
+  #onCaller = (): void => this.abort("caller");
+
+  #link(signal: AbortSignal | undefined, onAbort: () => void): void {
+    if (signal?.aborted) onAbort();
+    else signal?.addEventListener("abort", onAbort, { once: true });
   }
 
   /**
@@ -61,20 +63,15 @@ export class Exchange {
    * the stream is still read for a moment (H4: trailing frames, connection reuse).
    */
   detachCaller(): void {
-    this.#unlinkCaller?.();
-    this.#unlinkCaller = undefined;
+    this.#caller?.removeEventListener("abort", this.#onCaller);
   }
 
   #check = (): void => {
-    this.#timer = undefined;
-    if (this.#cause !== undefined || this.#idleMs === undefined || this.#disarmed) return;
+    if (this.cause !== undefined) return;
     const idle = performance.now() - this.#last;
     if (this.#suspended || idle < this.#idleMs) {
       this.#timer = setTimeout(this.#check, this.#suspended ? this.#idleMs : this.#idleMs - idle);
-      return;
-    }
-    this.#error = this.#onIdle();
-    this.abort("idle");
+    } else this.abort("idle");
   };
 
   /** Something arrived (or a wait ended): the idle bound restarts. */
@@ -90,43 +87,53 @@ export class Exchange {
 
   /** Ends the idle bound for good (a GET stream may stay quiet for hours). */
   disarm(): void {
-    this.#disarmed = true;
-    if (this.#timer !== undefined) clearTimeout(this.#timer);
-    this.#timer = undefined;
+    clearTimeout(this.#timer);
   }
 
   /** Aborts the exchange (idempotent); a body being read is cancelled too. */
   abort(cause: AbortCause): void {
-    if (this.#cause !== undefined) return;
-    this.#cause = cause;
+    if (this.cause !== undefined) return;
+    this.cause = cause;
     this.#controller.abort();
     // A custom fetch may ignore the signal once the body is flowing.
-    this.#reader?.cancel().catch(() => {});
+    this.#reader?.cancel().catch(ignore);
   }
 
-  /** Why the exchange was aborted, if it was. */
-  get cause(): AbortCause | undefined {
-    return this.#cause;
-  }
-
-  /** The TimeoutError of an idle expiry, if that is what ended the exchange. */
-  get idleError(): YadaError | undefined {
-    return this.#error;
+  /**
+   * The error to report for what ended the exchange: the TimeoutError of an idle
+   * expiry, `e` itself when it is a YadaError, else a TransportError carrying the
+   * cause's own words. Undefined when the caller or close() aborted it (the session
+   * already knows).
+   */
+  error(e: unknown): YadaError | undefined {
+    const what = this.#what;
+    if (this.cause === "idle") {
+      return new TimeoutError(
+        `${this.#description}: nothing arrived for ${this.#idleMs} ms while waiting for ${what}; the server may still carry it out`,
+        this.#idleMs,
+      );
+    }
+    if (this.cause !== undefined) return undefined;
+    if (e instanceof YadaError) return e;
+    // The cause's own words (e.g. "connection refused", a runtime's permission error)
+    // say why; fetch errors carry no header values.
+    const reason = e instanceof Error ? (e.cause instanceof Error ? e.cause.message : e.message) : String(e);
+    return new TransportError(`${this.#description}: the HTTP exchange for ${what} failed: ${reason.slice(0, 200)}`, { cause: e });
   }
 
   /** Takes the reader of a response body so an abort cancels it. */
   reader(body: ReadableStream<Uint8Array>): ReadableStreamDefaultReader<Uint8Array> {
-    const reader = body.getReader();
-    this.#reader = reader;
-    if (this.#cause !== undefined) reader.cancel().catch(() => {});
+    const reader = (this.#reader = body.getReader());
+    if (this.cause !== undefined) reader.cancel().catch(ignore);
     return reader;
   }
 
   /** Releases the timer, the signal listeners and the body (cancelled if unread). Idempotent. */
   finish(): void {
     this.disarm();
-    for (const f of this.#unlink.splice(0)) f();
-    this.#reader?.cancel().catch(() => {});
+    this.#closer?.removeEventListener("abort", this.#onClose);
+    this.detachCaller();
+    this.#reader?.cancel().catch(ignore);
     this.#reader = undefined;
   }
 }
@@ -143,28 +150,26 @@ export async function readBody(
   max: number,
   limit: string,
 ): Promise<Uint8Array> {
-  if (body === null) return new Uint8Array(0);
-  const reader = ex.reader(body);
   const parts: Uint8Array[] = [];
+  const reader = body && ex.reader(body);
   let total = 0;
   for (;;) {
-    const r = await reader.read();
+    const r = await reader?.read();
     ex.touch();
-    if (r.done) break;
+    if (!r || r.done) return concatBytes(parts);
     total += r.value.length;
-    if (total > max) {
-      reader.cancel().catch(() => {});
-      throw new LimitError(limit, max, `an HTTP answer body exceeds ${max} bytes`);
-    }
+    // Past the bound the reader is cancelled by finish(), which every caller runs.
+    if (total > max) throw new LimitError(limit, max, `an HTTP answer body exceeds ${max} bytes`);
     parts.push(r.value);
   }
-  return concatBytes(parts);
 }
 
 /** The media type of a response, lowercased, without parameters ("" when absent). */
 export function mediaType(res: Response): string {
-  const v = res.headers.get("content-type");
-  if (v === null) return "";
-  const semi = v.indexOf(";");
-  return (semi === -1 ? v : v.slice(0, semi)).trim().toLowerCase();
+  return (res.headers.get("content-type") ?? "").split(";")[0]?.trim().toLowerCase() ?? "";
+}
+
+/** Cancels a body nobody will read, so the connection is released. */
+export function cancelBody(res: Response): void {
+  res.body?.cancel().catch(ignore);
 }

@@ -53,11 +53,8 @@ export function withCustomHeader(list: HeaderList, name: string, value: string):
   if (RESERVED_HEADER_NAMES.includes(lower)) {
     throw new ConfigError(`HTTP header ${name} is set by the transport and cannot be overridden`);
   }
-  if (typeof value !== "string" || value.length > MAX_HEADER_VALUE_CHARS) {
-    throw new ConfigError(`value of HTTP header ${name} is not a string of at most ${MAX_HEADER_VALUE_CHARS} characters`);
-  }
-  if (!VISIBLE_VALUE.test(value)) {
-    throw new ConfigError(`value of HTTP header ${name} must be visible ASCII (inner spaces allowed)`);
+  if (typeof value !== "string" || value.length > MAX_HEADER_VALUE_CHARS || !VISIBLE_VALUE.test(value)) {
+    throw new ConfigError(`value of HTTP header ${name} must be visible ASCII (inner spaces allowed), at most ${MAX_HEADER_VALUE_CHARS} characters`);
   }
   const next = list.filter(([n]) => n.toLowerCase() !== lower);
   if (next.length >= MAX_CUSTOM_HEADERS) {

@@ -12,31 +12,25 @@ import {
   ConnectionClosedError,
   ProtocolError,
   SessionExpiredError,
-  TimeoutError,
   TransportError,
-  YadaError,
+  type YadaError,
 } from "../errors.js";
 import { decodeJson, encodeMessage, type JsonRpcMessage, type JsonRpcRequest, type RequestId } from "../jsonrpc/messages.js";
 import {
   DEFAULT_HTTP_IDLE_TIMEOUT_MS,
+  DEFAULT_SSE_RETRY_MS,
   HTTP_DELETE_TIMEOUT_MS,
   MAX_HTTP_ERROR_BODY_BYTES,
   MAX_HTTP_JSON_BYTES,
   MAX_SESSION_ID_CHARS,
   MAX_SSE_EVENT_BYTES,
   MAX_SSE_RESUME_ATTEMPTS,
+  MAX_SSE_RETRY_MS,
 } from "../limits.js";
-import { silentLogger, type Logger } from "../log.js";
-import {
-  cancelBody,
-  deliverFrames,
-  isResponseTo,
-  proxyError,
-  readEventStream,
-  statusError,
-  streamState,
-} from "./http-answer.js";
-import { Exchange, mediaType, readBody } from "./http-exchange.js";
+import { silentLogger, type Logger, type LogLevel } from "../log.js";
+import { sleep } from "../util/sleep.js";
+import { isResponseTo, proxyError, statusError, trail } from "./http-answer.js";
+import { cancelBody, Exchange, mediaType, readBody } from "./http-exchange.js";
 import {
   encodeHeaderValue,
   httpUrl,
@@ -46,7 +40,7 @@ import {
   withCustomHeader,
   type HeaderList,
 } from "./http-headers.js";
-import { resumeStream, runInboundStream, type StreamContext } from "./http-resume.js";
+import { createSseParser } from "./sse.js";
 import type { SendOptions, Transport, TransportSink } from "./types.js";
 
 /** The `fetch` the transport calls; the global one unless a host injects its own. */
@@ -70,13 +64,29 @@ export interface HttpTransportOptions {
   maxResumeAttempts?: number;
 }
 
-function positive(name: string, v: number | undefined, dflt: number): number {
+/** The bound `options[name]`, checked, or its default. */
+function positive(options: HttpTransportOptions, name: "idleTimeoutMs" | "maxJsonBytes" | "maxEventBytes" | "maxResumeAttempts", dflt: number): number {
+  const v = options[name];
   if (v === undefined) return dflt;
   if (!Number.isSafeInteger(v) || v <= 0) throw new ConfigError(`${name} must be a positive integer`);
   return v;
 }
 
 const SESSION_ID = /^[\x21-\x7e]+$/;
+
+/** What one stream reader tracks: the awaited response, progress, the resumption cursor. */
+interface StreamState {
+  /** The request whose response ends the wait; undefined on the GET stream. */
+  readonly id: RequestId | undefined;
+  /** The response to `id` was delivered. */
+  found?: boolean;
+  /** Frames delivered so far (H12 counts resumptions that bring nothing). */
+  delivered: number;
+  /** The stream's last event id ("" when none), sent back as Last-Event-ID. */
+  lastId: string;
+  /** The server's last `retry` value, clamped to `MAX_SSE_RETRY_MS`. */
+  retryMs?: number;
+}
 
 /**
  * A {@link Transport} to one MCP server over Streamable HTTP, on web-standard
@@ -125,16 +135,16 @@ export class HttpTransport implements Transport {
   readonly #fetch: FetchFunction;
   readonly #idleMs: number;
   readonly #maxJson: number;
+  readonly #maxEvent: number;
+  readonly #maxResumes: number;
   readonly #log: Logger;
   readonly #decoder = new TextDecoder();
   readonly #closer = new AbortController();
-  readonly #tasks = new Set<Promise<void>>();
-  readonly #ctx: StreamContext;
+  readonly #tasks = new Set<Promise<unknown>>();
   #sink: TransportSink | undefined;
   #sessionId: string | undefined;
   #version: string | undefined;
   #modern = false;
-  #base: Record<string, string> | undefined;
   #inbound: AbortController | undefined;
   #closing: Promise<void> | undefined;
 
@@ -146,43 +156,21 @@ export class HttpTransport implements Transport {
   constructor(url: string | URL, options: HttpTransportOptions = {}) {
     const u = httpUrl(url, "HTTP server URL", "pass them with withHeader()");
     this.#url = u.href;
-    this.description = `HTTP server ${u.origin}${u.pathname}`;
-    this.serverKey = `${u.origin}${u.pathname}`;
+    this.serverKey = u.origin + u.pathname;
+    this.description = `HTTP server ${this.serverKey}`;
     this.#options = options;
     let list: HeaderList = [];
     const given = options.headers ?? [];
     const pairs = Symbol.iterator in given ? (given as Iterable<readonly [string, string]>) : Object.entries(given);
     for (const [name, value] of pairs) list = withCustomHeader(list, name, value);
     this.#headers = list;
-    const injected = options.fetch;
     // Called unbound, the global fetch throws "Illegal invocation" in browsers.
-    this.#fetch = injected ?? ((input, init) => globalThis.fetch(input, init));
-    this.#idleMs = positive("idleTimeoutMs", options.idleTimeoutMs, DEFAULT_HTTP_IDLE_TIMEOUT_MS);
-    this.#maxJson = positive("maxJsonBytes", options.maxJsonBytes, MAX_HTTP_JSON_BYTES);
-    const maxEventBytes = positive("maxEventBytes", options.maxEventBytes, MAX_SSE_EVENT_BYTES);
-    const maxResumeAttempts = positive("maxResumeAttempts", options.maxResumeAttempts, MAX_SSE_RESUME_ATTEMPTS);
-    const log = (this.#log = options.logger ?? silentLogger);
-    this.#ctx = {
-      description: this.description,
-      log,
-      maxEventBytes,
-      deliver: (value) => {
-        try {
-          this.#sink?.message(value);
-        } catch (e) {
-          log("error", `${this.description}: the sink threw on a message`, { error: e instanceof Error ? e.message : "unknown" });
-        }
-      },
-      track: (task) => this.#track(task),
-      maxResumeAttempts,
-      modern: () => this.#modern,
-      sessionId: () => this.#sessionId,
-      get: (lastEventId, signal) =>
-        this.#fetch(this.#url, { method: "GET", headers: this.#getHeaders(lastEventId), redirect: "manual", signal }),
-      statusError: (res, sentSession, what) => this.#statusError(res, sentSession, what),
-      exchange: (signal, what) => this.#exchange(signal, what),
-      errorOf: (e, ex, what) => this.#errorOf(e, ex, what),
-    };
+    this.#fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
+    this.#idleMs = positive(options, "idleTimeoutMs", DEFAULT_HTTP_IDLE_TIMEOUT_MS);
+    this.#maxJson = positive(options, "maxJsonBytes", MAX_HTTP_JSON_BYTES);
+    this.#maxEvent = positive(options, "maxEventBytes", MAX_SSE_EVENT_BYTES);
+    this.#maxResumes = positive(options, "maxResumeAttempts", MAX_SSE_RESUME_ATTEMPTS);
+    this.#log = options.logger ?? silentLogger;
   }
 
   /**
@@ -209,8 +197,8 @@ export class HttpTransport implements Transport {
 
   /** @inheritDoc */
   async start(sink: TransportSink): Promise<void> {
-    if (this.#closing) throw new ConnectionClosedError(`${this.description}: the transport is closed`);
-    if (this.#sink) throw new TransportError(`${this.description}: start() was called twice`);
+    this.#assertOpen();
+    if (this.#sink) throw new TransportError(this.#msg("start() was called twice"));
     this.#sink = sink;
   }
 
@@ -222,11 +210,10 @@ export class HttpTransport implements Transport {
    */
   setProtocolVersion(version: string | undefined): void {
     if (version !== undefined && (version.length > 64 || !isPlainHeaderValue(version))) {
-      throw new ProtocolError(`${this.description}: the protocol version is not a short visible-ASCII string`);
+      throw new ProtocolError(this.#msg("the protocol version is not a short visible-ASCII string"));
     }
     this.#version = version;
     this.#modern = isModernRevision(version);
-    this.#base = undefined;
   }
 
   /**
@@ -238,10 +225,9 @@ export class HttpTransport implements Transport {
    */
   openInbound(): void {
     if (this.#closing || this.#inbound || this.#modern) return;
-    const control = new AbortController();
-    this.#inbound = control;
+    const control = (this.#inbound = new AbortController());
     this.#track(
-      runInboundStream(this.#ctx, control).finally(() => {
+      this.#runInbound(control.signal).finally(() => {
         if (this.#inbound === control) this.#inbound = undefined;
       }),
     );
@@ -263,13 +249,15 @@ export class HttpTransport implements Transport {
    */
   async send(message: JsonRpcMessage, options: SendOptions = {}): Promise<void> {
     const sink = this.#sink;
-    if (this.#closing) throw new ConnectionClosedError(`${this.description}: the transport is closed`);
-    if (!sink) throw new TransportError(`${this.description}: send() before start()`);
+    this.#assertOpen();
+    if (!sink) throw new TransportError(this.#msg("send() before start()"));
     const body = encodeMessage(message);
-    let extra: HeaderList | undefined;
+    const headers = this.#postHeaders(message);
     // Per-message headers (Mcp-Param-*, spec 2026-07-28) follow the H10 rules too.
-    if (options.headers) for (const [name, value] of Object.entries(options.headers)) extra = withCustomHeader(extra ?? [], name, value);
-    const task = this.#post(message, body, this.#postHeaders(message, extra), options.signal, "id" in message && "method" in message ? sink : undefined, options.longLived === true);
+    let extra: HeaderList = [];
+    for (const [name, value] of Object.entries(options.headers ?? {})) extra = withCustomHeader(extra, name, value);
+    for (const [name, value] of extra) headers[name] = value;
+    const task = this.#post(message, body, headers, options, "id" in message && "method" in message ? sink : undefined);
     this.#track(task);
     return task;
   }
@@ -280,92 +268,105 @@ export class HttpTransport implements Transport {
    * (H6). Idempotent.
    */
   close(): Promise<void> {
-    this.#closing ??= this.#close();
-    return this.#closing;
+    return (this.#closing ??= this.#close());
   }
 
   async #close(): Promise<void> {
     this.#closer.abort();
     this.#inbound?.abort();
-    await Promise.allSettled([...this.#tasks]);
-    this.#sink?.closed(new ConnectionClosedError(`${this.description}: the transport was closed`));
+    await Promise.allSettled(this.#tasks);
+    this.#sink?.closed(new ConnectionClosedError(this.#msg("the transport is closed")));
     const session = this.#sessionId;
     if (session === undefined) return;
     this.#sessionId = undefined;
-    const ex = new Exchange(HTTP_DELETE_TIMEOUT_MS, undefined, new AbortController().signal, () =>
-      new TimeoutError(`${this.description}: DELETE took over ${HTTP_DELETE_TIMEOUT_MS} ms`, HTTP_DELETE_TIMEOUT_MS),
-    );
+    const ex = new Exchange(HTTP_DELETE_TIMEOUT_MS, undefined, undefined, this.description, "the session release");
     try {
-      const headers = { ...this.#baseHeaders(), "mcp-session-id": session };
-      const res = await this.#fetch(this.#url, { method: "DELETE", headers, redirect: "manual", signal: ex.signal });
+      const res = await this.#request("DELETE", this.#headersWith({ "mcp-session-id": session }), ex.signal);
       cancelBody(res);
-      this.#log(res.ok ? "debug" : "info", `${this.description}: session release answered HTTP ${res.status}`, { status: res.status });
+      this.#note(res.ok ? "debug" : "info", `session release answered HTTP ${res.status}`, { status: res.status });
     } catch (e) {
-      this.#log("info", `${this.description}: session release failed`, {
-        error: e instanceof Error ? e.name : "unknown",
-      });
+      this.#note("info", "session release failed", { error: e instanceof Error ? e.name : "unknown" });
     } finally {
       ex.finish();
     }
   }
 
-  #track(task: Promise<void>): void {
+  /** `text` prefixed with this transport's description, for messages. */
+  #msg(text: string): string {
+    return `${this.description}: ${text}`;
+  }
+
+  /** Logs `text` prefixed with this transport's description. */
+  #note(level: LogLevel, text: string, data?: Record<string, unknown>): void {
+    this.#log(level, this.#msg(text), data);
+  }
+
+  #assertOpen(): void {
+    if (this.#closing) throw new ConnectionClosedError(this.#msg("the transport is closed"));
+  }
+
+  #track(task: Promise<unknown>): void {
     this.#tasks.add(task);
     const drop = (): void => void this.#tasks.delete(task);
     task.then(drop, drop);
   }
 
+  /** A new exchange bound by the idle timeout, linked to `signal` and to close(). */
   #exchange(signal: AbortSignal | undefined, what: string): Exchange {
-    return new Exchange(this.#idleMs, signal, this.#closer.signal, () =>
-      new TimeoutError(
-        `${this.description}: nothing arrived for ${this.#idleMs} ms while waiting for ${what}; the server may still carry it out`,
-        this.#idleMs,
-      ),
-    );
+    return new Exchange(this.#idleMs, signal, this.#closer.signal, this.description, what);
   }
 
-  #baseHeaders(): Record<string, string> {
-    if (this.#base) return this.#base;
+  #request(method: string, headers: Record<string, string>, signal: AbortSignal, body?: string): Promise<Response> {
+    return this.#fetch(this.#url, { method, headers, body, redirect: "manual", signal });
+  }
+
+  /** Hands one decoded frame to the sink. */
+  #deliver(value: unknown): void {
+    try {
+      this.#sink?.message(value);
+    } catch (e) {
+      this.#note("error", "the sink threw on a message", { error: e instanceof Error ? e.message : "unknown" });
+    }
+  }
+
+  /** Delivers a decoded body or event: every frame goes to the sink, the response is noted. */
+  #deliverFrames(value: unknown, state: StreamState, ex: Exchange): void {
+    // A JSON array is a batch (revision 2025-03-26): its members are frames.
+    for (const v of Array.isArray(value) ? value : [value]) {
+      if (state.id !== undefined && !state.found && isResponseTo(v, state.id)) {
+        state.found = true;
+        ex.detachCaller();
+      }
+      state.delivered++;
+      this.#deliver(v);
+    }
+  }
+
+  /** The custom headers, the session and the protocol version (H6, H9, H10), then `extra`. */
+  #headersWith(extra: Record<string, string>): Record<string, string> {
     const h: Record<string, string> = {};
     for (const [name, value] of this.#headers) h[name] = value;
     if (this.#sessionId !== undefined) h["mcp-session-id"] = this.#sessionId;
     if (this.#version !== undefined) h["mcp-protocol-version"] = this.#version;
-    this.#base = h;
-    return h;
+    return Object.assign(h, extra);
   }
 
-  #postHeaders(message: JsonRpcMessage, extra: HeaderList | undefined): Record<string, string> {
-    const h: Record<string, string> = {
-      ...this.#baseHeaders(),
-      accept: "application/json, text/event-stream",
-      "content-type": "application/json",
-    };
+  #postHeaders(message: JsonRpcMessage): Record<string, string> {
+    const h = this.#headersWith({ accept: "application/json, text/event-stream", "content-type": "application/json" });
     if (this.#modern && "method" in message) {
       // Spec 2026-07-28 "Standard Request Headers": body fields mirrored for intermediaries.
       if (isPlainHeaderValue(message.method)) h["mcp-method"] = message.method;
       const name = mcpNameOf(message.method, message.params);
       if (name !== undefined) h["mcp-name"] = encodeHeaderValue(name);
     }
-    if (extra) for (const [name, value] of extra) h[name] = value;
     return h;
   }
 
-  #getHeaders(lastEventId: string): Record<string, string> {
-    const h: Record<string, string> = { ...this.#baseHeaders(), accept: "text/event-stream" };
-    if (lastEventId !== "") h["last-event-id"] = lastEventId;
-    return h;
-  }
-
-  // Turns what ended an exchange into the error to report; undefined when the caller
-  // or close() aborted it (the session already knows).
-  #errorOf(e: unknown, ex: Exchange, what: string): YadaError | undefined {
-    if (ex.cause === "idle") return ex.idleError;
-    if (ex.cause !== undefined) return undefined;
-    if (e instanceof YadaError) return e;
-    // The cause's own words (e.g. "connection refused", a runtime's permission error)
-    // say why; fetch errors carry no header values.
-    const reason = e instanceof Error ? (e.cause instanceof Error ? e.cause.message : e.message) : String(e);
-    return new TransportError(`${this.description}: the HTTP exchange for ${what} failed: ${reason.slice(0, 200)}`, { cause: e });
+  /** GETs the endpoint for an event stream, replaying `lastId` unless "". */
+  #get(lastId: string, signal: AbortSignal): Promise<Response> {
+    const h = this.#headersWith({ accept: "text/event-stream" });
+    if (lastId !== "") h["last-event-id"] = lastId;
+    return this.#request("GET", h, signal);
   }
 
   // Non-2xx answers: a 404 to a session-bearing request ends the session (H7).
@@ -374,24 +375,31 @@ export class HttpTransport implements Transport {
     if (res.status !== 404 || sentSession === undefined) return statusError(this.description, res, what);
     if (this.#sessionId === sentSession) {
       this.#sessionId = undefined;
-      this.#base = undefined;
       this.#inbound?.abort();
       this.#inbound = undefined;
     }
-    return new SessionExpiredError(`${this.description}: the server no longer knows the session (HTTP 404 to ${what})`);
+    return new SessionExpiredError(this.#msg(`the server no longer knows the session (HTTP 404 to ${what})`));
+  }
+
+  // A GET answer must be an event stream; a refusal is a status error (H7, H12).
+  #checkEventStream(res: Response, sentSession: string | undefined, what: string): void {
+    if (!res.ok) throw this.#statusError(res, sentSession, what);
+    if (mediaType(res) !== "text/event-stream") {
+      cancelBody(res);
+      throw new ProtocolError(this.#msg(`${what} did not answer with an event stream`));
+    }
   }
 
   // Revision 2026-07-28 answers an unknown method with 404 and a version or header
   // problem with 400, each carrying a JSON-RPC error for the request: that error is
   // the response, and goes to the sink like any other.
   async #rpcErrorAnswer(res: Response, ex: Exchange, id: RequestId, sentSession: string | undefined): Promise<boolean> {
-    if (!(res.status === 400 || (res.status === 404 && sentSession === undefined))) return false;
-    if (mediaType(res) !== "application/json") return false;
+    if (!(res.status === 400 || (res.status === 404 && sentSession === undefined)) || mediaType(res) !== "application/json") return false;
     try {
       const bytes = await readBody(res.body, ex, MAX_HTTP_ERROR_BODY_BYTES, "MAX_HTTP_ERROR_BODY_BYTES");
       const value = decodeJson(this.#decoder.decode(bytes));
       if (!isResponseTo(value, id) || !("error" in (value as object))) return false;
-      this.#ctx.deliver(value);
+      this.#deliver(value);
       return true;
     } catch {
       return false;
@@ -405,21 +413,20 @@ export class HttpTransport implements Transport {
     message: JsonRpcMessage,
     body: string,
     headers: Record<string, string>,
-    signal: AbortSignal | undefined,
+    options: SendOptions,
     sink: TransportSink | undefined,
-    longLived = false,
   ): Promise<void> {
     const id = sink && (message as JsonRpcRequest).id;
     const what = "method" in message ? message.method : "a response to a server request";
-    const ex = this.#exchange(signal, what);
+    const ex = this.#exchange(options.signal, what);
     let handedOff = false;
     try {
       const sentSession = this.#sessionId;
-      const res = await this.#fetch(this.#url, { method: "POST", headers, body, redirect: "manual", signal: ex.signal });
+      const res = await this.#request("POST", headers, ex.signal, body);
       ex.touch();
       // An answer stream that stays open by design (subscriptions/listen) may be quiet
       // for hours: once it is answered, the idle bound no longer applies.
-      if (longLived && res.ok) ex.disarm();
+      if (options.longLived && res.ok) ex.disarm();
       if (!res.ok) {
         if (id !== undefined && (await this.#rpcErrorAnswer(res, ex, id, sentSession))) return;
         throw this.#statusError(res, sentSession, what);
@@ -430,37 +437,35 @@ export class HttpTransport implements Transport {
         if (id === undefined) return; // H8: acknowledged
         throw proxyError(this.description, res.status, what);
       }
-      const state = streamState(id);
-      state.onFound = () => ex.detachCaller();
+      const state: StreamState = { id, delivered: 0, lastId: "" };
       const type = mediaType(res);
       if (type === "text/event-stream") {
-        const read = readEventStream(this.#ctx, res.body, ex, state);
+        const read = this.#readEvents(res.body, ex, state);
         if (id === undefined) {
           // Unusual for a notification, but whatever it streams is delivered.
           handedOff = true;
-          const finish = (): void => ex.finish();
-          this.#track(read.then(finish, finish));
+          this.#track(read.finally(() => ex.finish()));
           return;
         }
-        handedOff = (await read) || (await resumeStream(this.#ctx, ex, state, what, sentSession));
+        handedOff = (await read) || (await this.#resume(ex, state, what, sentSession));
         return;
       }
       const bytes = await readBody(res.body, ex, this.#maxJson, "MAX_HTTP_JSON_BYTES");
       if (bytes.length === 0) throw proxyError(this.description, res.status, what);
       if (type !== "application/json") {
-        throw new ProtocolError(`${this.description}: ${what} was answered with neither application/json nor text/event-stream`);
+        throw new ProtocolError(this.#msg(`${what} was answered with neither application/json nor text/event-stream`));
       }
-      deliverFrames(this.#ctx, decodeJson(this.#decoder.decode(bytes)), state);
-      if (id !== undefined && !state.found) throw new ProtocolError(`${this.description}: the JSON answer to ${what} does not carry its response`);
+      this.#deliverFrames(decodeJson(this.#decoder.decode(bytes)), state, ex);
+      if (id !== undefined && !state.found) throw new ProtocolError(this.#msg(`the JSON answer to ${what} does not carry its response`));
     } catch (e) {
-      const err = this.#errorOf(e, ex, what);
+      const err = ex.error(e);
       if (sink) {
         if (err) sink.requestError(id as RequestId, err);
         return;
       }
       if (err) throw err;
-      if (ex.cause === "caller") throw new CancelledError(`${this.description}: sending ${what} was cancelled`);
-      throw new ConnectionClosedError(`${this.description}: the transport was closed while sending ${what}`);
+      if (ex.cause === "caller") throw new CancelledError(this.#msg(`sending ${what} was cancelled`));
+      throw new ConnectionClosedError(this.#msg(`the transport was closed while sending ${what}`));
     } finally {
       if (!handedOff) ex.finish();
     }
@@ -470,9 +475,142 @@ export class HttpTransport implements Transport {
     const sid = res.headers.get("mcp-session-id");
     if (sid === null) return;
     if (sid.length > MAX_SESSION_ID_CHARS || !SESSION_ID.test(sid)) {
-      throw new ProtocolError(`${this.description}: the Mcp-Session-Id it assigned is not 1 to ${MAX_SESSION_ID_CHARS} visible ASCII characters`);
+      throw new ProtocolError(this.#msg(`the Mcp-Session-Id it assigned is not 1 to ${MAX_SESSION_ID_CHARS} visible ASCII characters`));
     }
     this.#sessionId = sid;
-    this.#base = undefined;
+  }
+
+  /**
+   * Reads an SSE body (H2), delivering every frame. Resolves true once the awaited
+   * response arrived: the rest of the stream is then read in the background for at
+   * most `HTTP_TRAILING_READ_MS` (H4) and the exchange is finished there. Resolves
+   * false when the stream ended or broke first (resumable, H12). Rejects with a
+   * LimitError (`limit`) for an oversized event, and when the exchange is aborted.
+   */
+  async #readEvents(body: ReadableStream<Uint8Array> | null, ex: Exchange, state: StreamState): Promise<boolean> {
+    if (body === null) return false;
+    const reader = ex.reader(body);
+    const parser = createSseParser({
+      maxEventBytes: this.#maxEvent,
+      onRetry: (ms) => {
+        state.retryMs = Math.min(ms, MAX_SSE_RETRY_MS);
+      },
+      onEvent: (event) => {
+        if (event.data === "") return; // a priming event (spec 2025-11-25): only its id matters
+        if (event.type !== "message") {
+          this.#note("debug", `skipped an SSE event of type ${event.type.slice(0, 40)}`);
+          return;
+        }
+        let value: unknown;
+        try {
+          value = decodeJson(event.data);
+        } catch {
+          this.#note("warn", "skipped an SSE event whose data is not JSON");
+          return;
+        }
+        this.#deliverFrames(value, state, ex);
+      },
+    });
+    try {
+      for (;;) {
+        let r: ReadableStreamReadResult<Uint8Array>;
+        try {
+          r = await reader.read();
+        } catch (e) {
+          if (ex.cause !== undefined) throw e;
+          this.#note("debug", "an event stream broke", { error: e instanceof Error ? e.name : "unknown" });
+          return false;
+        }
+        ex.signal.throwIfAborted();
+        ex.touch();
+        // At the end an event without its blank line is dropped (WHATWG), as the parser goes too.
+        if (r.done) return false;
+        parser.feed(r.value);
+        if (state.found) {
+          this.#track(trail(reader, parser.feed, ex));
+          return true;
+        }
+      }
+    } finally {
+      if (parser.lastEventId !== "") state.lastId = parser.lastEventId;
+    }
+  }
+
+  /**
+   * A POST stream ended before its response: re-GET it with Last-Event-ID after the
+   * server's retry delay until the response arrives (H12; spec 2025-11-25
+   * "Resumability and Redelivery"). Resolves true once it did (see `#readEvents`).
+   * Throws TransportError (`transport`) when the stream carried no event id, or the
+   * resumptions in a row that delivered nothing reached the bound; ProtocolError
+   * (`protocol`) when the resumed answer is not an event stream; HttpError (`http`)
+   * or SessionExpiredError (`session_expired`) for a refused GET.
+   */
+  async #resume(ex: Exchange, state: StreamState, what: string, sentSession: string | undefined): Promise<boolean> {
+    let attempts = 0;
+    for (;;) {
+      const ended = this.#msg(`the event stream of ${what} ended before its response`);
+      if (state.lastId === "" || this.#modern) throw new TransportError(ended);
+      if (!isPlainHeaderValue(state.lastId)) throw new ProtocolError(`${ended}; its event id is not a valid header value`);
+      if (++attempts > this.#maxResumes) throw new TransportError(`${ended}; ${this.#maxResumes} resumptions brought nothing`);
+      const before = state.delivered;
+      ex.suspend(); // the client itself waits: not an idle server
+      await sleep(state.retryMs ?? DEFAULT_SSE_RETRY_MS, ex.signal);
+      ex.touch();
+      ex.signal.throwIfAborted(); // the wait was cut short
+      this.#note("debug", `resuming the event stream of ${what}`, { attempt: attempts });
+      const res = await this.#get(state.lastId, ex.signal);
+      ex.touch();
+      this.#checkEventStream(res, sentSession, `resuming ${what}`);
+      if (await this.#readEvents(res.body, ex, state)) return true;
+      if (state.delivered > before) attempts = 0;
+    }
+  }
+
+  /**
+   * Runs the GET stream for server-initiated messages until `signal` aborts, the
+   * server refuses it (405 is logged at info, other refusals at warn) or it ends for
+   * good. A stream that ends after the server sent an event id or a `retry` field is
+   * re-opened with Last-Event-ID after the retry delay, at most `maxResumeAttempts`
+   * times in a row without a delivered message. Never rejects.
+   */
+  async #runInbound(signal: AbortSignal): Promise<void> {
+    const what = "the GET stream";
+    const state: StreamState = { id: undefined, delivered: 0, lastId: "" };
+    let attempts = 0;
+    for (;;) {
+      const before = state.delivered;
+      const ex = this.#exchange(signal, what);
+      try {
+        const sentSession = this.#sessionId;
+        const res = await this.#get(state.lastId, ex.signal);
+        ex.disarm(); // the stream may stay quiet for hours
+        if (res.status === 405) {
+          cancelBody(res);
+          this.#note("info", `the server offers no GET stream (HTTP 405)`);
+          return;
+        }
+        this.#checkEventStream(res, sentSession, what);
+        await this.#readEvents(res.body, ex, state);
+      } catch (e) {
+        // Undefined when close() or the session's end aborted the stream.
+        const err = ex.error(e);
+        if (!err) return;
+        this.#log("warn", err.message, { code: err.code });
+        if (err.code !== "transport") return;
+      } finally {
+        ex.finish();
+      }
+      if (state.lastId === "" && state.retryMs === undefined) {
+        this.#note("info", `${what} ended`);
+        return;
+      }
+      if (state.lastId !== "" && !isPlainHeaderValue(state.lastId)) return;
+      if (state.delivered > before) attempts = 0;
+      if (++attempts > this.#maxResumes) {
+        this.#note("warn", `gave up re-opening ${what} after ${this.#maxResumes} attempts`);
+        return;
+      }
+      if (!(await sleep(state.retryMs ?? DEFAULT_SSE_RETRY_MS, signal))) return;
+    }
   }
 }

@@ -9,6 +9,7 @@
  *
  * @module
  */
+import { concatBytes } from "../util/bytes.js";
 
 /** What a {@link LineSplitter} reports. */
 export interface LineSink {
@@ -53,16 +54,11 @@ export function createLineSplitter(maxLineBytes: number, sink: LineSink): LineSp
   let head: Uint8Array | undefined;
 
   function emit(last: Uint8Array): void {
-    let bytes: Uint8Array;
-    if (parts.length === 0) bytes = last;
-    else {
-      bytes = new Uint8Array(size + last.length);
-      let at = 0;
-      for (const p of parts) {
-        bytes.set(p, at);
-        at += p.length;
-      }
-      bytes.set(last, at);
+    let bytes = last;
+    if (parts.length > 0) {
+      // A line that spanned chunks: joined once, now that its end arrived.
+      parts.push(last);
+      bytes = concatBytes(parts);
       parts = [];
       size = 0;
     }
