@@ -14,7 +14,6 @@ export * from "./jsonrpc/messages.js";
 export { JsonRpcSession, RpcErrorReply } from "./jsonrpc/session.js";
 export type { Progress, RequestOptions, RequestContext, RequestHandler, NotificationListener, SessionOptions } from "./jsonrpc/session.js";
 export type { Transport, TransportSink, SendOptions } from "./transport/types.js";
-export { createLineSplitter, type LineSink, type LineSplitter } from "./transport/ndjson.js";
 export { McpClient, DEFAULT_CLIENT_INFO, type ClientOptions, type CallOptions, type ListKind, type LoggingLevel, type ServerLogEntry } from "./mcp/client.js";
 export type { ClientHandlers, Root, SamplingRequest, SamplingResult, FormElicitation, UrlElicitation, ElicitationAnswer, HandlerContext } from "./mcp/handlers.js";
 export * from "./mcp/types.js";
@@ -42,4 +41,3 @@ export { assertUniqueToolNames, prefixedToolName, checkToolName } from "./tools/
 export { renderToolResult, renderContent, type RenderStyle, type RenderedContent } from "./tools/render.js";
 export type { McpAccess } from "./tools/gate.js";
 export type { McpPromptText } from "./tools/prompts.js";
-export { RecordingTransport, type TranscriptEntry } from "./transport/recording.js";

@@ -9,3 +9,7 @@ export { McpClient, type StdioConnectOptions } from "./node/client.js";
 export { StdioTransport, serverEnvironment, type StdioServerParams } from "./node/stdio.js";
 export { nodeReadTools, type NodeReadToolsOptions } from "./node/builtins/index.js";
 export { connectMcp, reconnectingMcp, nodeTransportFactory } from "./node/tools.js";
+// Web-standard, but used with stdio servers and the CLI's recorder: kept out of the
+// web bundle so that it stays small.
+export { createLineSplitter, type LineSink, type LineSplitter } from "./transport/ndjson.js";
+export { RecordingTransport, type TranscriptEntry } from "./transport/recording.js";
