@@ -156,6 +156,30 @@ test("H8: an empty 200 is an error saying a proxy answered, for requests and not
   });
 });
 
+test("H8: an empty event stream answering a notification is an error saying a proxy answered", T, async () => {
+  await withFixture("empty-200", { eventStream: true }, async (server) => {
+    const transport = new HttpTransport(server.url);
+    await transport.start(recordingSink());
+    await assert.rejects(transport.send(notification("notifications/initialized")), (e: unknown) => {
+      return e instanceof HttpError && e.status === 200 && /a proxy answered, not the MCP server/.test(e.message);
+    });
+    await transport.close();
+  });
+});
+
+test("H8: a notification answered by a non-empty event stream succeeds and what it streams is delivered", T, async () => {
+  await withFixture("sse", { notificationStream: true }, async (server) => {
+    const transport = new HttpTransport(server.url);
+    const sink = recordingSink();
+    await transport.start(sink);
+    await transport.send(notification("notifications/initialized"));
+    await until(() => sink.messages.length === 1);
+    assert.deepEqual(sink.messages, [{ jsonrpc: "2.0", method: "notifications/message", params: { level: "info", data: "streamed" } }]);
+    assert.deepEqual(sink.errors, []);
+    await transport.close();
+  });
+});
+
 test("H1: the JSON answer body is bounded: a larger one is a LimitError", T, async () => {
   await withFixture("json", {}, async (server) => {
     const transport = new HttpTransport(server.url, { maxJsonBytes: 64 });

@@ -86,6 +86,8 @@ interface StreamState {
   lastId: string;
   /** The server's last `retry` value, clamped to `MAX_SSE_RETRY_MS`. */
   retryMs?: number;
+  /** Called once bytes arrived (a notification's answer stream must not be empty, H8). */
+  onBytes?: () => void;
 }
 
 /**
@@ -440,13 +442,18 @@ export class HttpTransport implements Transport {
       const state: StreamState = { id, delivered: 0, lastId: "" };
       const type = mediaType(res);
       if (type === "text/event-stream") {
-        const read = this.#readEvents(res.body, ex, state);
         if (id === undefined) {
-          // Unusual for a notification, but whatever it streams is delivered.
+          // Unusual for a notification, but whatever it streams is delivered. A
+          // stream that ends before its first byte is an empty answer (H8).
+          let streamed!: (bytes: boolean) => void;
+          const first = new Promise<boolean>((resolve) => (streamed = resolve));
+          state.onBytes = () => streamed(true);
           handedOff = true;
-          this.#track(read.finally(() => ex.finish()));
+          this.#track(this.#readEvents(res.body, ex, state).finally(() => (streamed(false), ex.finish())));
+          if (!(await first)) throw proxyError(this.description, res.status, what);
           return;
         }
+        const read = this.#readEvents(res.body, ex, state);
         handedOff = (await read) || (await this.#resume(ex, state, what, sentSession));
         return;
       }
@@ -526,6 +533,7 @@ export class HttpTransport implements Transport {
         // At the end an event without its blank line is dropped (WHATWG), as the parser goes too.
         if (r.done) return false;
         parser.feed(r.value);
+        if (r.value.length > 0) state.onBytes?.();
         if (state.found) {
           this.#track(trail(reader, parser.feed, ex));
           return true;
