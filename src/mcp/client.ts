@@ -39,8 +39,9 @@ import {
   type ResourceContents,
   type ServerInfo,
 } from "./types.js";
-import { isModernErrorCode, isSupportedLegacyVersion, isSupportedModernVersion, META, MODERN_ERRORS, pickVersion, type Era } from "./versions.js";
-import { answerElicitation, answerRoots, answerSampling, capabilitiesFor, type ClientHandlers } from "./handlers.js";
+import { isModernErrorCode, isSupportedModernVersion, MODERN_ERRORS, pickVersion, type Era } from "./versions.js";
+import { answerServerRequest, capabilitiesFor, HANDLER_OF, type ClientHandlers } from "./handlers.js";
+import { readList } from "./fields.js";
 import { forgetServerEra, initializeLegacy, modernMeta, probeModern, rememberedEra, rememberEra, type ClientIdentity, type Established } from "./handshake.js";
 import { completeWithInput } from "./input-rounds.js";
 import { Subscriptions } from "./listen.js";
@@ -136,7 +137,7 @@ interface Shared extends Established {
   paramHeaders: Map<string, ParamHeader[]> | undefined;
   /** Fresh list results by method, from `ttlMs` (modern, V2). */
   listCache: Map<string, { items: unknown[]; until: number }>;
-  subscriptions: Subscriptions | undefined;
+  subscriptions?: Subscriptions;
   listListeners: number;
   /** Modern-era list listeners, told of every list a new listen acknowledges (a possible unannounced change). */
   resyncListeners: Set<(kind: ListKind) => void>;
@@ -147,12 +148,13 @@ function withMeta(params: JsonRecord, meta: JsonRecord | undefined): JsonRecord 
   return meta ? { ...params, _meta: { ...(isRecord(params._meta) ? params._meta : {}), ...meta } } : params;
 }
 
-const LIST_KIND_OF: Record<string, ListKind> = {
-  "tools/list": "tools",
-  "prompts/list": "prompts",
-  "resources/list": "resources",
-  "resources/templates/list": "resources",
-};
+const LIST_CHANGED = /^notifications\/(tools|resources|prompts)\/list_changed$/;
+
+// A change makes cached lists stale at once (spec 2026-07-28 "Caching"); the
+// cache is keyed by method, and each list method starts with its kind.
+function dropCachedLists(s: Shared, kind: string): void {
+  for (const method of s.listCache.keys()) if (method.startsWith(kind)) s.listCache.delete(method);
+}
 
 /**
  * A connected MCP client.
@@ -188,52 +190,47 @@ export class McpClient {
    */
   static async connect(transport: Transport, options: ClientOptions = {}): Promise<McpClient> {
     const name = options.name ?? transport.description;
-    const session = new JsonRpcSession(transport, { name, ...(options.logger ? { logger: options.logger } : {}) });
+    const session = new JsonRpcSession(transport, { name, logger: options.logger });
     const handshakeMs = options.handshakeTimeoutMs ?? DEFAULT_HANDSHAKE_TIMEOUT_MS;
     const deadline = new AbortController();
     const timer = setTimeout(() => deadline.abort(), handshakeMs);
     const signal = options.signal ? AbortSignal.any([options.signal, deadline.signal]) : deadline.signal;
+    const timedOut = (): TimeoutError => new TimeoutError(`${name}: the handshake did not finish within ${handshakeMs} ms`, handshakeMs);
     const who: ClientIdentity = {
       clientInfo: { ...(options.clientInfo ?? DEFAULT_CLIENT_INFO) },
       capabilities: { ...capabilitiesFor(options.handlers), ...options.capabilities },
     };
-    const key = transport.serverKey ?? transport.description;
+    const http = transport.kind === "http";
     try {
       await session.start();
-      const established = await McpClient.#establish(session, name, who, options, key, handshakeMs, signal);
-      if (deadline.signal.aborted) throw new TimeoutError(`${name}: the handshake did not finish within ${handshakeMs} ms`, handshakeMs);
+      const established = await McpClient.#establish(session, name, who, options, transport.serverKey ?? transport.description, handshakeMs, signal);
+      if (deadline.signal.aborted) throw timedOut();
+      const modern = established.era === "modern";
       const shared: Shared = {
         ...established,
         session,
         name,
         who,
         handlers: options.handlers,
-        logLevel: established.era === "modern" ? options.logLevel : undefined,
+        logLevel: modern ? options.logLevel : undefined,
         requestTimeoutMs: options.requestTimeoutMs === undefined ? DEFAULT_REQUEST_TIMEOUT_MS : options.requestTimeoutMs,
-        paramHeaders: established.era === "modern" && transport.kind === "http" ? new Map() : undefined,
+        paramHeaders: modern && http ? new Map() : undefined,
         listCache: new Map(),
-        subscriptions: undefined,
         listListeners: 0,
         resyncListeners: new Set(),
         log: options.logger,
       };
       McpClient.#wire(shared, options);
-      if (established.era === "legacy") transport.openInbound?.();
-      else if (transport.kind === "http") session.cancelNotifications = false; // closing the stream cancels (2026-07-28)
+      if (!modern) transport.openInbound?.();
+      else if (http) session.cancelNotifications = false; // closing the stream cancels (2026-07-28)
       // Seed 000: over HTTP there is no whole-call bound by default; the transport's
       // idle bound ends a stalled call, and a call that keeps streaming goes on (H5).
-      const defaultCallMs = transport.kind === "http" ? null : DEFAULT_CALL_TIMEOUT_MS;
-      const client = new this(shared, options.callTimeoutMs === undefined ? defaultCallMs : options.callTimeoutMs);
-      if (options.logLevel !== undefined && established.era === "legacy" && isRecord(established.capabilities.logging)) {
-        await client.setLogLevel(options.logLevel);
-      }
+      const client = new this(shared, options.callTimeoutMs === undefined ? (http ? null : DEFAULT_CALL_TIMEOUT_MS) : options.callTimeoutMs);
+      if (options.logLevel !== undefined && !modern && isRecord(established.capabilities.logging)) await client.setLogLevel(options.logLevel);
       return client;
     } catch (e) {
       await session.close().catch(() => {});
-      if (deadline.signal.aborted && !(options.signal?.aborted ?? false)) {
-        throw new TimeoutError(`${name}: the handshake did not finish within ${handshakeMs} ms`, handshakeMs);
-      }
-      throw e;
+      throw deadline.signal.aborted && !options.signal?.aborted ? timedOut() : e;
     } finally {
       clearTimeout(timer);
     }
@@ -285,27 +282,25 @@ export class McpClient {
   }
 
   static #wire(s: Shared, options: ClientOptions): void {
-    const session = s.session;
-    const h = s.handlers;
-    if (s.era === "legacy") {
-      // Legacy servers ask with requests; modern ones with input_required results.
-      if (h?.roots) session.onRequest("roots/list", (_p, ctx) => answerRoots(h, ctx));
-      if (h?.sampling) session.onRequest("sampling/createMessage", (p, ctx) => answerSampling(h, p, ctx));
-      if (h?.elicitation) session.onRequest("elicitation/create", (p, ctx) => answerElicitation(h, p, ctx));
+    const { session, handlers } = s;
+    // Legacy servers ask with requests; modern ones with input_required results.
+    if (s.era === "legacy" && handlers) {
+      for (const [method, capability] of Object.entries(HANDLER_OF)) {
+        if (handlers[capability]) session.onRequest(method, (params, context) => answerServerRequest(handlers, method, params, context));
+      }
     }
     for (const [method, handler] of Object.entries(options.requestHandlers ?? {})) session.onRequest(method, handler);
     const onLog = options.onServerLog;
     session.onNotification((method, params) => {
       if (method === "notifications/message") {
-        if (!onLog || !params || typeof params.level !== "string" || !LOGGING_LEVELS.includes(params.level)) return;
+        if (!onLog || !params || !LOGGING_LEVELS.includes(params.level as string)) return;
         const entry: ServerLogEntry = { level: params.level as LoggingLevel, data: params.data };
         if (typeof params.logger === "string") entry.logger = params.logger;
         onLog(entry);
         return;
       }
-      const kind = /^notifications\/(tools|resources|prompts)\/list_changed$/.exec(method)?.[1];
-      // A change makes cached lists stale at once (spec 2026-07-28 "Caching").
-      if (kind) for (const [m, k] of Object.entries(LIST_KIND_OF)) if (k === kind) s.listCache.delete(m);
+      const kind = LIST_CHANGED.exec(method)?.[1];
+      if (kind) dropCachedLists(s, kind);
       s.subscriptions?.onNotification(method, params);
     });
   }
@@ -369,7 +364,7 @@ export class McpClient {
   onListChanged(listener: (kind: ListKind) => void, options: { resync?: boolean } = {}): () => void {
     const s = this.#s;
     const off = s.session.onNotification((method, params) => {
-      const m = /^notifications\/(tools|resources|prompts)\/list_changed$/.exec(method);
+      const m = LIST_CHANGED.exec(method);
       if (!m || (s.era === "modern" && !s.subscriptions?.owns(params))) return;
       listener(m[1] as ListKind);
     });
@@ -446,7 +441,7 @@ export class McpClient {
 
   /** Checks the server answers: `ping` (legacy) or `server/discover` (modern, which has no ping). */
   async ping(options: { signal?: AbortSignal } = {}): Promise<void> {
-    await this.request(this.#s.era === "modern" ? "server/discover" : "ping", this.#s.era === "modern" ? {} : undefined, options.signal ? { signal: options.signal } : {});
+    await this.request(this.#s.era === "modern" ? "server/discover" : "ping", {}, { signal: options.signal });
   }
 
   /**
@@ -473,7 +468,7 @@ export class McpClient {
           return true;
         }
         declared.delete(t.name);
-        this.#log("warn", "left out a tool with an invalid x-mcp-header declaration", { server: this.#s.name, tool: t.name.slice(0, 80), reason: check.reason });
+        this.#s.log?.("warn", "left out a tool with an invalid x-mcp-header declaration", { server: this.#s.name, tool: t.name.slice(0, 80), reason: check.reason });
         return false;
       });
     }
@@ -491,28 +486,30 @@ export class McpClient {
    * @throws JsonRpcError (`jsonrpc`), ProtocolError (`protocol`), ConnectionClosedError (`connection_closed`), CancelledError (`cancelled`).
    */
   async callTool(name: string, args: JsonRecord = {}, options: CallOptions = {}): Promise<CallToolResult> {
-    const opts: RequestOptions = { timeoutMs: options.timeoutMs === undefined ? this.#callTimeoutMs : options.timeoutMs };
-    if (options.signal) opts.signal = options.signal;
-    if (options.onProgress) opts.onProgress = options.onProgress;
-    if (options.resetTimeoutOnProgress) opts.resetTimeoutOnProgress = true;
-    if (options.maxTotalTimeoutMs !== undefined) opts.maxTotalTimeoutMs = options.maxTotalTimeoutMs;
+    const opts: RequestOptions = {
+      timeoutMs: options.timeoutMs === undefined ? this.#callTimeoutMs : options.timeoutMs,
+      signal: options.signal,
+      onProgress: options.onProgress,
+      resetTimeoutOnProgress: options.resetTimeoutOnProgress,
+      maxTotalTimeoutMs: options.maxTotalTimeoutMs,
+    };
     const params = withMeta({ name, arguments: args }, options.meta);
     const known = this.#s.paramHeaders;
     const declared = known?.get(name);
     if (declared?.length) opts.headers = paramHeaderValues(declared, args);
     let result: JsonRecord;
     try {
-      result = await this.#complete("tools/call", params, opts);
+      result = await this.#complete("tools/call", params, options.signal, opts);
     } catch (e) {
       // Spec 2026-07-28 (x-mcp-header): on a header mismatch the client SHOULD list
       // the tools again (the declarations may be new, or never listed) and retry once.
       if (!known || !(e instanceof JsonRpcError) || e.rpcCode !== MODERN_ERRORS.headerMismatch) throw e;
       this.#s.listCache.delete("tools/list");
-      await this.listTools(options.signal ? { signal: options.signal } : {});
+      await this.listTools({ signal: options.signal });
       const fresh = known.get(name);
       if (!fresh?.length || JSON.stringify(fresh) === JSON.stringify(declared ?? [])) throw e;
       opts.headers = paramHeaderValues(fresh, args);
-      result = await this.#complete("tools/call", params, opts);
+      result = await this.#complete("tools/call", params, options.signal, opts);
     }
     return parseCallToolResult(result, `${this.#s.name}: tools/call ${name.slice(0, 80)}`);
   }
@@ -529,15 +526,14 @@ export class McpClient {
 
   /** Lists one page of resources (for callers that page themselves, T11). */
   async listResourcesPage(cursor?: string, options: { signal?: AbortSignal } = {}): Promise<{ resources: McpResource[]; nextCursor?: string }> {
-    const result = await this.request("resources/list", cursor === undefined ? {} : { cursor }, options.signal ? { signal: options.signal } : {});
+    const result = await this.request("resources/list", cursor === undefined ? {} : { cursor }, { signal: options.signal });
     const page = this.#page(result, "resources/list", "resources", parseResource);
     return page.next === undefined ? { resources: page.items } : { resources: page.items, nextCursor: page.next };
   }
 
   /** Reads a resource (answering `input_required` rounds in the modern era). */
   async readResource(uri: string, options: { signal?: AbortSignal } = {}): Promise<ResourceContents[]> {
-    const opts: RequestOptions = { timeoutMs: this.#s.requestTimeoutMs, ...(options.signal ? { signal: options.signal } : {}) };
-    const result = await this.#complete("resources/read", { uri }, opts);
+    const result = await this.#complete("resources/read", { uri }, options.signal);
     return parseReadResourceResult(result, `${this.#s.name}: resources/read`);
   }
 
@@ -548,8 +544,7 @@ export class McpClient {
 
   /** Gets a rendered prompt (answering `input_required` rounds in the modern era). */
   async getPrompt(name: string, args: Record<string, string> = {}, options: { signal?: AbortSignal } = {}): Promise<GetPromptResult> {
-    const opts: RequestOptions = { timeoutMs: this.#s.requestTimeoutMs, ...(options.signal ? { signal: options.signal } : {}) };
-    const result = await this.#complete("prompts/get", { name, arguments: args }, opts);
+    const result = await this.#complete("prompts/get", { name, arguments: args }, options.signal);
     return parseGetPromptResult(result, `${this.#s.name}: prompts/get`);
   }
 
@@ -557,10 +552,6 @@ export class McpClient {
   async close(): Promise<void> {
     this.#s.subscriptions?.close();
     await this.#s.session.close();
-  }
-
-  #log(level: "debug" | "info" | "warn", message: string, data: Record<string, unknown>): void {
-    this.#s.log?.(level, message, data);
   }
 
   #listen(): Subscriptions {
@@ -573,7 +564,7 @@ export class McpClient {
       resync: (ack) => {
         for (const kind of ["tools", "prompts", "resources"] as const) {
           if (ack[`${kind}ListChanged`] !== true) continue;
-          for (const [m, k] of Object.entries(LIST_KIND_OF)) if (k === kind) s.listCache.delete(m);
+          dropCachedLists(s, kind);
           for (const listener of s.resyncListeners) listener(kind);
         }
       },
@@ -600,22 +591,21 @@ export class McpClient {
     }
   }
 
-  // A request that may answer input_required (tools/call, prompts/get, resources/read).
-  #complete(method: string, params: JsonRecord, options: RequestOptions): Promise<JsonRecord> {
-    const where = `${this.#s.name}: ${method}`;
-    return completeWithInput(where, method, params, (p) => this.#rpc(method, p, options), this.#s.handlers, options.signal);
+  // A request that may answer input_required (tools/call, prompts/get, resources/read);
+  // the options are the request bound's unless given (tools/call).
+  #complete(method: string, params: JsonRecord, signal: AbortSignal | undefined, options: RequestOptions = { timeoutMs: this.#s.requestTimeoutMs, signal }): Promise<JsonRecord> {
+    return completeWithInput(`${this.#s.name}: ${method}`, method, params, (p) => this.#rpc(method, p, options), this.#s.handlers, signal);
   }
 
+  // One page of a list (V3): its items, parsed, and the next cursor.
   #page<T>(result: JsonRecord, method: string, key: string, parse: (v: unknown, where: string) => T): { items: T[]; next: string | undefined } {
     const where = `${this.#s.name}: ${method}`;
-    const list = result[key];
-    if (!Array.isArray(list)) throw new ProtocolError(`${where}: result "${key}" must be an array`);
-    const next = result.nextCursor;
-    if (next !== undefined && next !== null && typeof next !== "string") throw new ProtocolError(`${where}: "nextCursor" must be a string`);
-    if (typeof next === "string" && next.length > MAX_CURSOR_CHARS) {
+    const next = result.nextCursor ?? undefined; // null is no cursor
+    if (next !== undefined && typeof next !== "string") throw new ProtocolError(`${where}: "nextCursor" must be a string`);
+    if (next && next.length > MAX_CURSOR_CHARS) {
       throw new LimitError("MAX_CURSOR_CHARS", MAX_CURSOR_CHARS, `${where}: a cursor is longer than ${MAX_CURSOR_CHARS} characters`);
     }
-    return { items: list.map((v, i) => parse(v, `${where} ${key}[${i}]`)), next: typeof next === "string" ? next : undefined };
+    return { items: readList(result, key, where, parse), next };
   }
 
   async #listAll<T>(
@@ -624,18 +614,18 @@ export class McpClient {
     parse: (v: unknown, where: string) => T,
     options: { signal?: AbortSignal; timeoutMs?: number | null },
   ): Promise<T[]> {
-    const where = `${this.#s.name}: ${method}`;
-    const cached = this.#s.listCache.get(method);
+    const s = this.#s;
+    const cached = s.listCache.get(method);
     if (cached && Date.now() < cached.until) return [...(cached.items as T[])];
+    const where = `${s.name}: ${method}`;
+    const opts: RequestOptions = { signal: options.signal };
+    if (options.timeoutMs !== undefined) opts.timeoutMs = options.timeoutMs;
     const items: T[] = [];
     const seen = new Set<string>();
     let cursor: string | undefined;
-    let ttl = Number.POSITIVE_INFINITY;
+    let ttl = Infinity;
     for (let page = 1; ; page++) {
       if (page > MAX_LIST_PAGES) throw new LimitError("MAX_LIST_PAGES", MAX_LIST_PAGES, `${where} has more than ${MAX_LIST_PAGES} pages`);
-      const opts: RequestOptions = {};
-      if (options.signal) opts.signal = options.signal;
-      if (options.timeoutMs !== undefined) opts.timeoutMs = options.timeoutMs;
       const result = await this.request(method, cursor === undefined ? {} : { cursor }, opts);
       // Each page's ttlMs bounds the freshness of the whole list; absent means 0.
       ttl = Math.min(ttl, typeof result.ttlMs === "number" && result.ttlMs > 0 ? result.ttlMs : 0);
@@ -649,9 +639,7 @@ export class McpClient {
       seen.add(next);
       cursor = next;
     }
-    if (this.#s.era === "modern" && ttl > 0) {
-      this.#s.listCache.set(method, { items: [...items], until: Date.now() + Math.min(ttl, MAX_LIST_TTL_MS) });
-    }
+    if (s.era === "modern" && ttl > 0) s.listCache.set(method, { items: [...items], until: Date.now() + Math.min(ttl, MAX_LIST_TTL_MS) });
     return items;
   }
 }

@@ -9,7 +9,7 @@
 import { LimitError, ProtocolError, UnauthorizedError, YadaError } from "../errors.js";
 import { RpcErrorReply } from "../jsonrpc/session.js";
 import { MAX_INPUT_REQUESTS, MAX_INPUT_ROUNDS } from "../limits.js";
-import { answerElicitation, answerRoots, answerSampling, type ClientHandlers } from "./handlers.js";
+import { answerServerRequest, type ClientHandlers } from "./handlers.js";
 import { isRecord, type JsonRecord } from "./types.js";
 
 /** Methods on which a server may answer `input_required` (spec 2026-07-28 "Multi Round-Trip Requests"). */
@@ -72,20 +72,7 @@ async function answerAll(where: string, requests: JsonRecord, handlers: ClientHa
     const params = request.params;
     if (params !== undefined && !isRecord(params)) throw new ProtocolError(`${where}: input request '${key.slice(0, 80)}' has invalid params`);
     try {
-      switch (request.method) {
-        case "elicitation/create":
-          // Revision 2026-07-28 has no elicitationId in URL mode.
-          out[key] = await answerElicitation(handlers ?? {}, params, context, false);
-          break;
-        case "sampling/createMessage":
-          out[key] = await answerSampling(handlers ?? {}, params, context);
-          break;
-        case "roots/list":
-          out[key] = await answerRoots(handlers ?? {}, context);
-          break;
-        default:
-          throw new RpcErrorReply(-32601, "unknown input request");
-      }
+      out[key] = await answerServerRequest(handlers ?? {}, request.method, params, context, false);
     } catch (e) {
       if (e instanceof YadaError) throw e;
       if (e instanceof RpcErrorReply) {
