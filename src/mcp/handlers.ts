@@ -144,13 +144,16 @@ function rootsResult(roots: Root[]): JsonRecord {
   return { roots: roots.map(({ uri, name }) => (name === undefined ? { uri } : { uri, name })) };
 }
 
+// The JSON-RPC answer to a request whose params are not what they must be.
+const invalidParams = (message: string): RpcErrorReply => new RpcErrorReply(-32602, message);
+
 const isString = (v: unknown): boolean => typeof v === "string";
 
 // The request reaches the host typed as SamplingRequest: every field it declares is
 // checked first (the server is untrusted), in this order: the field, whether it is
 // required, its test, and what it must be.
 const SAMPLING_FIELDS: [key: string, required: boolean, valid: (v: unknown) => boolean, expected: string][] = [
-  ["messages", true, (v) => Array.isArray(v) && v.length > 0 && v.every(isSamplingMessage), "a non-empty array of messages with role user or assistant and content"],
+  ["messages", true, (v) => Array.isArray(v) && v.length > 0 && v.every(isSamplingMessage), "a non-empty array of user or assistant messages with content"],
   ["maxTokens", true, (v) => Number.isSafeInteger(v) && (v as number) > 0, "a positive integer"],
   ["systemPrompt", false, isString, "a string"],
   ["temperature", false, Number.isFinite, "a number"],
@@ -170,17 +173,17 @@ function isSamplingMessage(m: unknown): boolean {
 export async function answerSampling(handlers: ClientHandlers, params: JsonRecord | undefined, context: HandlerContext): Promise<JsonRecord> {
   const sampling = handlers.sampling;
   if (!sampling) throw new RpcErrorReply(-32601, "Method not found");
-  if (!params) throw new RpcErrorReply(-32602, "sampling/createMessage: params are required");
+  if (!params) throw invalidParams("sampling/createMessage: params are required");
   for (const [key, required, valid, expected] of SAMPLING_FIELDS) {
     const v = params[key];
-    if ((required || v !== undefined) && !valid(v)) throw new RpcErrorReply(-32602, `sampling/createMessage: ${key} must be ${expected}`);
+    if ((required || v !== undefined) && !valid(v)) throw invalidParams(`sampling/createMessage: ${key} must be ${expected}`);
   }
   if ((params.tools !== undefined || params.toolChoice !== undefined) && !sampling.tools) {
-    throw new RpcErrorReply(-32602, "this client does not support tools in sampling");
+    throw invalidParams("this client does not support tools in sampling");
   }
   const result = await sampling.handle({ ...params } as unknown as SamplingRequest, context);
   if (result.role !== "assistant" || typeof result.model !== "string" || !(isRecord(result.content) || Array.isArray(result.content))) {
-    throw new ValidationError("the sampling handler returned an invalid result (role, model and content are required)");
+    throw new ValidationError("the sampling handler's result needs role assistant, a model and content");
   }
   return { ...result };
 }
@@ -191,16 +194,16 @@ async function answerElicitation(
   context: HandlerContext,
   legacy: boolean,
 ): Promise<JsonRecord> {
-  if (typeof params?.message !== "string") throw new RpcErrorReply(-32602, "elicitation/create needs a message");
+  if (typeof params?.message !== "string") throw invalidParams("elicitation/create needs a message");
   const mode = params.mode ?? "form";
   if (mode === "url") {
-    if (!elicitation.url) throw new RpcErrorReply(-32602, "this client does not support URL elicitation");
+    if (!elicitation.url) throw invalidParams("this client does not support URL elicitation");
     return answerOf(await elicitation.url(urlElicitation(params, params.message, legacy), context));
   }
-  if (mode !== "form") throw new RpcErrorReply(-32602, "unknown elicitation mode");
-  if (!elicitation.form) throw new RpcErrorReply(-32602, "this client does not support form elicitation");
+  if (mode !== "form") throw invalidParams("unknown elicitation mode");
+  if (!elicitation.form) throw invalidParams("this client does not support form elicitation");
   const schema = params.requestedSchema;
-  if (!isRecord(schema)) throw new RpcErrorReply(-32602, "form elicitation needs a requestedSchema");
+  if (!isRecord(schema)) throw invalidParams("form elicitation needs a requestedSchema");
   const answer = await elicitation.form({ mode: "form", message: params.message, requestedSchema: schema }, context);
   if (answer.action !== "accept") return answerOf(answer);
   const content = withDefaults(schema, answer.content ?? {});
@@ -229,21 +232,21 @@ function withDefaults(schema: JsonRecord, content: JsonRecord): JsonRecord {
 // Legacy revisions carry an elicitationId in URL mode; 2026-07-28 has none (the
 // server correlates through the requestState of the retried request).
 function urlElicitation(params: JsonRecord, message: string, legacy: boolean): UrlElicitation {
-  if (typeof params.url !== "string") throw new RpcErrorReply(-32602, "URL elicitation needs a url");
+  if (typeof params.url !== "string") throw invalidParams("URL elicitation needs a url");
   const id = params.elicitationId;
   if (legacy ? typeof id !== "string" : id !== undefined && typeof id !== "string") {
-    throw new RpcErrorReply(-32602, "URL elicitation needs a string elicitationId");
+    throw invalidParams("URL elicitation needs a string elicitationId");
   }
   let url: URL;
   try {
     url = new URL(params.url);
   } catch {
-    throw new RpcErrorReply(-32602, "URL elicitation url is not a valid URL");
+    throw invalidParams("URL elicitation url is not a valid URL");
   }
   // Credentials in the URL would be shown to the user and leak; only web URLs open.
   const local = url.hostname === "localhost" || url.hostname === "127.0.0.1" || url.hostname === "[::1]";
   if (url.username || url.password || !(url.protocol === "https:" || (url.protocol === "http:" && local))) {
-    throw new RpcErrorReply(-32602, "URL elicitation url must be https (or http on localhost) without credentials");
+    throw invalidParams("URL elicitation url must be https (or http on localhost) without credentials");
   }
   const request: UrlElicitation = { mode: "url", message, url: url.href, domain: url.hostname };
   if (typeof id === "string") request.elicitationId = id;

@@ -44,15 +44,12 @@ export function isSupportedModernVersion(v: unknown): v is ModernVersion {
 /** The protocol eras: `legacy` (initialize handshake) and `modern` (2026-07-28 and later). */
 export type Era = "legacy" | "modern";
 
-/** Keys of the per-request `_meta` of the modern era (spec 2026-07-28 "_meta"). */
-export const META = {
-  protocolVersion: "io.modelcontextprotocol/protocolVersion",
-  clientCapabilities: "io.modelcontextprotocol/clientCapabilities",
-  clientInfo: "io.modelcontextprotocol/clientInfo",
-  logLevel: "io.modelcontextprotocol/logLevel",
-  serverInfo: "io.modelcontextprotocol/serverInfo",
-  subscriptionId: "io.modelcontextprotocol/subscriptionId",
-} as const;
+/**
+ * The prefix of the reserved `_meta` keys of the modern era (spec 2026-07-28
+ * "_meta"): `protocolVersion`, `clientCapabilities`, `clientInfo`, `logLevel`,
+ * `serverInfo`, `subscriptionId`.
+ */
+export const META = "io.modelcontextprotocol/";
 
 /** JSON-RPC error codes that only a modern server sends (spec 2026-07-28 "Error Codes"). */
 export const MODERN_ERRORS = {
