@@ -261,7 +261,7 @@ export class McpClient {
         return probe.established;
       }
       if (era === "modern") throw new UnsupportedVersionError(`${name} does not speak the modern protocol era (${probe.reason})`, "");
-      options.logger?.("info", "the server does not speak the modern era; using initialize", { server: name, reason: probe.reason });
+      options.logger?.("info", "no modern era; falling back to initialize", { server: name, reason: probe.reason });
       session.transport.setProtocolVersion?.(undefined);
     }
     let established: Established;
@@ -272,7 +272,7 @@ export class McpClient {
       // late): a modern error to initialize sends us back to the modern probe, once.
       if (era === "auto" && remembered === "legacy" && e instanceof JsonRpcError && isModernErrorCode(e.rpcCode)) {
         forgetServerEra(key);
-        options.logger?.("info", "the server remembered as legacy answers like a modern one; probing again", { server: name });
+        options.logger?.("info", "remembered as legacy but answers as modern; probing again", { server: name });
         return McpClient.#establish(session, name, who, options, key, handshakeMs, signal);
       }
       throw e;

@@ -16,11 +16,12 @@ export function isRecord(v: unknown): v is JsonRecord {
 }
 
 /**
- * How {@link readFields} treats one field. A `string` or `object` is required, or
- * optional with `?`, and a wrong type is an error. A `number` or `boolean` field
- * is an optional hint, kept only when it has that type (a wrong one is dropped).
+ * How {@link readFields} treats one field: a `string`, `object` or `boolean` is
+ * required, or optional with `?`, and a wrong type is an error. A `hint` is
+ * optional and kept only when it has its type (a wrong one is dropped, as the
+ * spec makes it advisory).
  */
-export type FieldRule = "string" | "string?" | "object" | "object?" | "number" | "boolean";
+export type FieldRule = "string" | "string?" | "object" | "object?" | "boolean?" | "number hint" | "boolean hint";
 
 /** The rules of a table, in the order the fields are checked and copied. */
 export type FieldRules = Readonly<Record<string, FieldRule>>;
@@ -28,15 +29,15 @@ export type FieldRules = Readonly<Record<string, FieldRule>>;
 /**
  * Copies the fields `rules` names from `v` into `out`, in the table's order.
  *
- * @throws ProtocolError (`protocol`) for a missing required field or a mistyped string or object.
+ * @throws ProtocolError (`protocol`) for a missing required field or a mistyped one that is not a hint.
  */
 export function readFields<T>(v: JsonRecord, where: string, rules: FieldRules, out: JsonRecord = {}): T {
   for (const [key, rule] of Object.entries(rules)) {
     const value = v[key];
-    const type = rule.replace("?", "");
+    const type = rule.replace(/\?| hint/, "");
     if (type === "object" ? isRecord(value) : typeof value === type) out[key] = value;
-    else if ((type === "string" || type === "object") && (value !== undefined || rule === type)) {
-      throw new ProtocolError(`${where}: "${key}" must be ${type === "string" ? "a string" : "an object"}`);
+    else if (rule === type || (value !== undefined && rule.endsWith("?"))) {
+      throw new ProtocolError(`${where}: "${key}" must be ${type === "object" ? "an object" : `a ${type}`}`);
     }
   }
   return out as T;

@@ -100,12 +100,7 @@ export function capabilitiesFor(handlers: ClientHandlers | undefined): JsonRecor
   if (handlers.roots) caps.roots = { listChanged: true };
   if (handlers.sampling) caps.sampling = handlers.sampling.tools ? { tools: {} } : {};
   const e = handlers.elicitation;
-  if (e?.form || e?.url) {
-    const modes: JsonRecord = {};
-    if (e.form) modes.form = {};
-    if (e.url) modes.url = {};
-    caps.elicitation = modes;
-  }
+  if (e?.form || e?.url) caps.elicitation = { ...(e.form && { form: {} }), ...(e.url && { url: {} }) };
   return caps;
 }
 
@@ -211,10 +206,11 @@ async function answerElicitation(
   return { action: "accept", content };
 }
 
+// Only what the protocol defines is passed on: content rides on an accept alone.
 function answerOf(answer: ElicitationAnswer): JsonRecord {
-  if (answer.action === "accept") return answer.content === undefined ? { action: "accept" } : { action: "accept", content: answer.content };
-  if (answer.action === "decline" || answer.action === "cancel") return { action: answer.action };
-  throw new ValidationError("an elicitation answer must be accept, decline or cancel");
+  const { action } = answer;
+  if (action !== "accept" && action !== "decline" && action !== "cancel") throw new ValidationError("an elicitation answer must be accept, decline or cancel");
+  return action === "accept" && answer.content !== undefined ? { action, content: answer.content } : { action };
 }
 
 // Form fields the user left empty take the schema's `default` (the spec lets
@@ -244,7 +240,7 @@ function urlElicitation(params: JsonRecord, message: string, legacy: boolean): U
     throw invalidParams("URL elicitation url is not a valid URL");
   }
   // Credentials in the URL would be shown to the user and leak; only web URLs open.
-  const local = url.hostname === "localhost" || url.hostname === "127.0.0.1" || url.hostname === "[::1]";
+  const local = ["localhost", "127.0.0.1", "[::1]"].includes(url.hostname);
   if (url.username || url.password || !(url.protocol === "https:" || (url.protocol === "http:" && local))) {
     throw invalidParams("URL elicitation url must be https (or http on localhost) without credentials");
   }

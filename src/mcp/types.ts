@@ -152,7 +152,7 @@ export interface ServerInfo {
 const ANNOTATED: FieldRules = { annotations: "object?", _meta: "object?" };
 const DESCRIBED: FieldRules = { title: "string?", description: "string?" };
 const TOOL: FieldRules = { inputSchema: "object", ...DESCRIBED, outputSchema: "object?", annotations: "object?", _meta: "object?" };
-const RESOURCE: FieldRules = { uri: "string", name: "string", ...DESCRIBED, mimeType: "string?", size: "number", ...ANNOTATED };
+const RESOURCE: FieldRules = { uri: "string", name: "string", ...DESCRIBED, mimeType: "string?", size: "number hint", ...ANNOTATED };
 const TEMPLATE: FieldRules = { uriTemplate: "string", name: "string", ...DESCRIBED, mimeType: "string?", ...ANNOTATED };
 const MEDIA: FieldRules = { data: "string", mimeType: "string", ...ANNOTATED };
 // The content kinds yada models (V4); `resource` also carries its parsed contents.
@@ -163,7 +163,7 @@ const CONTENT: Readonly<Record<string, FieldRules>> = {
   resource: ANNOTATED,
   resource_link: RESOURCE,
 };
-const TOOL_HINTS = ["readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"];
+const TOOL_HINTS: FieldRules = { readOnlyHint: "boolean?", destructiveHint: "boolean?", idempotentHint: "boolean?", openWorldHint: "boolean?" };
 
 /** Parses one tool of a `tools/list` page. @throws ProtocolError */
 export function parseTool(v: unknown, where: string): McpTool {
@@ -172,10 +172,7 @@ export function parseTool(v: unknown, where: string): McpTool {
   if (tool.name.length === 0) throw new ProtocolError(`${where}: a tool has an empty name`);
   const at = `${where}: tool '${tool.name.slice(0, 80)}'`;
   readFields(o, at, TOOL, tool as unknown as JsonRecord);
-  for (const hint of TOOL_HINTS) {
-    const h = tool.annotations?.[hint];
-    if (h !== undefined && typeof h !== "boolean") throw new ProtocolError(`${at}: annotation ${hint} must be a boolean`);
-  }
+  if (tool.annotations) readFields(tool.annotations, `${at} annotations`, TOOL_HINTS);
   return tool;
 }
 
@@ -202,12 +199,8 @@ export function parseContentBlock(v: unknown, where: string): ContentBlock {
 
 /** Parses a `tools/call` result (V4). @throws ProtocolError */
 export function parseCallToolResult(v: JsonRecord, where: string): CallToolResult {
-  const result: CallToolResult = { content: readList(v, "content", where, parseContentBlock), isError: false };
-  if (v.isError !== undefined) {
-    if (typeof v.isError !== "boolean") throw new ProtocolError(`${where}: "isError" must be a boolean`);
-    result.isError = v.isError;
-  }
-  return readFields(v, where, { structuredContent: "object?", _meta: "object?" }, result as unknown as JsonRecord);
+  const result = { content: readList(v, "content", where, parseContentBlock), isError: false };
+  return readFields(v, where, { isError: "boolean?", structuredContent: "object?", _meta: "object?" }, result);
 }
 
 /** Parses one resource of a `resources/list` page. @throws ProtocolError */
@@ -231,7 +224,7 @@ export function parsePrompt(v: unknown, where: string): McpPrompt {
   const prompt = readFields<JsonRecord>(o, where, { name: "string", ...DESCRIBED });
   if (o.arguments !== undefined) {
     prompt.arguments = readList(o, "arguments", where, (a, at) =>
-      readFields<PromptArgument>(asRecord(a, at, "a prompt argument"), at, { name: "string", description: "string?", required: "boolean" }),
+      readFields<PromptArgument>(asRecord(a, at, "a prompt argument"), at, { name: "string", description: "string?", required: "boolean hint" }),
     );
   }
   return readFields(o, where, { _meta: "object?" }, prompt);
