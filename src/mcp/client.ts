@@ -526,9 +526,8 @@ export class McpClient {
 
   /** Lists one page of resources (for callers that page themselves, T11). */
   async listResourcesPage(cursor?: string, options: { signal?: AbortSignal } = {}): Promise<{ resources: McpResource[]; nextCursor?: string }> {
-    const result = await this.request("resources/list", cursor === undefined ? {} : { cursor }, { signal: options.signal });
-    const page = this.#page(result, "resources/list", "resources", parseResource);
-    return page.next === undefined ? { resources: page.items } : { resources: page.items, nextCursor: page.next };
+    const { items, next } = await this.#page("resources/list", "resources", parseResource, cursor, { signal: options.signal });
+    return next === undefined ? { resources: items } : { resources: items, nextCursor: next };
   }
 
   /** Reads a resource (answering `input_required` rounds in the modern era). */
@@ -597,15 +596,22 @@ export class McpClient {
     return completeWithInput(`${this.#s.name}: ${method}`, method, params, (p) => this.#rpc(method, p, options), this.#s.handlers, signal);
   }
 
-  // One page of a list (V3): its items, parsed, and the next cursor.
-  #page<T>(result: JsonRecord, method: string, key: string, parse: (v: unknown, where: string) => T): { items: T[]; next: string | undefined } {
+  // One page of a list (V3): its items, parsed, the next cursor and the page's ttlMs.
+  async #page<T>(
+    method: string,
+    key: string,
+    parse: (v: unknown, where: string) => T,
+    cursor: string | undefined,
+    options: RequestOptions,
+  ): Promise<{ items: T[]; next: string | undefined; ttlMs: unknown }> {
+    const result = await this.request(method, cursor === undefined ? {} : { cursor }, options);
     const where = `${this.#s.name}: ${method}`;
     const next = result.nextCursor ?? undefined; // null is no cursor
     if (next !== undefined && typeof next !== "string") throw new ProtocolError(`${where}: "nextCursor" must be a string`);
     if (next && next.length > MAX_CURSOR_CHARS) {
       throw new LimitError("MAX_CURSOR_CHARS", MAX_CURSOR_CHARS, `${where}: a cursor is longer than ${MAX_CURSOR_CHARS} characters`);
     }
-    return { items: readList(result, key, where, parse), next };
+    return { items: readList(result, key, where, parse), next, ttlMs: result.ttlMs };
   }
 
   async #listAll<T>(
@@ -626,10 +632,9 @@ export class McpClient {
     let ttl = Infinity;
     for (let page = 1; ; page++) {
       if (page > MAX_LIST_PAGES) throw new LimitError("MAX_LIST_PAGES", MAX_LIST_PAGES, `${where} has more than ${MAX_LIST_PAGES} pages`);
-      const result = await this.request(method, cursor === undefined ? {} : { cursor }, opts);
+      const { items: got, next, ttlMs } = await this.#page(method, key, parse, cursor, opts);
       // Each page's ttlMs bounds the freshness of the whole list; absent means 0.
-      ttl = Math.min(ttl, typeof result.ttlMs === "number" && result.ttlMs > 0 ? result.ttlMs : 0);
-      const { items: got, next } = this.#page(result, method, key, parse);
+      ttl = Math.min(ttl, typeof ttlMs === "number" && ttlMs > 0 ? ttlMs : 0);
       if (items.length + got.length > MAX_LIST_ITEMS) {
         throw new LimitError("MAX_LIST_ITEMS", MAX_LIST_ITEMS, `${where} lists more than ${MAX_LIST_ITEMS} items`);
       }

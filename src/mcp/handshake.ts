@@ -145,7 +145,7 @@ function unsupported(name: string, offered: string): UnsupportedVersionError {
 function parseDiscover(name: string, result: JsonRecord): Probe {
   if (!Array.isArray(result.supportedVersions) || !isRecord(result.capabilities)) {
     // Not a discover result: whatever answered does not speak the modern era.
-    return { kind: "legacy", reason: "server/discover answered without supportedVersions and capabilities" };
+    return { kind: "legacy", reason: "not a server/discover result" };
   }
   const where = `${name}: server/discover`;
   const type = result.resultType;

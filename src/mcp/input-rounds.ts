@@ -78,7 +78,7 @@ async function answerAll(where: string, requests: JsonRecord, handlers: ClientHa
       if (e instanceof YadaError) throw e;
       if (e instanceof RpcErrorReply) {
         // There is no error-shaped input response: the request is abandoned.
-        throw new UnauthorizedError(`${where}: the server asked for ${request.method.slice(0, 60)}, which this client cannot answer (${e.message})`);
+        throw new UnauthorizedError(`${where}: this client cannot answer the server's ${request.method.slice(0, 60)} (${e.message})`);
       }
       throw e;
     }

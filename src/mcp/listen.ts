@@ -112,7 +112,7 @@ export class Subscriptions {
   }
 
   #stop(): void {
-    if (this.#retryTimer !== undefined) clearTimeout(this.#retryTimer);
+    clearTimeout(this.#retryTimer);
     this.#retryTimer = undefined;
     const c = this.#current;
     this.#current = undefined;

@@ -45,7 +45,7 @@ export function checkParamHeaders(inputSchema: JsonRecord): ParamHeaderCheck {
     if (declared !== undefined) {
       const key = path?.at(-1);
       if (!path || key === undefined) {
-        problem = "an x-mcp-header is declared where it is not reachable through properties alone";
+        problem = "an x-mcp-header is declared outside a chain of properties from the root";
       } else if (typeof declared !== "string" || !TOKEN.test(declared)) {
         problem = `property '${key}' has an x-mcp-header that is not a header token`;
       } else if (v.type !== "string" && v.type !== "integer" && v.type !== "boolean") {
