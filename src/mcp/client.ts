@@ -251,11 +251,9 @@ export class McpClient {
       const probeMs = era === "modern" ? handshakeMs : Math.min(options.discoverTimeoutMs ?? DEFAULT_DISCOVER_TIMEOUT_MS, handshakeMs);
       // Over HTTP the aborted POST already cancels the probe (2026-07-28); a
       // notifications/cancelled POST would reach a legacy server before initialize.
-      const http = session.transport.kind === "http";
-      if (http) session.cancelNotifications = false;
-      const probe = await probeModern(session, name, who, probeMs, signal).finally(() => {
-        if (http) session.cancelNotifications = true;
-      });
+      // (The session is new, so cancel notifications are on before and after.)
+      session.cancelNotifications = session.transport.kind !== "http";
+      const probe = await probeModern(session, name, who, probeMs, signal).finally(() => (session.cancelNotifications = true));
       if (probe.kind === "modern") {
         rememberEra(key, "modern");
         return probe.established;

@@ -228,21 +228,20 @@ function withDefaults(schema: JsonRecord, content: JsonRecord): JsonRecord {
 // Legacy revisions carry an elicitationId in URL mode; 2026-07-28 has none (the
 // server correlates through the requestState of the retried request).
 function urlElicitation(params: JsonRecord, message: string, legacy: boolean): UrlElicitation {
-  if (typeof params.url !== "string") throw invalidParams("URL elicitation needs a url");
   const id = params.elicitationId;
   if (legacy ? typeof id !== "string" : id !== undefined && typeof id !== "string") {
     throw invalidParams("URL elicitation needs a string elicitationId");
   }
-  let url: URL;
+  let url: URL | undefined;
   try {
-    url = new URL(params.url);
+    if (typeof params.url === "string") url = new URL(params.url);
   } catch {
-    throw invalidParams("URL elicitation url is not a valid URL");
+    // not a URL: refused below
   }
   // Credentials in the URL would be shown to the user and leak; only web URLs open.
-  const local = ["localhost", "127.0.0.1", "[::1]"].includes(url.hostname);
-  if (url.username || url.password || !(url.protocol === "https:" || (url.protocol === "http:" && local))) {
-    throw invalidParams("URL elicitation url must be https (or http on localhost) without credentials");
+  const local = ["localhost", "127.0.0.1", "[::1]"].includes(url?.hostname ?? "");
+  if (!url || url.username || url.password || !(url.protocol === "https:" || (url.protocol === "http:" && local))) {
+    throw invalidParams("URL elicitation needs an https url (or http on localhost) without credentials");
   }
   const request: UrlElicitation = { mode: "url", message, url: url.href, domain: url.hostname };
   if (typeof id === "string") request.elicitationId = id;

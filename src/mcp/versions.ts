@@ -19,11 +19,6 @@ export function isSupportedLegacyVersion(v: unknown): v is LegacyVersion {
   return typeof v === "string" && (LEGACY_VERSIONS as readonly string[]).includes(v);
 }
 
-/** Did this revision introduce structured tool output (outputSchema / structuredContent)? */
-export function hasStructuredOutput(version: string): boolean {
-  return version >= "2025-06-18";
-}
-
 /** The modern (stateless, per-request `_meta`) revisions yada speaks, newest first (V2). */
 export const MODERN_VERSIONS = ["2026-07-28"] as const;
 
