@@ -254,12 +254,12 @@ export class McpClient {
       // (The session is new, so cancel notifications are on before and after.)
       session.cancelNotifications = session.transport.kind !== "http";
       const probe = await probeModern(session, name, who, probeMs, signal).finally(() => (session.cancelNotifications = true));
-      if (probe.kind === "modern") {
+      if (typeof probe !== "string") {
         rememberEra(key, "modern");
-        return probe.established;
+        return probe;
       }
-      if (era === "modern") throw new UnsupportedVersionError(`${name} does not speak the modern protocol era (${probe.reason})`, "");
-      options.logger?.("info", "no modern era; falling back to initialize", { server: name, reason: probe.reason });
+      if (era === "modern") throw new UnsupportedVersionError(`${name} does not speak the modern protocol era (${probe})`, "");
+      options.logger?.("info", "no modern era; falling back to initialize", { server: name, reason: probe });
       session.transport.setProtocolVersion?.(undefined);
     }
     let established: Established;
@@ -461,12 +461,12 @@ export class McpClient {
     if (declared) {
       tools = tools.filter((t) => {
         const check = checkParamHeaders(t.inputSchema);
-        if (check.ok) {
-          declared.set(t.name, check.headers);
+        if (typeof check !== "string") {
+          declared.set(t.name, check);
           return true;
         }
         declared.delete(t.name);
-        this.#s.log?.("warn", "left out a tool with an invalid x-mcp-header declaration", { server: this.#s.name, tool: t.name.slice(0, 80), reason: check.reason });
+        this.#s.log?.("warn", "left out a tool with an invalid x-mcp-header declaration", { server: this.#s.name, tool: t.name.slice(0, 80), reason: check });
         return false;
       });
     }

@@ -89,8 +89,8 @@ function modernCapabilities(capabilities: JsonRecord): JsonRecord {
   return { ...capabilities, roots: rest };
 }
 
-/** The outcome of the `server/discover` probe. */
-export type Probe = { kind: "modern"; established: Established } | { kind: "legacy"; reason: string };
+/** The outcome of the `server/discover` probe: the modern era established, or why the server is taken as legacy. */
+export type Probe = Established | string;
 
 /**
  * Probes with `server/discover` (V2). A discover result, or a modern JSON-RPC
@@ -122,12 +122,12 @@ export async function probeModern(
         const supported = isRecord(e.data) ? e.data.supported : undefined;
         const next = pickVersion(supported);
         if (next === undefined) throw noSharedVersion(name, supported);
-        if (isSupportedLegacyVersion(next)) return { kind: "legacy", reason: `the server prefers ${next}` };
+        if (isSupportedLegacyVersion(next)) return `the server prefers ${next}`;
         // One retry, with the version the server names (even the one just sent).
         version = next;
         continue;
       }
-      return { kind: "legacy", reason: e instanceof YadaError ? `${e.code}: ${e.message}` : String(e) };
+      return e instanceof YadaError ? `${e.code}: ${e.message}` : String(e);
     }
     return parseDiscover(name, result);
   }
@@ -145,16 +145,16 @@ function unsupported(name: string, offered: string): UnsupportedVersionError {
 function parseDiscover(name: string, result: JsonRecord): Probe {
   if (!Array.isArray(result.supportedVersions) || !isRecord(result.capabilities)) {
     // Not a discover result: whatever answered does not speak the modern era.
-    return { kind: "legacy", reason: "not a server/discover result" };
+    return "not a server/discover result";
   }
   const where = `${name}: server/discover`;
   const type = result.resultType;
   if (type !== undefined && type !== "complete") throw new ProtocolError(`${where}: unexpected resultType`);
   const chosen = pickVersion(result.supportedVersions);
   if (chosen === undefined) throw noSharedVersion(name, result.supportedVersions);
-  if (!isSupportedModernVersion(chosen)) return { kind: "legacy", reason: `the server's newest shared revision is ${chosen}` };
+  if (!isSupportedModernVersion(chosen)) return `the server's newest shared revision is ${chosen}`;
   const info = isRecord(result._meta) ? result._meta[`${META}serverInfo`] : undefined;
-  return { kind: "modern", established: established("modern", chosen, isServerInfo(info) ? info : { name: "", version: "" }, result, where) };
+  return established("modern", chosen, isServerInfo(info) ? info : { name: "", version: "" }, result, where);
 }
 
 function isServerInfo(v: unknown): v is ServerInfo {

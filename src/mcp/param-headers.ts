@@ -14,8 +14,8 @@ export interface ParamHeader {
   name: string;
 }
 
-/** The result of checking a tool's declarations. */
-export type ParamHeaderCheck = { ok: true; headers: ParamHeader[] } | { ok: false; reason: string };
+/** The result of checking a tool's declarations: the valid ones, or why the tool is invalid. */
+export type ParamHeaderCheck = ParamHeader[] | string;
 
 // RFC 9110 token characters.
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
@@ -63,7 +63,7 @@ export function checkParamHeaders(inputSchema: JsonRecord): ParamHeaderCheck {
     }
   };
   walk(inputSchema, [], 0);
-  return problem ? { ok: false, reason: problem } : { ok: true, headers };
+  return problem ?? headers;
 }
 
 /**
