@@ -495,9 +495,9 @@ export class McpClient {
     const known = this.#s.paramHeaders;
     const declared = known?.get(name);
     if (declared?.length) opts.headers = paramHeaderValues(declared, args);
-    let result: JsonRecord;
+    const where = `${this.#s.name}: tools/call ${name.slice(0, 80)}`;
     try {
-      result = await this.#complete("tools/call", params, options.signal, opts);
+      return await this.#complete("tools/call", params, parseCallToolResult, options.signal, opts, where);
     } catch (e) {
       // Spec 2026-07-28 (x-mcp-header): on a header mismatch the client SHOULD list
       // the tools again (the declarations may be new, or never listed) and retry once.
@@ -507,9 +507,8 @@ export class McpClient {
       const fresh = known.get(name);
       if (!fresh?.length || JSON.stringify(fresh) === JSON.stringify(declared ?? [])) throw e;
       opts.headers = paramHeaderValues(fresh, args);
-      result = await this.#complete("tools/call", params, options.signal, opts);
+      return this.#complete("tools/call", params, parseCallToolResult, options.signal, opts, where);
     }
-    return parseCallToolResult(result, `${this.#s.name}: tools/call ${name.slice(0, 80)}`);
   }
 
   /** Lists every resource, following `nextCursor` (V3). */
@@ -530,8 +529,7 @@ export class McpClient {
 
   /** Reads a resource (answering `input_required` rounds in the modern era). */
   async readResource(uri: string, options: { signal?: AbortSignal } = {}): Promise<ResourceContents[]> {
-    const result = await this.#complete("resources/read", { uri }, options.signal);
-    return parseReadResourceResult(result, `${this.#s.name}: resources/read`);
+    return this.#complete("resources/read", { uri }, parseReadResourceResult, options.signal);
   }
 
   /** Lists every prompt, following `nextCursor` (V3). */
@@ -541,8 +539,7 @@ export class McpClient {
 
   /** Gets a rendered prompt (answering `input_required` rounds in the modern era). */
   async getPrompt(name: string, args: Record<string, string> = {}, options: { signal?: AbortSignal } = {}): Promise<GetPromptResult> {
-    const result = await this.#complete("prompts/get", { name, arguments: args }, options.signal);
-    return parseGetPromptResult(result, `${this.#s.name}: prompts/get`);
+    return this.#complete("prompts/get", { name, arguments: args }, parseGetPromptResult, options.signal);
   }
 
   /** Ends the connection (stdio: the process; HTTP: the session is released). Idempotent. */
@@ -588,10 +585,17 @@ export class McpClient {
     }
   }
 
-  // A request that may answer input_required (tools/call, prompts/get, resources/read);
-  // the options are the request bound's unless given (tools/call).
-  #complete(method: string, params: JsonRecord, signal: AbortSignal | undefined, options: RequestOptions = { timeoutMs: this.#s.requestTimeoutMs, signal }): Promise<JsonRecord> {
-    return completeWithInput(`${this.#s.name}: ${method}`, method, params, (p) => this.#rpc(method, p, options), this.#s.handlers, signal);
+  // A request that may answer input_required (tools/call, prompts/get, resources/read),
+  // its complete result parsed. The options are the request bound's unless given (tools/call).
+  async #complete<T>(
+    method: string,
+    params: JsonRecord,
+    parse: (result: JsonRecord, where: string) => T,
+    signal: AbortSignal | undefined,
+    options: RequestOptions = { timeoutMs: this.#s.requestTimeoutMs, signal },
+    where = `${this.#s.name}: ${method}`,
+  ): Promise<T> {
+    return parse(await completeWithInput(where, method, params, (p) => this.#rpc(method, p, options), this.#s.handlers, signal), where);
   }
 
   // One page of a list (V3): its items, parsed, the next cursor and the page's ttlMs.
