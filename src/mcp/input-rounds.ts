@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { LimitError, ProtocolError, UnauthorizedError, YadaError } from "../errors.js";
+import { LimitError, ProtocolError, UnauthorizedError } from "../errors.js";
 import { RpcErrorReply } from "../jsonrpc/session.js";
 import { MAX_INPUT_REQUESTS, MAX_INPUT_ROUNDS } from "../limits.js";
 import { answerServerRequest, type ClientHandlers } from "./handlers.js";
@@ -75,12 +75,8 @@ async function answerAll(where: string, requests: JsonRecord, handlers: ClientHa
     try {
       out[key] = await answerServerRequest(handlers ?? {}, request.method, params, context, false);
     } catch (e) {
-      if (e instanceof YadaError) throw e;
-      if (e instanceof RpcErrorReply) {
-        // There is no error-shaped input response: the request is abandoned.
-        throw new UnauthorizedError(`${where}: this client cannot answer the server's ${request.method.slice(0, 60)} (${e.message})`);
-      }
-      throw e;
+      // There is no error-shaped input response: the request is abandoned.
+      throw e instanceof RpcErrorReply ? new UnauthorizedError(`${where}: this client cannot answer the server's ${request.method.slice(0, 60)} (${e.message})`) : e;
     }
   }
   return out;

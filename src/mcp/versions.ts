@@ -16,7 +16,7 @@ export const LATEST_LEGACY_VERSION: LegacyVersion = "2025-11-25";
 
 /** Is `v` a legacy revision yada accepts from a server's initialize answer (V1)? */
 export function isSupportedLegacyVersion(v: unknown): v is LegacyVersion {
-  return typeof v === "string" && (LEGACY_VERSIONS as readonly string[]).includes(v);
+  return (LEGACY_VERSIONS as readonly unknown[]).includes(v);
 }
 
 /** The modern (stateless, per-request `_meta`) revisions yada speaks, newest first (V2). */
@@ -33,7 +33,7 @@ export const SUPPORTED_VERSIONS: readonly string[] = [...MODERN_VERSIONS, ...LEG
 
 /** Is `v` a modern revision yada speaks? */
 export function isSupportedModernVersion(v: unknown): v is ModernVersion {
-  return typeof v === "string" && (MODERN_VERSIONS as readonly string[]).includes(v);
+  return (MODERN_VERSIONS as readonly unknown[]).includes(v);
 }
 
 /** The protocol eras: `legacy` (initialize handshake) and `modern` (2026-07-28 and later). */
