@@ -39,8 +39,9 @@ import {
   type ResourceContents,
   type ServerInfo,
 } from "./types.js";
-import { isModernErrorCode, isSupportedLegacyVersion, isSupportedModernVersion, META, MODERN_ERRORS, pickVersion, type Era } from "./versions.js";
-import { answerElicitation, answerRoots, answerSampling, capabilitiesFor, type ClientHandlers } from "./handlers.js";
+import { isModernErrorCode, isSupportedModernVersion, MODERN_ERRORS, pickVersion, type Era } from "./versions.js";
+import { answerServerRequest, capabilitiesFor, HANDLER_OF, type ClientHandlers } from "./handlers.js";
+import { readList } from "./fields.js";
 import { forgetServerEra, initializeLegacy, modernMeta, probeModern, rememberedEra, rememberEra, type ClientIdentity, type Established } from "./handshake.js";
 import { completeWithInput } from "./input-rounds.js";
 import { Subscriptions } from "./listen.js";
@@ -136,7 +137,7 @@ interface Shared extends Established {
   paramHeaders: Map<string, ParamHeader[]> | undefined;
   /** Fresh list results by method, from `ttlMs` (modern, V2). */
   listCache: Map<string, { items: unknown[]; until: number }>;
-  subscriptions: Subscriptions | undefined;
+  subscriptions?: Subscriptions;
   listListeners: number;
   /** Modern-era list listeners, told of every list a new listen acknowledges (a possible unannounced change). */
   resyncListeners: Set<(kind: ListKind) => void>;
@@ -147,12 +148,13 @@ function withMeta(params: JsonRecord, meta: JsonRecord | undefined): JsonRecord 
   return meta ? { ...params, _meta: { ...(isRecord(params._meta) ? params._meta : {}), ...meta } } : params;
 }
 
-const LIST_KIND_OF: Record<string, ListKind> = {
-  "tools/list": "tools",
-  "prompts/list": "prompts",
-  "resources/list": "resources",
-  "resources/templates/list": "resources",
-};
+const LIST_CHANGED = /^notifications\/(tools|resources|prompts)\/list_changed$/;
+
+// A change makes cached lists stale at once (spec 2026-07-28 "Caching"); the
+// cache is keyed by method, and each list method starts with its kind.
+function dropCachedLists(s: Shared, kind: string): void {
+  for (const method of s.listCache.keys()) if (method.startsWith(kind)) s.listCache.delete(method);
+}
 
 /**
  * A connected MCP client.
@@ -188,52 +190,47 @@ export class McpClient {
    */
   static async connect(transport: Transport, options: ClientOptions = {}): Promise<McpClient> {
     const name = options.name ?? transport.description;
-    const session = new JsonRpcSession(transport, { name, ...(options.logger ? { logger: options.logger } : {}) });
+    const session = new JsonRpcSession(transport, { name, logger: options.logger });
     const handshakeMs = options.handshakeTimeoutMs ?? DEFAULT_HANDSHAKE_TIMEOUT_MS;
     const deadline = new AbortController();
     const timer = setTimeout(() => deadline.abort(), handshakeMs);
     const signal = options.signal ? AbortSignal.any([options.signal, deadline.signal]) : deadline.signal;
+    const timedOut = (): TimeoutError => new TimeoutError(`${name}: the handshake did not finish within ${handshakeMs} ms`, handshakeMs);
     const who: ClientIdentity = {
       clientInfo: { ...(options.clientInfo ?? DEFAULT_CLIENT_INFO) },
       capabilities: { ...capabilitiesFor(options.handlers), ...options.capabilities },
     };
-    const key = transport.serverKey ?? transport.description;
+    const http = transport.kind === "http";
     try {
       await session.start();
-      const established = await McpClient.#establish(session, name, who, options, key, handshakeMs, signal);
-      if (deadline.signal.aborted) throw new TimeoutError(`${name}: the handshake did not finish within ${handshakeMs} ms`, handshakeMs);
+      const established = await McpClient.#establish(session, name, who, options, transport.serverKey ?? transport.description, handshakeMs, signal);
+      if (deadline.signal.aborted) throw timedOut();
+      const modern = established.era === "modern";
       const shared: Shared = {
         ...established,
         session,
         name,
         who,
         handlers: options.handlers,
-        logLevel: established.era === "modern" ? options.logLevel : undefined,
+        logLevel: modern ? options.logLevel : undefined,
         requestTimeoutMs: options.requestTimeoutMs === undefined ? DEFAULT_REQUEST_TIMEOUT_MS : options.requestTimeoutMs,
-        paramHeaders: established.era === "modern" && transport.kind === "http" ? new Map() : undefined,
+        paramHeaders: modern && http ? new Map() : undefined,
         listCache: new Map(),
-        subscriptions: undefined,
         listListeners: 0,
         resyncListeners: new Set(),
         log: options.logger,
       };
       McpClient.#wire(shared, options);
-      if (established.era === "legacy") transport.openInbound?.();
-      else if (transport.kind === "http") session.cancelNotifications = false; // closing the stream cancels (2026-07-28)
+      if (!modern) transport.openInbound?.();
+      else if (http) session.cancelNotifications = false; // closing the stream cancels (2026-07-28)
       // Seed 000: over HTTP there is no whole-call bound by default; the transport's
       // idle bound ends a stalled call, and a call that keeps streaming goes on (H5).
-      const defaultCallMs = transport.kind === "http" ? null : DEFAULT_CALL_TIMEOUT_MS;
-      const client = new this(shared, options.callTimeoutMs === undefined ? defaultCallMs : options.callTimeoutMs);
-      if (options.logLevel !== undefined && established.era === "legacy" && isRecord(established.capabilities.logging)) {
-        await client.setLogLevel(options.logLevel);
-      }
+      const client = new this(shared, options.callTimeoutMs === undefined ? (http ? null : DEFAULT_CALL_TIMEOUT_MS) : options.callTimeoutMs);
+      if (options.logLevel !== undefined && !modern && isRecord(established.capabilities.logging)) await client.setLogLevel(options.logLevel);
       return client;
     } catch (e) {
       await session.close().catch(() => {});
-      if (deadline.signal.aborted && !(options.signal?.aborted ?? false)) {
-        throw new TimeoutError(`${name}: the handshake did not finish within ${handshakeMs} ms`, handshakeMs);
-      }
-      throw e;
+      throw deadline.signal.aborted && !options.signal?.aborted ? timedOut() : e;
     } finally {
       clearTimeout(timer);
     }
@@ -254,17 +251,15 @@ export class McpClient {
       const probeMs = era === "modern" ? handshakeMs : Math.min(options.discoverTimeoutMs ?? DEFAULT_DISCOVER_TIMEOUT_MS, handshakeMs);
       // Over HTTP the aborted POST already cancels the probe (2026-07-28); a
       // notifications/cancelled POST would reach a legacy server before initialize.
-      const http = session.transport.kind === "http";
-      if (http) session.cancelNotifications = false;
-      const probe = await probeModern(session, name, who, probeMs, signal).finally(() => {
-        if (http) session.cancelNotifications = true;
-      });
-      if (probe.kind === "modern") {
+      // (The session is new, so cancel notifications are on before and after.)
+      session.cancelNotifications = session.transport.kind !== "http";
+      const probe = await probeModern(session, name, who, probeMs, signal).finally(() => (session.cancelNotifications = true));
+      if (typeof probe !== "string") {
         rememberEra(key, "modern");
-        return probe.established;
+        return probe;
       }
-      if (era === "modern") throw new UnsupportedVersionError(`${name} does not speak the modern protocol era (${probe.reason})`, "");
-      options.logger?.("info", "the server does not speak the modern era; using initialize", { server: name, reason: probe.reason });
+      if (era === "modern") throw new UnsupportedVersionError(`${name} does not speak the modern protocol era (${probe})`, "");
+      options.logger?.("info", "no modern era; falling back to initialize", { server: name, reason: probe });
       session.transport.setProtocolVersion?.(undefined);
     }
     let established: Established;
@@ -275,7 +270,7 @@ export class McpClient {
       // late): a modern error to initialize sends us back to the modern probe, once.
       if (era === "auto" && remembered === "legacy" && e instanceof JsonRpcError && isModernErrorCode(e.rpcCode)) {
         forgetServerEra(key);
-        options.logger?.("info", "the server remembered as legacy answers like a modern one; probing again", { server: name });
+        options.logger?.("info", "remembered as legacy but answers as modern; probing again", { server: name });
         return McpClient.#establish(session, name, who, options, key, handshakeMs, signal);
       }
       throw e;
@@ -285,27 +280,25 @@ export class McpClient {
   }
 
   static #wire(s: Shared, options: ClientOptions): void {
-    const session = s.session;
-    const h = s.handlers;
-    if (s.era === "legacy") {
-      // Legacy servers ask with requests; modern ones with input_required results.
-      if (h?.roots) session.onRequest("roots/list", (_p, ctx) => answerRoots(h, ctx));
-      if (h?.sampling) session.onRequest("sampling/createMessage", (p, ctx) => answerSampling(h, p, ctx));
-      if (h?.elicitation) session.onRequest("elicitation/create", (p, ctx) => answerElicitation(h, p, ctx));
+    const { session, handlers } = s;
+    // Legacy servers ask with requests; modern ones with input_required results.
+    if (s.era === "legacy" && handlers) {
+      for (const [method, capability] of Object.entries(HANDLER_OF)) {
+        if (handlers[capability]) session.onRequest(method, (params, context) => answerServerRequest(handlers, method, params, context));
+      }
     }
     for (const [method, handler] of Object.entries(options.requestHandlers ?? {})) session.onRequest(method, handler);
     const onLog = options.onServerLog;
     session.onNotification((method, params) => {
       if (method === "notifications/message") {
-        if (!onLog || !params || typeof params.level !== "string" || !LOGGING_LEVELS.includes(params.level)) return;
+        if (!onLog || !params || !LOGGING_LEVELS.includes(params.level as string)) return;
         const entry: ServerLogEntry = { level: params.level as LoggingLevel, data: params.data };
         if (typeof params.logger === "string") entry.logger = params.logger;
         onLog(entry);
         return;
       }
-      const kind = /^notifications\/(tools|resources|prompts)\/list_changed$/.exec(method)?.[1];
-      // A change makes cached lists stale at once (spec 2026-07-28 "Caching").
-      if (kind) for (const [m, k] of Object.entries(LIST_KIND_OF)) if (k === kind) s.listCache.delete(m);
+      const kind = LIST_CHANGED.exec(method)?.[1];
+      if (kind) dropCachedLists(s, kind);
       s.subscriptions?.onNotification(method, params);
     });
   }
@@ -369,7 +362,7 @@ export class McpClient {
   onListChanged(listener: (kind: ListKind) => void, options: { resync?: boolean } = {}): () => void {
     const s = this.#s;
     const off = s.session.onNotification((method, params) => {
-      const m = /^notifications\/(tools|resources|prompts)\/list_changed$/.exec(method);
+      const m = LIST_CHANGED.exec(method);
       if (!m || (s.era === "modern" && !s.subscriptions?.owns(params))) return;
       listener(m[1] as ListKind);
     });
@@ -446,7 +439,7 @@ export class McpClient {
 
   /** Checks the server answers: `ping` (legacy) or `server/discover` (modern, which has no ping). */
   async ping(options: { signal?: AbortSignal } = {}): Promise<void> {
-    await this.request(this.#s.era === "modern" ? "server/discover" : "ping", this.#s.era === "modern" ? {} : undefined, options.signal ? { signal: options.signal } : {});
+    await this.request(this.#s.era === "modern" ? "server/discover" : "ping", {}, { signal: options.signal });
   }
 
   /**
@@ -468,12 +461,12 @@ export class McpClient {
     if (declared) {
       tools = tools.filter((t) => {
         const check = checkParamHeaders(t.inputSchema);
-        if (check.ok) {
-          declared.set(t.name, check.headers);
+        if (typeof check !== "string") {
+          declared.set(t.name, check);
           return true;
         }
         declared.delete(t.name);
-        this.#log("warn", "left out a tool with an invalid x-mcp-header declaration", { server: this.#s.name, tool: t.name.slice(0, 80), reason: check.reason });
+        this.#s.log?.("warn", "left out a tool with an invalid x-mcp-header declaration", { server: this.#s.name, tool: t.name.slice(0, 80), reason: check });
         return false;
       });
     }
@@ -491,30 +484,31 @@ export class McpClient {
    * @throws JsonRpcError (`jsonrpc`), ProtocolError (`protocol`), ConnectionClosedError (`connection_closed`), CancelledError (`cancelled`).
    */
   async callTool(name: string, args: JsonRecord = {}, options: CallOptions = {}): Promise<CallToolResult> {
-    const opts: RequestOptions = { timeoutMs: options.timeoutMs === undefined ? this.#callTimeoutMs : options.timeoutMs };
-    if (options.signal) opts.signal = options.signal;
-    if (options.onProgress) opts.onProgress = options.onProgress;
-    if (options.resetTimeoutOnProgress) opts.resetTimeoutOnProgress = true;
-    if (options.maxTotalTimeoutMs !== undefined) opts.maxTotalTimeoutMs = options.maxTotalTimeoutMs;
+    const opts: RequestOptions = {
+      timeoutMs: options.timeoutMs === undefined ? this.#callTimeoutMs : options.timeoutMs,
+      signal: options.signal,
+      onProgress: options.onProgress,
+      resetTimeoutOnProgress: options.resetTimeoutOnProgress,
+      maxTotalTimeoutMs: options.maxTotalTimeoutMs,
+    };
     const params = withMeta({ name, arguments: args }, options.meta);
     const known = this.#s.paramHeaders;
     const declared = known?.get(name);
     if (declared?.length) opts.headers = paramHeaderValues(declared, args);
-    let result: JsonRecord;
+    const where = `${this.#s.name}: tools/call ${name.slice(0, 80)}`;
     try {
-      result = await this.#complete("tools/call", params, opts);
+      return await this.#complete("tools/call", params, parseCallToolResult, options.signal, opts, where);
     } catch (e) {
       // Spec 2026-07-28 (x-mcp-header): on a header mismatch the client SHOULD list
       // the tools again (the declarations may be new, or never listed) and retry once.
       if (!known || !(e instanceof JsonRpcError) || e.rpcCode !== MODERN_ERRORS.headerMismatch) throw e;
       this.#s.listCache.delete("tools/list");
-      await this.listTools(options.signal ? { signal: options.signal } : {});
+      await this.listTools({ signal: options.signal });
       const fresh = known.get(name);
       if (!fresh?.length || JSON.stringify(fresh) === JSON.stringify(declared ?? [])) throw e;
       opts.headers = paramHeaderValues(fresh, args);
-      result = await this.#complete("tools/call", params, opts);
+      return this.#complete("tools/call", params, parseCallToolResult, options.signal, opts, where);
     }
-    return parseCallToolResult(result, `${this.#s.name}: tools/call ${name.slice(0, 80)}`);
   }
 
   /** Lists every resource, following `nextCursor` (V3). */
@@ -529,16 +523,13 @@ export class McpClient {
 
   /** Lists one page of resources (for callers that page themselves, T11). */
   async listResourcesPage(cursor?: string, options: { signal?: AbortSignal } = {}): Promise<{ resources: McpResource[]; nextCursor?: string }> {
-    const result = await this.request("resources/list", cursor === undefined ? {} : { cursor }, options.signal ? { signal: options.signal } : {});
-    const page = this.#page(result, "resources/list", "resources", parseResource);
-    return page.next === undefined ? { resources: page.items } : { resources: page.items, nextCursor: page.next };
+    const { items, next } = await this.#page("resources/list", "resources", parseResource, cursor, { signal: options.signal });
+    return next === undefined ? { resources: items } : { resources: items, nextCursor: next };
   }
 
   /** Reads a resource (answering `input_required` rounds in the modern era). */
   async readResource(uri: string, options: { signal?: AbortSignal } = {}): Promise<ResourceContents[]> {
-    const opts: RequestOptions = { timeoutMs: this.#s.requestTimeoutMs, ...(options.signal ? { signal: options.signal } : {}) };
-    const result = await this.#complete("resources/read", { uri }, opts);
-    return parseReadResourceResult(result, `${this.#s.name}: resources/read`);
+    return this.#complete("resources/read", { uri }, parseReadResourceResult, options.signal);
   }
 
   /** Lists every prompt, following `nextCursor` (V3). */
@@ -548,19 +539,13 @@ export class McpClient {
 
   /** Gets a rendered prompt (answering `input_required` rounds in the modern era). */
   async getPrompt(name: string, args: Record<string, string> = {}, options: { signal?: AbortSignal } = {}): Promise<GetPromptResult> {
-    const opts: RequestOptions = { timeoutMs: this.#s.requestTimeoutMs, ...(options.signal ? { signal: options.signal } : {}) };
-    const result = await this.#complete("prompts/get", { name, arguments: args }, opts);
-    return parseGetPromptResult(result, `${this.#s.name}: prompts/get`);
+    return this.#complete("prompts/get", { name, arguments: args }, parseGetPromptResult, options.signal);
   }
 
   /** Ends the connection (stdio: the process; HTTP: the session is released). Idempotent. */
   async close(): Promise<void> {
     this.#s.subscriptions?.close();
     await this.#s.session.close();
-  }
-
-  #log(level: "debug" | "info" | "warn", message: string, data: Record<string, unknown>): void {
-    this.#s.log?.(level, message, data);
   }
 
   #listen(): Subscriptions {
@@ -573,7 +558,7 @@ export class McpClient {
       resync: (ack) => {
         for (const kind of ["tools", "prompts", "resources"] as const) {
           if (ack[`${kind}ListChanged`] !== true) continue;
-          for (const [m, k] of Object.entries(LIST_KIND_OF)) if (k === kind) s.listCache.delete(m);
+          dropCachedLists(s, kind);
           for (const listener of s.resyncListeners) listener(kind);
         }
       },
@@ -600,22 +585,35 @@ export class McpClient {
     }
   }
 
-  // A request that may answer input_required (tools/call, prompts/get, resources/read).
-  #complete(method: string, params: JsonRecord, options: RequestOptions): Promise<JsonRecord> {
-    const where = `${this.#s.name}: ${method}`;
-    return completeWithInput(where, method, params, (p) => this.#rpc(method, p, options), this.#s.handlers, options.signal);
+  // A request that may answer input_required (tools/call, prompts/get, resources/read),
+  // its complete result parsed. The options are the request bound's unless given (tools/call).
+  async #complete<T>(
+    method: string,
+    params: JsonRecord,
+    parse: (result: JsonRecord, where: string) => T,
+    signal: AbortSignal | undefined,
+    options: RequestOptions = { timeoutMs: this.#s.requestTimeoutMs, signal },
+    where = `${this.#s.name}: ${method}`,
+  ): Promise<T> {
+    return parse(await completeWithInput(where, method, params, (p) => this.#rpc(method, p, options), this.#s.handlers, signal), where);
   }
 
-  #page<T>(result: JsonRecord, method: string, key: string, parse: (v: unknown, where: string) => T): { items: T[]; next: string | undefined } {
+  // One page of a list (V3): its items, parsed, the next cursor and the page's ttlMs.
+  async #page<T>(
+    method: string,
+    key: string,
+    parse: (v: unknown, where: string) => T,
+    cursor: string | undefined,
+    options: RequestOptions,
+  ): Promise<{ items: T[]; next: string | undefined; ttlMs: unknown }> {
+    const result = await this.request(method, cursor === undefined ? {} : { cursor }, options);
     const where = `${this.#s.name}: ${method}`;
-    const list = result[key];
-    if (!Array.isArray(list)) throw new ProtocolError(`${where}: result "${key}" must be an array`);
-    const next = result.nextCursor;
-    if (next !== undefined && next !== null && typeof next !== "string") throw new ProtocolError(`${where}: "nextCursor" must be a string`);
-    if (typeof next === "string" && next.length > MAX_CURSOR_CHARS) {
+    const next = result.nextCursor ?? undefined; // null is no cursor
+    if (next !== undefined && typeof next !== "string") throw new ProtocolError(`${where}: "nextCursor" must be a string`);
+    if (next && next.length > MAX_CURSOR_CHARS) {
       throw new LimitError("MAX_CURSOR_CHARS", MAX_CURSOR_CHARS, `${where}: a cursor is longer than ${MAX_CURSOR_CHARS} characters`);
     }
-    return { items: list.map((v, i) => parse(v, `${where} ${key}[${i}]`)), next: typeof next === "string" ? next : undefined };
+    return { items: readList(result, key, where, parse), next, ttlMs: result.ttlMs };
   }
 
   async #listAll<T>(
@@ -624,22 +622,21 @@ export class McpClient {
     parse: (v: unknown, where: string) => T,
     options: { signal?: AbortSignal; timeoutMs?: number | null },
   ): Promise<T[]> {
-    const where = `${this.#s.name}: ${method}`;
-    const cached = this.#s.listCache.get(method);
+    const s = this.#s;
+    const cached = s.listCache.get(method);
     if (cached && Date.now() < cached.until) return [...(cached.items as T[])];
+    const where = `${s.name}: ${method}`;
+    const opts: RequestOptions = { signal: options.signal };
+    if (options.timeoutMs !== undefined) opts.timeoutMs = options.timeoutMs;
     const items: T[] = [];
     const seen = new Set<string>();
     let cursor: string | undefined;
-    let ttl = Number.POSITIVE_INFINITY;
+    let ttl = Infinity;
     for (let page = 1; ; page++) {
       if (page > MAX_LIST_PAGES) throw new LimitError("MAX_LIST_PAGES", MAX_LIST_PAGES, `${where} has more than ${MAX_LIST_PAGES} pages`);
-      const opts: RequestOptions = {};
-      if (options.signal) opts.signal = options.signal;
-      if (options.timeoutMs !== undefined) opts.timeoutMs = options.timeoutMs;
-      const result = await this.request(method, cursor === undefined ? {} : { cursor }, opts);
+      const { items: got, next, ttlMs } = await this.#page(method, key, parse, cursor, opts);
       // Each page's ttlMs bounds the freshness of the whole list; absent means 0.
-      ttl = Math.min(ttl, typeof result.ttlMs === "number" && result.ttlMs > 0 ? result.ttlMs : 0);
-      const { items: got, next } = this.#page(result, method, key, parse);
+      ttl = Math.min(ttl, typeof ttlMs === "number" && ttlMs > 0 ? ttlMs : 0);
       if (items.length + got.length > MAX_LIST_ITEMS) {
         throw new LimitError("MAX_LIST_ITEMS", MAX_LIST_ITEMS, `${where} lists more than ${MAX_LIST_ITEMS} items`);
       }
@@ -649,9 +646,7 @@ export class McpClient {
       seen.add(next);
       cursor = next;
     }
-    if (this.#s.era === "modern" && ttl > 0) {
-      this.#s.listCache.set(method, { items: [...items], until: Date.now() + Math.min(ttl, MAX_LIST_TTL_MS) });
-    }
+    if (s.era === "modern" && ttl > 0) s.listCache.set(method, { items: [...items], until: Date.now() + Math.min(ttl, MAX_LIST_TTL_MS) });
     return items;
   }
 }

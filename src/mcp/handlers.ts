@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { ProtocolError, ValidationError } from "../errors.js";
+import { ValidationError } from "../errors.js";
 import { RpcErrorReply } from "../jsonrpc/session.js";
 import { compileSchema } from "../schema/index.js";
 import { isRecord, type JsonRecord } from "./types.js";
@@ -100,100 +100,117 @@ export function capabilitiesFor(handlers: ClientHandlers | undefined): JsonRecor
   if (handlers.roots) caps.roots = { listChanged: true };
   if (handlers.sampling) caps.sampling = handlers.sampling.tools ? { tools: {} } : {};
   const e = handlers.elicitation;
-  if (e?.form || e?.url) {
-    const modes: JsonRecord = {};
-    if (e.form) modes.form = {};
-    if (e.url) modes.url = {};
-    caps.elicitation = modes;
-  }
+  if (e?.form || e?.url) caps.elicitation = { ...(e.form && { form: {} }), ...(e.url && { url: {} }) };
   return caps;
 }
 
-/** Answers `roots/list`. */
-export async function answerRoots(handlers: ClientHandlers, context: HandlerContext): Promise<JsonRecord> {
-  if (!handlers.roots) throw new RpcErrorReply(-32601, "Method not found");
-  const roots = await handlers.roots(context);
-  for (const r of roots) {
-    if (typeof r.uri !== "string" || !r.uri.startsWith("file://")) throw new ValidationError("a root must have a file:// uri");
-  }
-  return { roots: roots.map((r) => (r.name === undefined ? { uri: r.uri } : { uri: r.uri, name: r.name })) };
-}
-
-// The request reaches the host typed as SamplingRequest: every field it declares is
-// checked first (the server is untrusted).
-function samplingProblem(p: JsonRecord | undefined): string | undefined {
-  if (!p) return "params are required";
-  if (!Array.isArray(p.messages) || p.messages.length === 0) return "messages must be a non-empty array";
-  for (const m of p.messages) {
-    if (!isRecord(m) || (m.role !== "user" && m.role !== "assistant") || !(isRecord(m.content) || Array.isArray(m.content))) {
-      return "each message needs role user or assistant and content";
-    }
-  }
-  if (typeof p.maxTokens !== "number" || !Number.isSafeInteger(p.maxTokens) || p.maxTokens <= 0) return "maxTokens must be a positive integer";
-  if (p.systemPrompt !== undefined && typeof p.systemPrompt !== "string") return "systemPrompt must be a string";
-  if (p.temperature !== undefined && (typeof p.temperature !== "number" || !Number.isFinite(p.temperature))) return "temperature must be a number";
-  if (p.stopSequences !== undefined && !(Array.isArray(p.stopSequences) && p.stopSequences.every((x) => typeof x === "string"))) {
-    return "stopSequences must be strings";
-  }
-  if (p.includeContext !== undefined && !["none", "thisServer", "allServers"].includes(p.includeContext as string)) return "includeContext is not none, thisServer or allServers";
-  for (const key of ["metadata", "modelPreferences", "toolChoice"]) if (p[key] !== undefined && !isRecord(p[key])) return `${key} must be an object`;
-  if (p.tools !== undefined && !(Array.isArray(p.tools) && p.tools.every(isRecord))) return "tools must be an array of objects";
-  return undefined;
-}
-
-/** Answers `sampling/createMessage`; the params are checked before the handler sees them. */
-export async function answerSampling(handlers: ClientHandlers, params: JsonRecord | undefined, context: HandlerContext): Promise<JsonRecord> {
-  const s = handlers.sampling;
-  if (!s) throw new RpcErrorReply(-32601, "Method not found");
-  const problem = samplingProblem(params);
-  if (problem) throw new RpcErrorReply(-32602, `sampling/createMessage: ${problem}`);
-  if ((params?.tools !== undefined || params?.toolChoice !== undefined) && !s.tools) {
-    throw new RpcErrorReply(-32602, "this client does not support tools in sampling");
-  }
-  const request = { ...params } as unknown as SamplingRequest;
-  const result = await s.handle(request, context);
-  if (result.role !== "assistant" || typeof result.model !== "string" || !(isRecord(result.content) || Array.isArray(result.content))) {
-    throw new ValidationError("the sampling handler returned an invalid result (role, model and content are required)");
-  }
-  return { ...result };
-}
+/** The server requests the host handlers answer, each with the handler it needs (V6). */
+export const HANDLER_OF = {
+  "roots/list": "roots",
+  "sampling/createMessage": "sampling",
+  "elicitation/create": "elicitation",
+} as const satisfies Record<string, keyof ClientHandlers>;
 
 /**
- * Answers `elicitation/create` (form or URL mode). `legacy` is true for a server
- * request (revisions before 2026-07-28, where a URL elicitation carries an
- * `elicitationId`) and false for a modern input request (where it has none).
+ * Answers what a server asks of the client, with the host handlers: a legacy server
+ * request, or (with `legacy` false) a modern input request, where a URL elicitation
+ * carries no `elicitationId` (revision 2026-07-28).
+ *
+ * @throws RpcErrorReply -32601 when no handler answers `method`, -32602 for invalid params.
+ * @throws ValidationError (`validation`) when a handler's answer is invalid.
  */
-export async function answerElicitation(
+export async function answerServerRequest(
   handlers: ClientHandlers,
+  method: string,
   params: JsonRecord | undefined,
   context: HandlerContext,
   legacy = true,
 ): Promise<JsonRecord> {
-  const e = handlers.elicitation;
-  if (!e || !params || typeof params.message !== "string") {
-    throw new RpcErrorReply(e ? -32602 : -32601, e ? "elicitation/create needs a message" : "Method not found");
+  if (method === "roots/list" && handlers.roots) return rootsResult(await handlers.roots(context));
+  if (method === "sampling/createMessage") return answerSampling(handlers, params, context);
+  if (method === "elicitation/create" && handlers.elicitation) return answerElicitation(handlers.elicitation, params, context, legacy);
+  throw new RpcErrorReply(-32601, "Method not found");
+}
+
+function rootsResult(roots: Root[]): JsonRecord {
+  for (const r of roots) {
+    if (typeof r.uri !== "string" || !r.uri.startsWith("file://")) throw new ValidationError("a root must have a file:// uri");
   }
+  return { roots: roots.map(({ uri, name }) => (name === undefined ? { uri } : { uri, name })) };
+}
+
+// The JSON-RPC answer to a request whose params are not what they must be.
+const invalidParams = (message: string): RpcErrorReply => new RpcErrorReply(-32602, message);
+
+const isString = (v: unknown): boolean => typeof v === "string";
+
+// The request reaches the host typed as SamplingRequest: every field it declares is
+// checked first (the server is untrusted), in this order: the field, whether it is
+// required, its test, and what it must be.
+const SAMPLING_FIELDS: [key: string, required: boolean, valid: (v: unknown) => boolean, expected: string][] = [
+  ["messages", true, (v) => Array.isArray(v) && v.length > 0 && v.every(isSamplingMessage), "a non-empty array of user or assistant messages with content"],
+  ["maxTokens", true, (v) => Number.isSafeInteger(v) && (v as number) > 0, "a positive integer"],
+  ["systemPrompt", false, isString, "a string"],
+  ["temperature", false, Number.isFinite, "a number"],
+  ["stopSequences", false, (v) => Array.isArray(v) && v.every(isString), "an array of strings"],
+  ["includeContext", false, (v) => ["none", "thisServer", "allServers"].includes(v as string), "none, thisServer or allServers"],
+  ["metadata", false, isRecord, "an object"],
+  ["modelPreferences", false, isRecord, "an object"],
+  ["toolChoice", false, isRecord, "an object"],
+  ["tools", false, (v) => Array.isArray(v) && v.every(isRecord), "an array of objects"],
+];
+
+function isSamplingMessage(m: unknown): boolean {
+  return isRecord(m) && (m.role === "user" || m.role === "assistant") && (isRecord(m.content) || Array.isArray(m.content));
+}
+
+/** Answers `sampling/createMessage`; the params are checked before the handler sees them. */
+export async function answerSampling(handlers: ClientHandlers, params: JsonRecord | undefined, context: HandlerContext): Promise<JsonRecord> {
+  const sampling = handlers.sampling;
+  if (!sampling) throw new RpcErrorReply(-32601, "Method not found");
+  if (!params) throw invalidParams("sampling/createMessage: params are required");
+  for (const [key, required, valid, expected] of SAMPLING_FIELDS) {
+    const v = params[key];
+    if ((required || v !== undefined) && !valid(v)) throw invalidParams(`sampling/createMessage: ${key} must be ${expected}`);
+  }
+  if ((params.tools !== undefined || params.toolChoice !== undefined) && !sampling.tools) {
+    throw invalidParams("this client does not support tools in sampling");
+  }
+  const result = await sampling.handle({ ...params } as unknown as SamplingRequest, context);
+  if (result.role !== "assistant" || typeof result.model !== "string" || !(isRecord(result.content) || Array.isArray(result.content))) {
+    throw new ValidationError("the sampling handler's result needs role assistant, a model and content");
+  }
+  return { ...result };
+}
+
+async function answerElicitation(
+  elicitation: NonNullable<ClientHandlers["elicitation"]>,
+  params: JsonRecord | undefined,
+  context: HandlerContext,
+  legacy: boolean,
+): Promise<JsonRecord> {
+  if (typeof params?.message !== "string") throw invalidParams("elicitation/create needs a message");
   const mode = params.mode ?? "form";
   if (mode === "url") {
-    if (!e.url) throw new RpcErrorReply(-32602, "this client does not support URL elicitation");
-    const request = urlElicitation(params, legacy);
-    return answerOf(await e.url(request, context));
+    if (!elicitation.url) throw invalidParams("this client does not support URL elicitation");
+    return answerOf(await elicitation.url(urlElicitation(params, params.message, legacy), context));
   }
-  if (mode !== "form") throw new RpcErrorReply(-32602, "unknown elicitation mode");
-  if (!e.form) throw new RpcErrorReply(-32602, "this client does not support form elicitation");
-  if (!isRecord(params.requestedSchema)) throw new RpcErrorReply(-32602, "form elicitation needs a requestedSchema");
+  if (mode !== "form") throw invalidParams("unknown elicitation mode");
+  if (!elicitation.form) throw invalidParams("this client does not support form elicitation");
   const schema = params.requestedSchema;
-  const answer = await e.form({ mode: "form", message: params.message, requestedSchema: schema }, context);
+  if (!isRecord(schema)) throw invalidParams("form elicitation needs a requestedSchema");
+  const answer = await elicitation.form({ mode: "form", message: params.message, requestedSchema: schema }, context);
   if (answer.action !== "accept") return answerOf(answer);
   const content = withDefaults(schema, answer.content ?? {});
   compileSchema(schema).assert(content, "the elicitation answer");
   return { action: "accept", content };
 }
 
+// Only what the protocol defines is passed on: content rides on an accept alone.
 function answerOf(answer: ElicitationAnswer): JsonRecord {
-  if (answer.action === "accept") return answer.content === undefined ? { action: "accept" } : { action: "accept", content: answer.content };
-  if (answer.action === "decline" || answer.action === "cancel") return { action: answer.action };
-  throw new ValidationError("an elicitation answer must be accept, decline or cancel");
+  const { action } = answer;
+  if (action !== "accept" && action !== "decline" && action !== "cancel") throw new ValidationError("an elicitation answer must be accept, decline or cancel");
+  return action === "accept" && answer.content !== undefined ? { action, content: answer.content } : { action };
 }
 
 // Form fields the user left empty take the schema's `default` (the spec lets
@@ -208,32 +225,25 @@ function withDefaults(schema: JsonRecord, content: JsonRecord): JsonRecord {
   return out;
 }
 
-function urlElicitation(params: JsonRecord, legacy: boolean): UrlElicitation {
-  if (typeof params.url !== "string" || typeof params.message !== "string") throw new RpcErrorReply(-32602, "URL elicitation needs url and message");
+// Legacy revisions carry an elicitationId in URL mode; 2026-07-28 has none (the
+// server correlates through the requestState of the retried request).
+function urlElicitation(params: JsonRecord, message: string, legacy: boolean): UrlElicitation {
   const id = params.elicitationId;
   if (legacy ? typeof id !== "string" : id !== undefined && typeof id !== "string") {
-    throw new RpcErrorReply(-32602, "URL elicitation needs a string elicitationId");
+    throw invalidParams("URL elicitation needs a string elicitationId");
   }
-  let url: URL;
+  let url: URL | undefined;
   try {
-    url = new URL(params.url);
+    if (typeof params.url === "string") url = new URL(params.url);
   } catch {
-    throw new RpcErrorReply(-32602, "URL elicitation url is not a valid URL");
+    // not a URL: refused below
   }
   // Credentials in the URL would be shown to the user and leak; only web URLs open.
-  const local = url.hostname === "localhost" || url.hostname === "127.0.0.1" || url.hostname === "[::1]";
-  if (url.username || url.password || !(url.protocol === "https:" || (url.protocol === "http:" && local))) {
-    throw new RpcErrorReply(-32602, "URL elicitation url must be https (or http on localhost) without credentials");
+  const local = ["localhost", "127.0.0.1", "[::1]"].includes(url?.hostname ?? "");
+  if (!url || url.username || url.password || !(url.protocol === "https:" || (url.protocol === "http:" && local))) {
+    throw invalidParams("URL elicitation needs an https url (or http on localhost) without credentials");
   }
-  const request: UrlElicitation = { mode: "url", message: params.message, url: url.href, domain: url.hostname };
+  const request: UrlElicitation = { mode: "url", message, url: url.href, domain: url.hostname };
   if (typeof id === "string") request.elicitationId = id;
   return request;
-}
-
-/** Parses `notifications/message` params for the host logger (V7). */
-export function parseLogMessage(params: JsonRecord | undefined): { level: string; logger?: string; data: unknown } {
-  if (!params || typeof params.level !== "string" || !("data" in params)) throw new ProtocolError("notifications/message needs level and data");
-  const out: { level: string; logger?: string; data: unknown } = { level: params.level, data: params.data };
-  if (typeof params.logger === "string") out.logger = params.logger;
-  return out;
 }

@@ -16,7 +16,8 @@ import {
 } from "../errors.js";
 import type { JsonRpcSession } from "../jsonrpc/session.js";
 import { MAX_ERA_CACHE_ENTRIES } from "../limits.js";
-import { isRecord, type JsonRecord, type ServerInfo } from "./types.js";
+import { isRecord, readFields, type JsonRecord } from "./fields.js";
+import type { ServerInfo } from "./types.js";
 import {
   isModernErrorCode,
   isSupportedLegacyVersion,
@@ -58,11 +59,8 @@ export function rememberedEra(key: string): Era | undefined {
 export function rememberEra(key: string, era: Era): void {
   eraCache.delete(key);
   eraCache.set(key, era);
-  while (eraCache.size > MAX_ERA_CACHE_ENTRIES) {
-    const oldest = eraCache.keys().next().value;
-    if (oldest === undefined) break;
-    eraCache.delete(oldest);
-  }
+  // One entry is added at a time, so at most one is over the bound.
+  if (eraCache.size > MAX_ERA_CACHE_ENTRIES) eraCache.delete(eraCache.keys().next().value as string);
 }
 
 /** Forgets what was remembered about one server, or about every server. */
@@ -74,11 +72,11 @@ export function forgetServerEra(key?: string): void {
 /** The `_meta` every modern request carries (spec 2026-07-28 "_meta"). */
 export function modernMeta(version: string, who: ClientIdentity, logLevel: string | undefined): JsonRecord {
   const meta: JsonRecord = {
-    [META.protocolVersion]: version,
-    [META.clientCapabilities]: modernCapabilities(who.capabilities),
-    [META.clientInfo]: who.clientInfo,
+    [`${META}protocolVersion`]: version,
+    [`${META}clientCapabilities`]: modernCapabilities(who.capabilities),
+    [`${META}clientInfo`]: who.clientInfo,
   };
-  if (logLevel !== undefined) meta[META.logLevel] = logLevel;
+  if (logLevel !== undefined) meta[`${META}logLevel`] = logLevel;
   return meta;
 }
 
@@ -91,8 +89,8 @@ function modernCapabilities(capabilities: JsonRecord): JsonRecord {
   return { ...capabilities, roots: rest };
 }
 
-/** The outcome of the `server/discover` probe. */
-export type Probe = { kind: "modern"; established: Established } | { kind: "legacy"; reason: string };
+/** The outcome of the `server/discover` probe: the modern era established, or why the server is taken as legacy. */
+export type Probe = Established | string;
 
 /**
  * Probes with `server/discover` (V2). A discover result, or a modern JSON-RPC
@@ -124,12 +122,12 @@ export async function probeModern(
         const supported = isRecord(e.data) ? e.data.supported : undefined;
         const next = pickVersion(supported);
         if (next === undefined) throw noSharedVersion(name, supported);
-        if (isSupportedLegacyVersion(next)) return { kind: "legacy", reason: `the server prefers ${next}` };
+        if (isSupportedLegacyVersion(next)) return `the server prefers ${next}`;
         // One retry, with the version the server names (even the one just sent).
         version = next;
         continue;
       }
-      return { kind: "legacy", reason: e instanceof YadaError ? `${e.code}: ${e.message}` : String(e) };
+      return e instanceof YadaError ? `${e.code}: ${e.message}` : String(e);
     }
     return parseDiscover(name, result);
   }
@@ -137,33 +135,35 @@ export async function probeModern(
 }
 
 function noSharedVersion(name: string, supported: unknown): UnsupportedVersionError {
-  const offered = Array.isArray(supported) ? supported.filter((v) => typeof v === "string").join(", ").slice(0, 200) : "";
-  return new UnsupportedVersionError(
-    `${name} supports protocol versions [${offered}], none of which yada speaks (it speaks ${SUPPORTED_VERSIONS.join(", ")})`,
-    offered,
-  );
+  return unsupported(name, Array.isArray(supported) ? supported.filter((v) => typeof v === "string").join(", ").slice(0, 200) : "");
+}
+
+function unsupported(name: string, offered: string): UnsupportedVersionError {
+  return new UnsupportedVersionError(`${name} offers protocol revisions '${offered}'; yada speaks only ${SUPPORTED_VERSIONS.join(", ")}`, offered);
 }
 
 function parseDiscover(name: string, result: JsonRecord): Probe {
-  const where = `${name}: server/discover`;
   if (!Array.isArray(result.supportedVersions) || !isRecord(result.capabilities)) {
     // Not a discover result: whatever answered does not speak the modern era.
-    return { kind: "legacy", reason: "server/discover answered without supportedVersions and capabilities" };
+    return "not a server/discover result";
   }
+  const where = `${name}: server/discover`;
   const type = result.resultType;
   if (type !== undefined && type !== "complete") throw new ProtocolError(`${where}: unexpected resultType`);
   const chosen = pickVersion(result.supportedVersions);
   if (chosen === undefined) throw noSharedVersion(name, result.supportedVersions);
-  if (!isSupportedModernVersion(chosen)) return { kind: "legacy", reason: `the server's newest shared revision is ${chosen}` };
-  if (result.instructions !== undefined && typeof result.instructions !== "string") throw new ProtocolError(`${where}: "instructions" must be a string`);
-  const meta = isRecord(result._meta) ? result._meta : {};
-  const info = meta[META.serverInfo];
-  const serverInfo: ServerInfo =
-    isRecord(info) && typeof info.name === "string" && typeof info.version === "string" ? (info as ServerInfo) : { name: "", version: "" };
-  return {
-    kind: "modern",
-    established: { era: "modern", protocolVersion: chosen, serverInfo, capabilities: result.capabilities, instructions: result.instructions },
-  };
+  if (!isSupportedModernVersion(chosen)) return `the server's newest shared revision is ${chosen}`;
+  const info = isRecord(result._meta) ? result._meta[`${META}serverInfo`] : undefined;
+  return established("modern", chosen, isServerInfo(info) ? info : { name: "", version: "" }, result, where);
+}
+
+function isServerInfo(v: unknown): v is ServerInfo {
+  return isRecord(v) && typeof v.name === "string" && typeof v.version === "string";
+}
+
+// What both handshakes keep of the server's answer, checked.
+function established(era: Era, protocolVersion: string, serverInfo: ServerInfo, result: JsonRecord, where: string): Established {
+  return readFields(result, where, { capabilities: "object", instructions: "string?" }, { era, protocolVersion, serverInfo });
 }
 
 /**
@@ -187,22 +187,13 @@ export async function initializeLegacy(
   );
   const version = result.protocolVersion;
   if (!isSupportedLegacyVersion(version)) {
-    const offered = typeof version === "string" ? version.slice(0, 64) : String(typeof version);
-    throw new UnsupportedVersionError(
-      `${name} answered protocol version '${offered}', which yada does not speak (it speaks ${SUPPORTED_VERSIONS.join(", ")})`,
-      offered,
-    );
+    throw unsupported(name, typeof version === "string" ? version.slice(0, 64) : typeof version);
   }
-  if (!isRecord(result.capabilities)) throw new ProtocolError(`${name}: initialize result lacks "capabilities"`);
-  const info = result.serverInfo;
-  if (!isRecord(info) || typeof info.name !== "string" || typeof info.version !== "string") {
-    throw new ProtocolError(`${name}: initialize result lacks a valid "serverInfo" (name and version)`);
-  }
-  if (result.instructions !== undefined && typeof result.instructions !== "string") {
-    throw new ProtocolError(`${name}: initialize result "instructions" must be a string`);
-  }
+  const where = `${name}: initialize`;
+  if (!isServerInfo(result.serverInfo)) throw new ProtocolError(`${where}: "serverInfo" needs a string name and version`);
+  const out = established("legacy", version, result.serverInfo, result, where);
   session.transport.setProtocolVersion?.(version);
   // S5: sent as a notification, not awaited for an answer; failing to deliver it fails the connect.
   await session.notify("notifications/initialized");
-  return { era: "legacy", protocolVersion: version, serverInfo: info as ServerInfo, capabilities: result.capabilities, instructions: result.instructions };
+  return out;
 }

@@ -6,11 +6,11 @@
  *
  * @module
  */
-import { LimitError, ProtocolError, UnauthorizedError, YadaError } from "../errors.js";
+import { LimitError, ProtocolError, UnauthorizedError } from "../errors.js";
 import { RpcErrorReply } from "../jsonrpc/session.js";
 import { MAX_INPUT_REQUESTS, MAX_INPUT_ROUNDS } from "../limits.js";
-import { answerElicitation, answerRoots, answerSampling, type ClientHandlers } from "./handlers.js";
-import { isRecord, type JsonRecord } from "./types.js";
+import { answerServerRequest, type ClientHandlers } from "./handlers.js";
+import { isRecord, readFields, type JsonRecord } from "./fields.js";
 
 /** Methods on which a server may answer `input_required` (spec 2026-07-28 "Multi Round-Trip Requests"). */
 export const INPUT_METHODS: readonly string[] = ["tools/call", "prompts/get", "resources/read"];
@@ -46,15 +46,15 @@ export async function completeWithInput(
     if (round + 1 >= MAX_INPUT_ROUNDS) {
       throw new LimitError("MAX_INPUT_ROUNDS", MAX_INPUT_ROUNDS, `${where}: the server asked for input more than ${MAX_INPUT_ROUNDS - 1} times`);
     }
-    const requests = result.inputRequests;
-    const state = result.requestState;
-    if (requests === undefined && state === undefined) throw new ProtocolError(`${where}: input_required without inputRequests or requestState`);
-    if (requests !== undefined && !isRecord(requests)) throw new ProtocolError(`${where}: inputRequests must be an object`);
-    if (state !== undefined && typeof state !== "string") throw new ProtocolError(`${where}: requestState must be a string`);
+    const { inputRequests, requestState } = readFields<{ inputRequests?: JsonRecord; requestState?: string }>(result, where, {
+      inputRequests: "object?",
+      requestState: "string?",
+    });
+    if (inputRequests === undefined && requestState === undefined) throw new ProtocolError(`${where}: input_required without inputRequests or requestState`);
     const next: JsonRecord = {};
-    if (requests) next.inputResponses = await answerAll(where, requests, handlers, signal);
+    if (inputRequests) next.inputResponses = await answerAll(where, inputRequests, handlers, signal);
     // The state is echoed exactly as received, and only on this retry (never invented).
-    if (state !== undefined) next.requestState = state;
+    if (requestState !== undefined) next.requestState = requestState;
     extra = next;
   }
 }
@@ -68,31 +68,15 @@ async function answerAll(where: string, requests: JsonRecord, handlers: ClientHa
     throw new LimitError("MAX_INPUT_REQUESTS", MAX_INPUT_REQUESTS, `${where}: the server asked for ${entries.length} inputs at once; the limit is ${MAX_INPUT_REQUESTS}`);
   }
   for (const [key, request] of entries) {
-    if (!isRecord(request) || typeof request.method !== "string") throw new ProtocolError(`${where}: input request '${key.slice(0, 80)}' is malformed`);
-    const params = request.params;
-    if (params !== undefined && !isRecord(params)) throw new ProtocolError(`${where}: input request '${key.slice(0, 80)}' has invalid params`);
+    const params = isRecord(request) ? request.params : undefined;
+    if (!isRecord(request) || typeof request.method !== "string" || (params !== undefined && !isRecord(params))) {
+      throw new ProtocolError(`${where}: input request '${key.slice(0, 80)}' needs a method and object params`);
+    }
     try {
-      switch (request.method) {
-        case "elicitation/create":
-          // Revision 2026-07-28 has no elicitationId in URL mode.
-          out[key] = await answerElicitation(handlers ?? {}, params, context, false);
-          break;
-        case "sampling/createMessage":
-          out[key] = await answerSampling(handlers ?? {}, params, context);
-          break;
-        case "roots/list":
-          out[key] = await answerRoots(handlers ?? {}, context);
-          break;
-        default:
-          throw new RpcErrorReply(-32601, "unknown input request");
-      }
+      out[key] = await answerServerRequest(handlers ?? {}, request.method, params, context, false);
     } catch (e) {
-      if (e instanceof YadaError) throw e;
-      if (e instanceof RpcErrorReply) {
-        // There is no error-shaped input response: the request is abandoned.
-        throw new UnauthorizedError(`${where}: the server asked for ${request.method.slice(0, 60)}, which this client cannot answer (${e.message})`);
-      }
-      throw e;
+      // There is no error-shaped input response: the request is abandoned.
+      throw e instanceof RpcErrorReply ? new UnauthorizedError(`${where}: this client cannot answer the server's ${request.method.slice(0, 60)} (${e.message})`) : e;
     }
   }
   return out;

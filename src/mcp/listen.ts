@@ -53,7 +53,7 @@ export class Subscriptions {
   /** Whether a notification belongs to one of our subscriptions. */
   owns(params: JsonRecord | undefined): boolean {
     const meta = params?._meta;
-    const id = isRecord(meta) ? meta[META.subscriptionId] : undefined;
+    const id = isRecord(meta) ? meta[`${META}subscriptionId`] : undefined;
     return (typeof id === "string" || typeof id === "number") && this.#ids.has(id);
   }
 
@@ -112,7 +112,7 @@ export class Subscriptions {
   }
 
   #stop(): void {
-    if (this.#retryTimer !== undefined) clearTimeout(this.#retryTimer);
+    clearTimeout(this.#retryTimer);
     this.#retryTimer = undefined;
     const c = this.#current;
     this.#current = undefined;

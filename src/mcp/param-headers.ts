@@ -14,8 +14,8 @@ export interface ParamHeader {
   name: string;
 }
 
-/** The result of checking a tool's declarations. */
-export type ParamHeaderCheck = { ok: true; headers: ParamHeader[] } | { ok: false; reason: string };
+/** The result of checking a tool's declarations: the valid ones, or why the tool is invalid. */
+export type ParamHeaderCheck = ParamHeader[] | string;
 
 // RFC 9110 token characters.
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
@@ -31,69 +31,46 @@ export function checkParamHeaders(inputSchema: JsonRecord): ParamHeaderCheck {
   const headers: ParamHeader[] = [];
   const seen = new Set<string>();
   let problem: string | undefined;
-
-  // Declarations reachable through `properties` chains are candidates; a declaration
-  // anywhere else (items, combinators, $ref targets, $defs) is invalid.
-  const reachable = new Set<unknown>();
-  const walkProperties = (schema: JsonRecord, path: string[], depth: number): void => {
-    if (depth > 32 || problem) return;
-    const props = schema.properties;
-    if (!isRecord(props)) return;
-    for (const [key, sub] of Object.entries(props)) {
-      if (!isRecord(sub)) continue;
-      reachable.add(sub);
-      const declared = sub["x-mcp-header"];
-      if (declared !== undefined) {
-        if (typeof declared !== "string" || declared.length === 0 || !TOKEN.test(declared)) {
-          problem = `property '${key}' has an x-mcp-header that is not a header token`;
-          return;
-        }
-        const type = sub.type;
-        if (type !== "string" && type !== "integer" && type !== "boolean") {
-          problem = `property '${key}' has an x-mcp-header but is not a string, integer or boolean`;
-          return;
-        }
-        const lower = declared.toLowerCase();
-        if (seen.has(lower)) {
-          problem = `x-mcp-header '${declared}' is declared twice`;
-          return;
-        }
-        seen.add(lower);
-        headers.push({ path: [...path, key], name: declared });
-      }
-      walkProperties(sub, [...path, key], depth + 1);
-    }
-  };
-  walkProperties(inputSchema, [], 0);
-  if (problem) return { ok: false, reason: problem };
-
-  const anywhere = (v: unknown, depth: number): void => {
+  // One walk of the whole schema. `path` is the property path while the walk has
+  // gone only through `properties` keys from the root; a declaration anywhere else
+  // (the root, items, combinators, $ref targets, $defs) is invalid.
+  const walk = (v: unknown, path: string[] | undefined, depth: number): void => {
     if (depth > 64 || problem) return;
     if (Array.isArray(v)) {
-      for (const x of v) anywhere(x, depth + 1);
+      for (const x of v) walk(x, undefined, depth + 1);
       return;
     }
     if (!isRecord(v)) return;
-    if (v["x-mcp-header"] !== undefined && !reachable.has(v)) {
-      problem = "an x-mcp-header is declared where it is not reachable through properties alone";
-      return;
+    const declared = v["x-mcp-header"];
+    if (declared !== undefined) {
+      const key = path?.at(-1);
+      if (!path || key === undefined) {
+        problem = "an x-mcp-header is declared outside a chain of properties from the root";
+      } else if (typeof declared !== "string" || !TOKEN.test(declared)) {
+        problem = `property '${key}' has an x-mcp-header that is not a header token`;
+      } else if (v.type !== "string" && v.type !== "integer" && v.type !== "boolean") {
+        problem = `property '${key}' has an x-mcp-header but is not a string, integer or boolean`;
+      } else if (seen.has(declared.toLowerCase())) {
+        problem = `x-mcp-header '${declared}' is declared twice`;
+      } else {
+        seen.add(declared.toLowerCase());
+        headers.push({ path, name: declared });
+      }
     }
-    for (const x of Object.values(v)) anywhere(x, depth + 1);
+    for (const [k, x] of Object.entries(v)) {
+      if (k === "properties" && path && isRecord(x)) for (const [name, sub] of Object.entries(x)) walk(sub, [...path, name], depth + 2);
+      else walk(x, undefined, depth + 1);
+    }
   };
-  anywhere(inputSchema, 0);
-  return problem ? { ok: false, reason: problem } : { ok: true, headers };
+  walk(inputSchema, [], 0);
+  return problem ?? headers;
 }
-
-/**
- * Encodes a value for an MCP header: as is when it is plain visible ASCII, else
- * `=?base64?<base64 of UTF-8>?=` (one encoder for `Mcp-Name` and `Mcp-Param-*`).
- */
-export const encodeMcpHeaderValue = encodeHeaderValue;
 
 /**
  * The `Mcp-Param-*` headers of one call: for each declaration whose argument is
  * present and not null, its value (string as is, integer in decimal, boolean as
- * `true` / `false`), encoded as {@link encodeMcpHeaderValue}. A value of the wrong
+ * `true` / `false`), encoded as `Mcp-Name` is: as is when it is plain visible ASCII, else
+ * `=?base64?<base64 of UTF-8>?=`. A value of the wrong
  * type is left out (argument validation reports it).
  */
 export function paramHeaderValues(declarations: readonly ParamHeader[], args: JsonRecord): Record<string, string> {
@@ -107,7 +84,7 @@ export function paramHeaderValues(declarations: readonly ParamHeader[], args: Js
     else if (typeof v === "boolean") text = v ? "true" : "false";
     else if (typeof v === "number" && Number.isInteger(v) && Math.abs(v) <= MAX_SAFE) text = String(v);
     else continue;
-    out[`Mcp-Param-${d.name}`] = encodeMcpHeaderValue(text);
+    out[`Mcp-Param-${d.name}`] = encodeHeaderValue(text);
   }
   return out;
 }

@@ -16,12 +16,7 @@ export const LATEST_LEGACY_VERSION: LegacyVersion = "2025-11-25";
 
 /** Is `v` a legacy revision yada accepts from a server's initialize answer (V1)? */
 export function isSupportedLegacyVersion(v: unknown): v is LegacyVersion {
-  return typeof v === "string" && (LEGACY_VERSIONS as readonly string[]).includes(v);
-}
-
-/** Did this revision introduce structured tool output (outputSchema / structuredContent)? */
-export function hasStructuredOutput(version: string): boolean {
-  return version >= "2025-06-18";
+  return (LEGACY_VERSIONS as readonly unknown[]).includes(v);
 }
 
 /** The modern (stateless, per-request `_meta`) revisions yada speaks, newest first (V2). */
@@ -38,21 +33,18 @@ export const SUPPORTED_VERSIONS: readonly string[] = [...MODERN_VERSIONS, ...LEG
 
 /** Is `v` a modern revision yada speaks? */
 export function isSupportedModernVersion(v: unknown): v is ModernVersion {
-  return typeof v === "string" && (MODERN_VERSIONS as readonly string[]).includes(v);
+  return (MODERN_VERSIONS as readonly unknown[]).includes(v);
 }
 
 /** The protocol eras: `legacy` (initialize handshake) and `modern` (2026-07-28 and later). */
 export type Era = "legacy" | "modern";
 
-/** Keys of the per-request `_meta` of the modern era (spec 2026-07-28 "_meta"). */
-export const META = {
-  protocolVersion: "io.modelcontextprotocol/protocolVersion",
-  clientCapabilities: "io.modelcontextprotocol/clientCapabilities",
-  clientInfo: "io.modelcontextprotocol/clientInfo",
-  logLevel: "io.modelcontextprotocol/logLevel",
-  serverInfo: "io.modelcontextprotocol/serverInfo",
-  subscriptionId: "io.modelcontextprotocol/subscriptionId",
-} as const;
+/**
+ * The prefix of the reserved `_meta` keys of the modern era (spec 2026-07-28
+ * "_meta"): `protocolVersion`, `clientCapabilities`, `clientInfo`, `logLevel`,
+ * `serverInfo`, `subscriptionId`.
+ */
+export const META = "io.modelcontextprotocol/";
 
 /** JSON-RPC error codes that only a modern server sends (spec 2026-07-28 "Error Codes"). */
 export const MODERN_ERRORS = {
