@@ -49,9 +49,8 @@ export function describeIssue(issue: ValidationIssue | undefined): string {
  * ```
  */
 export function callFailure(gate: ConnectionGate, e: unknown): ToolResult {
-  if (!(e instanceof YadaError)) throw e;
-  if (e.code === "session_expired" || e.code === "connection_closed") gate.fail(e);
-  if (THROWN.has(e.code)) throw e;
+  gate.fail(e);
+  if (!(e instanceof YadaError) || THROWN.has(e.code)) throw e;
   return errorResult(e.code, e.message);
 }
 
@@ -129,22 +128,13 @@ export interface GuardedToolSpec {
  * ```
  */
 export function guardedTool(spec: GuardedToolSpec): ReadTool {
-  const { gate, name, authorizeAs, input } = spec;
+  const { gate, name, input } = spec;
   return readTool(name, spec.description, spec.inputSchema, async (args, context) => {
     await gate.enter(context.identity);
     if (context.signal?.aborted) throw new CancelledError(`${name} was cancelled before it was sent`, { cause: context.signal.reason });
-    if (!(await gate.permit(authorizeAs))) {
-      return errorResult("unauthorized", `the host did not authorize ${name} for this caller; nothing was sent`);
-    }
-    let problem: ToolResult | undefined;
+    if (!(await gate.permit(spec.authorizeAs))) return errorResult("unauthorized", `${name}: the host denied this caller; nothing was sent`);
     try {
-      problem = checkArguments(name, args, input);
-    } catch (e) {
-      return callFailure(gate, e);
-    }
-    if (problem) return problem;
-    try {
-      return await spec.run(args as JsonRecord, context);
+      return checkArguments(name, args, input) ?? (await spec.run(args as JsonRecord, context));
     } catch (e) {
       return callFailure(gate, e);
     }
@@ -178,12 +168,10 @@ export function mcpReadTool(gate: ConnectionGate, client: McpClient, selected: S
       const result = await callRemote(client, remote.name, args, context, timeoutMs);
       if (result.isError) return toolFailed(result);
       if (output) {
-        if (result.structuredContent === undefined) {
-          return errorResult("invalid_output", `${name}: no structuredContent, though an output schema is declared`);
-        }
-        const checked = output.validate(result.structuredContent);
-        if (!checked.valid) {
-          return errorResult("invalid_output", `${name}: structuredContent does not match the output schema: ${describeIssue(checked.issues[0])}`);
+        const structured = result.structuredContent;
+        const checked = structured === undefined ? undefined : output.validate(structured);
+        if (!checked?.valid) {
+          return errorResult("invalid_output", `${name}: structuredContent ${checked ? `does not match the output schema: ${describeIssue(checked.issues[0])}` : "is missing; an output schema is declared"}`);
         }
       }
       return renderToolResult(result);
