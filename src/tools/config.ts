@@ -152,11 +152,9 @@ const WRITE_FIELDS: Record<string, FieldCheck> = {
     for (const [tool, m] of Object.entries(v)) {
       const where = `writeTools.${tool.slice(0, 40)}`;
       if (!isRecord(m)) fail(at, `${where} must be an object`);
-      mappings[tool] = {
-        version: nonEmpty(m.version, at, `${where}.version`),
-        prepareTool: nonEmpty(m.prepareTool, at, `${where}.prepareTool`),
-        receiptTool: nonEmpty(m.receiptTool, at, `${where}.receiptTool`),
-      };
+      const mapping: Record<string, string> = {};
+      for (const f of ["version", "prepareTool", "receiptTool"]) mapping[f] = nonEmpty(m[f], at, `${where}.${f}`);
+      mappings[tool] = mapping as unknown as McpWriteMapping;
     }
     return mappings;
   },

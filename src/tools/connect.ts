@@ -158,7 +158,7 @@ export async function connectMcp(server: McpServerConfig, access: McpAccess, opt
   const config = parseServerConfig(server);
   const name = config.name;
   if (config.writeTools !== undefined || config.confirmTools !== undefined) {
-    throw new ConfigError(`${name}: writeTools and confirmTools need the action layer, not in this connectMcp`);
+    throw new ConfigError(`${name}: writeTools and confirmTools need the action layer`);
   }
   if (access === null || typeof access !== "object") throw new ConfigError("connectMcp needs {identity, authorize}");
   // T1: a frozen copy, so later changes to the host's object cannot rebind the connection.
@@ -285,7 +285,7 @@ export async function connectMcp(server: McpServerConfig, access: McpAccess, opt
     /** A host call (T12): the caller and the connection are checked first, then what was asked. */
     const hostCall = async <R>(caller: Identity, authorizeAs: string, call: () => Promise<R>): Promise<R> => {
       await gate.enter(caller);
-      if (!(await gate.permit(authorizeAs))) throw new UnauthorizedError(`${name}: the host did not authorize ${authorizeAs} for this caller`);
+      if (!(await gate.permit(authorizeAs))) throw new UnauthorizedError(`${name}: the host denied ${authorizeAs} to this caller`);
       return call().catch((e: unknown) => {
         gate.fail(e);
         throw e;
@@ -311,7 +311,7 @@ export async function connectMcp(server: McpServerConfig, access: McpAccess, opt
     await client?.close().catch(() => {});
     await transport.close().catch(() => {});
     if (deadline.signal.aborted && !(options.signal?.aborted ?? false) && (e instanceof CancelledError || e instanceof TimeoutError)) {
-      throw new TimeoutError(`${name}: connecting and discovering tools did not finish within ${setupMs} ms`, setupMs);
+      throw new TimeoutError(`${name}: connecting did not finish within ${setupMs} ms`, setupMs);
     }
     throw e;
   } finally {

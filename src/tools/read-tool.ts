@@ -132,7 +132,7 @@ export function guardedTool(spec: GuardedToolSpec): ReadTool {
   return readTool(name, spec.description, spec.inputSchema, async (args, context) => {
     await gate.enter(context.identity);
     if (context.signal?.aborted) throw new CancelledError(`${name} was cancelled before it was sent`, { cause: context.signal.reason });
-    if (!(await gate.permit(spec.authorizeAs))) return errorResult("unauthorized", `${name}: the host denied this caller; nothing was sent`);
+    if (!(await gate.permit(spec.authorizeAs))) return errorResult("unauthorized", `${name}: the host denied this call; nothing was sent`);
     try {
       return checkArguments(name, args, input) ?? (await spec.run(args as JsonRecord, context));
     } catch (e) {
@@ -171,7 +171,7 @@ export function mcpReadTool(gate: ConnectionGate, client: McpClient, selected: S
         const structured = result.structuredContent;
         const checked = structured === undefined ? undefined : output.validate(structured);
         if (!checked?.valid) {
-          return errorResult("invalid_output", `${name}: structuredContent ${checked ? `does not match the output schema: ${describeIssue(checked.issues[0])}` : "is missing; an output schema is declared"}`);
+          return errorResult("invalid_output", `${name}: structuredContent ${checked ? `does not match the output schema: ${describeIssue(checked.issues[0])}` : "is missing despite the output schema"}`);
         }
       }
       return renderToolResult(result);

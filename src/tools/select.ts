@@ -44,12 +44,33 @@ export function selectReadTools(
   listed: readonly McpTool[],
   onSkip?: (tool: string, reason: string) => void,
 ): McpTool[] {
-  const selected = pick(server, listed, onSkip);
+  let selected: McpTool[];
+  if (server.readTools === undefined) {
+    // Chosen by annotation, not by the host: a tool whose name providers refuse
+    // (such as "admin.list") is left out rather than failing the connection. A
+    // name the host lists in readTools still fails loudly.
+    selected = listed.filter((t) => {
+      if (t.annotations?.readOnlyHint !== true) return false;
+      if (hasProviderSafeChars(t.name)) return true;
+      onSkip?.(t.name, "its name does not match ^[a-zA-Z0-9_-]+$");
+      return false;
+    });
+  } else {
+    const byName = new Map(listed.map((t) => [t.name, t]));
+    selected = server.readTools.map((name) => {
+      const tool = byName.get(name);
+      if (!tool) throw new ToolNotFoundError(`${server.name}: readTools names ${quote(name)}, which the server does not list`);
+      if (tool.annotations?.readOnlyHint === false) {
+        throw new ConfigError(`${server.name}: readTools names ${quote(name)}, which the server marks readOnlyHint: false`);
+      }
+      return tool;
+    });
+  }
   // The names `authorize` receives for resources and prompts are reserved: a remote
   // tool called `get_prompt` must not ride on the permission granted for prompts.
   for (const t of selected) {
     if (RESERVED_NAMES.includes(t.name)) {
-      throw new ConfigError(`${server.name}: the tool ${quote(t.name)} has a name yada reserves for authorizing resources and prompts`);
+      throw new ConfigError(`${server.name}: tool ${quote(t.name)} has a name reserved for resource and prompt permissions`);
     }
   }
   return selected;
@@ -57,29 +78,6 @@ export function selectReadTools(
 
 /** The names `authorize` receives for host calls and resource tools (T11, T12); no remote tool may use them. */
 export const RESERVED_NAMES: readonly string[] = ["list_resources", "read_resource", "list_prompts", "get_prompt"];
-
-function pick(server: Pick<McpServerBase, "name" | "readTools">, listed: readonly McpTool[], onSkip?: (tool: string, reason: string) => void): McpTool[] {
-  if (server.readTools === undefined) {
-    // Chosen by annotation, not by the host: a tool whose name providers refuse
-    // (such as "admin.list") is left out rather than failing the connection. A
-    // name the host lists in readTools still fails loudly.
-    return listed.filter((t) => {
-      if (t.annotations?.readOnlyHint !== true) return false;
-      if (hasProviderSafeChars(t.name)) return true;
-      onSkip?.(t.name, "its name has characters model providers refuse");
-      return false;
-    });
-  }
-  const byName = new Map(listed.map((t) => [t.name, t]));
-  return server.readTools.map((name) => {
-    const tool = byName.get(name);
-    if (!tool) throw new ToolNotFoundError(`${server.name}: readTools names ${quote(name)}, which the server does not list`);
-    if (tool.annotations?.readOnlyHint === false) {
-      throw new ConfigError(`${server.name}: readTools names ${quote(name)}, which the server marks as mutating (readOnlyHint: false)`);
-    }
-    return tool;
-  });
-}
 
 function compile(schema: Record<string, unknown>, where: string): CompiledSchema {
   try {
