@@ -9,7 +9,7 @@ import { CancelledError, ConfigError, ConnectionClosedError, StaleContractError,
 import { DEFAULT_HANDSHAKE_TIMEOUT_MS } from "../limits.js";
 import { silentLogger, type Logger } from "../log.js";
 import { McpClient } from "../mcp/client.js";
-import type { McpPrompt, McpTool } from "../mcp/types.js";
+import { isRecord, type McpPrompt, type McpTool } from "../mcp/types.js";
 import { HttpTransport, type FetchFunction } from "../transport/http.js";
 import type { Transport } from "../transport/types.js";
 import { checkTimeout, parseServerConfig, type McpReadConfig, type McpServerConfig } from "./config.js";
@@ -20,7 +20,7 @@ import { checkPromptArgs, listAllPrompts, promptText, type McpPromptText } from 
 import { mcpReadTool } from "./read-tool.js";
 import { resourceTools } from "./resources.js";
 import { prepareTools, selectReadTools } from "./select.js";
-import type { Identity, ReadTool, Tool } from "./types.js";
+import type { Authorize, Identity, ReadTool, Tool } from "./types.js";
 
 /** What a {@link TransportFactory} gets besides the server configuration. */
 export interface TransportContext {
@@ -160,11 +160,10 @@ export async function connectMcp(server: McpServerConfig, access: McpAccess, opt
   if (config.writeTools !== undefined || config.confirmTools !== undefined) {
     throw new ConfigError(`${name}: writeTools and confirmTools need the action layer`);
   }
-  if (access === null || typeof access !== "object") throw new ConfigError("connectMcp needs {identity, authorize}");
+  if (!isRecord(access) || typeof access.authorize !== "function") throw new ConfigError("connectMcp needs {identity, authorize: function}");
+  const authorize = access.authorize as Authorize;
   // T1: a frozen copy, so later changes to the host's object cannot rebind the connection.
   const identity = bindIdentity(access.identity);
-  const authorize = access.authorize;
-  if (typeof authorize !== "function") throw new ConfigError("authorize must be a function");
   const timeoutMs = options.timeoutMs !== undefined ? checkTimeout(options.timeoutMs, "connectMcp options") : config.timeoutMs;
   const logger = options.logger ?? silentLogger;
   const transport = (options.transportFactory ?? httpTransportFactory)(config, { logger, fetch: options.fetch });
@@ -237,8 +236,9 @@ export async function connectMcp(server: McpServerConfig, access: McpAccess, opt
      */
     let again = false;
     const compare = async (): Promise<void> => {
+      let reason = "changed";
       try {
-        do {
+        for (;;) {
           again = false;
           const relisted = await connected.listTools();
           let now: string | undefined;
@@ -247,21 +247,17 @@ export async function connectMcp(server: McpServerConfig, access: McpAccess, opt
           } catch {
             // a configured read tool disappeared or turned mutating
           }
-          if (now !== contract) {
-            logger("warn", "MCP tool contract changed; the connection is stale", { server: name });
-            return end(new StaleContractError());
-          }
-        } while (again && usable());
+          if (now !== contract) break;
+          if (!again || !usable()) return;
+        }
       } catch (e) {
         if (closed) return;
-        logger("warn", "tool catalog unreadable after list_changed; the connection is stale", {
-          server: name,
-          error: e instanceof YadaError ? e.code : "unknown",
-        });
-        end(new StaleContractError());
+        reason = e instanceof YadaError ? e.code : "unknown";
       } finally {
         checking = undefined;
       }
+      logger("warn", "MCP tool contract changed or unreadable; the connection is stale", { server: name, reason });
+      end(new StaleContractError());
     };
     const recheck = (): void => {
       if (!usable()) return;

@@ -8,12 +8,12 @@ import { ConfigError, LimitError } from "../errors.js";
 import { MAX_TOOL_NAME_CHARS } from "../limits.js";
 import { quote } from "../util/text.js";
 
-/** What a server name may contain (seed 003 config rule; also keeps `server__tool` provider-compatible). */
-export const SERVER_NAME_PATTERN = /^[a-zA-Z0-9_-]+$/;
-
 // The characters every provider accepts in a tool name (Anthropic and OpenAI both
 // use ^[a-zA-Z0-9_-]{1,64}$).
 const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_-]+$/;
+
+/** What a server name may contain (seed 003 config rule; also keeps `server__tool` provider-compatible). */
+export const SERVER_NAME_PATTERN = TOOL_NAME_PATTERN;
 
 /** Whether a remote tool name uses only characters model providers accept (letters, digits, `_`, `-`). */
 export function hasProviderSafeChars(name: string): boolean {
