@@ -10,6 +10,7 @@
 export const IMAGE_TYPES: ReadonlySet<string> = new Set(["image/png", "image/jpeg", "image/webp", "image/gif"]);
 
 const encoder = new TextEncoder();
+const isLow = (c: number): boolean => c >= 0xdc00 && c <= 0xdfff;
 
 /**
  * The UTF-8 length of `text` in bytes, counted without encoding it. A lone
@@ -21,11 +22,14 @@ const encoder = new TextEncoder();
  * ```
  */
 export function utf8Length(text: string): number {
-  let bytes = 0;
-  // for-of walks code points: a pair is one code point over 0xffff, a lone surrogate one below.
-  for (const ch of text) {
-    const c = ch.codePointAt(0) ?? 0;
-    bytes += c < 0x80 ? 1 : c < 0x800 ? 2 : c < 0x10000 ? 3 : 4;
+  // One byte per UTF-16 unit, plus what each wider character adds.
+  let bytes = text.length;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x80) continue;
+    bytes += c < 0x800 ? 1 : 2;
+    // A surrogate pair is two units and four bytes: skip its low half.
+    if (c >= 0xd800 && c <= 0xdbff && isLow(text.charCodeAt(i + 1))) i++;
   }
   return bytes;
 }
@@ -35,8 +39,6 @@ export function utf8Prefix(text: string, maxBytes: number): string {
   // encodeInto writes whole characters only; `read` counts the UTF-16 units it took.
   return text.slice(0, encoder.encodeInto(text, new Uint8Array(maxBytes)).read);
 }
-
-const isLow = (c: number): boolean => c >= 0xdc00 && c <= 0xdfff;
 
 /**
  * `text` if it fits in `maxBytes` UTF-8 bytes; otherwise its longest prefix that,

@@ -51,9 +51,6 @@ function essence(mimeType: string): string {
   return (mimeType.split(";")[0] ?? "").trim().toLowerCase();
 }
 
-// MCP's base64 members (image / audio `data`, resource `blob`): replaced at any length.
-const BASE64_KEYS = new Set(["data", "blob"]);
-
 /**
  * `value` as JSON-ready data with base64 payloads replaced by `[base64: N bytes]`
  * (T16): every base64 `data` / `blob` member, and any other base64-looking string
@@ -62,7 +59,8 @@ const BASE64_KEYS = new Set(["data", "blob"]);
  */
 function elide(value: unknown, depth: number, key: string | undefined): unknown {
   if (typeof value === "string") {
-    if (value.length <= MAX_INLINE_BASE64_CHARS && !(key !== undefined && BASE64_KEYS.has(key))) return value;
+    // MCP's base64 members (image / audio `data`, resource `blob`) are replaced at any length.
+    if (value.length <= MAX_INLINE_BASE64_CHARS && key !== "data" && key !== "blob") return value;
     const size = base64Size(value);
     return size === undefined ? value : `[base64: ${size} bytes]`;
   }
