@@ -19,7 +19,7 @@ import { assertUniqueToolNames } from "./names.js";
 import { checkPromptArgs, listAllPrompts, promptText, type McpPromptText } from "./prompts.js";
 import { mcpReadTool } from "./read-tool.js";
 import { resourceTools } from "./resources.js";
-import { prepareTools, selectReadTools } from "./select.js";
+import { selectReadTools } from "./select.js";
 import type { Authorize, Identity, ReadTool, Tool } from "./types.js";
 
 /** What a {@link TransportFactory} gets besides the server configuration. */
@@ -224,7 +224,7 @@ export async function connectMcp(server: McpServerConfig, access: McpAccess, opt
     const listed = await connected.listTools({ signal });
     stopWatching();
     const skip = (tool: string, reason: string): void => logger("warn", "left out a read tool", { server: name, tool: tool.slice(0, 80), reason });
-    const tools: ReadTool[] = prepareTools(name, selectReadTools(config, listed, skip)).map((selected) => mcpReadTool(gate, connected, selected, timeoutMs));
+    const tools = selectReadTools(config, listed, skip).map((remote) => mcpReadTool(gate, connected, name, remote, timeoutMs));
     if (config.resources === true) tools.push(...resourceTools(gate, connected, name));
     assertUniqueToolNames(tools);
     const contract = contractOf(name, contractEntries(config, listed));

@@ -58,26 +58,18 @@ export function resourceTools(gate: ConnectionGate, client: McpClient, server: s
   // then to the T6 byte bound. Each request is bounded by the client's request
   // timeout, which connectMcp sets to timeoutMs (T10).
   const tool = (remote: string, description: string, schema: JsonSchemaObject, read: (args: JsonRecord, signal?: AbortSignal) => Promise<string>): ReadTool =>
-    guardedTool({
-      gate,
-      name: prefixedToolName(server, remote),
-      description,
-      inputSchema: schema,
-      input: compileSchema(schema),
-      authorizeAs: remote,
-      run: async (args, { signal }) => ({
-        content: [{ type: "text", text: cutUtf8(cutChars(await read(args, signal), MAX_RESOURCE_TEXT_CHARS), MAX_TOOL_RESULT_BYTES) }],
-        isError: false,
-      }),
-    });
+    guardedTool(gate, remote, { name: prefixedToolName(server, remote), description, inputSchema: schema }, compileSchema(schema), async (args, { signal }) => ({
+      content: [{ type: "text", text: cutUtf8(cutChars(await read(args, signal), MAX_RESOURCE_TEXT_CHARS), MAX_TOOL_RESULT_BYTES) }],
+      isError: false,
+    }));
   return [
-    tool("list_resources", `Lists ${server} resources, one page per call; pass the returned nextCursor as cursor for the next page.`, LIST_SCHEMA, async (args, signal) => {
+    tool("list_resources", `Lists ${server} resources, one page per call; pass nextCursor as cursor for the next page.`, LIST_SCHEMA, async (args, signal) => {
       const page = await client.listResourcesPage(typeof args.cursor === "string" ? args.cursor : undefined, { signal });
       // JSON.stringify leaves out the members that are undefined.
       const resources = page.resources.map((r) => ({ uri: r.uri, name: r.name, title: r.title, description: r.description, mimeType: r.mimeType }));
       return JSON.stringify({ resources, nextCursor: page.nextCursor });
     }),
-    tool("read_resource", `Reads one ${server} resource by URI: its text, or [blob: mime] for binary contents.`, READ_SCHEMA, async (args, signal) =>
+    tool("read_resource", `Reads a ${server} resource by URI: its text, or [blob: mime] if binary.`, READ_SCHEMA, async (args, signal) =>
       resourceText(await client.readResource(String(args.uri), { signal })),
     ),
   ];
