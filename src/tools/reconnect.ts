@@ -6,9 +6,9 @@
  *
  * @module
  */
-import { ConfigError, ConnectionClosedError, StaleContractError, YadaError } from "../errors.js";
+import { ConnectionClosedError, StaleContractError, YadaError } from "../errors.js";
 import { RECONNECT_BACKOFF_MS } from "../limits.js";
-import type { McpReadConfig } from "./config.js";
+import { parseServerConfig, type McpReadConfig } from "./config.js";
 import { connectMcp, type ConnectOptions, type McpConnection } from "./connect.js";
 import { bindIdentity, checkCaller, type McpAccess } from "./gate.js";
 import { readTool } from "./read-tool.js";
@@ -48,14 +48,8 @@ export interface ReconnectOptions extends ConnectOptions {
 export async function reconnectingMcp(server: McpReadConfig, access: McpAccess, options: ReconnectOptions = {}): Promise<McpConnection<ReadTool>> {
   // Every reconnect uses a frozen copy of what the first connect used: a host that
   // later changes its config object (another URL, other headers) or identity cannot
-  // send the connection's credentials elsewhere.
-  let copy: McpReadConfig;
-  try {
-    copy = structuredClone(server);
-  } catch {
-    throw new ConfigError("the MCP server config must be plain data");
-  }
-  const pinned = deepFreeze(copy);
+  // send the connection's credentials elsewhere. The validating parse copies every field.
+  const pinned = deepFreeze(parseServerConfig(server) as McpReadConfig);
   const identity = bindIdentity(access.identity);
   const pinnedAccess: McpAccess = Object.freeze({ identity, authorize: access.authorize });
   let current = await connectMcp(pinned, pinnedAccess, options);
