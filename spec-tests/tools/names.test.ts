@@ -27,7 +27,7 @@ describe("T2: tool names", { concurrency: true }, () => {
       const name = "s".repeat(57); // 57 + "__" + "lookup" = 65
       const e = await rejection(connectMcp({ ...config, name, readTools: ["lookup"] }, { identity: alice, authorize: allowAll }));
       assert.equal(e.code, "limit");
-      assert.match(e.message, /limited to 64 characters/);
+      assert.match(e.message, /the limit is 64/);
       assert.match(e.message, /65 characters/);
     }),
   );
@@ -83,7 +83,7 @@ describe("T2: tool names", { concurrency: true }, () => {
     assert.equal(prefixedToolName("crm", "find-contact"), "crm__find-contact");
     assert.throws(() => prefixedToolName("crm", "find.contact"), { code: "config" });
     assert.throws(() => checkToolName(""), { code: "config" });
-    assert.throws(() => checkToolName("x".repeat(65)), /limited to 64 characters/);
+    assert.throws(() => checkToolName("x".repeat(65)), /the limit is 64/);
   });
 });
 

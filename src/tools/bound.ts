@@ -9,6 +9,9 @@
 /** Image types a model accepts as image parts (Anthropic and OpenAI vision inputs; T7). */
 export const IMAGE_TYPES: ReadonlySet<string> = new Set(["image/png", "image/jpeg", "image/webp", "image/gif"]);
 
+const encoder = new TextEncoder();
+const isLow = (c: number): boolean => c >= 0xdc00 && c <= 0xdfff;
+
 /**
  * The UTF-8 length of `text` in bytes, counted without encoding it. A lone
  * surrogate counts 3 bytes, as TextEncoder writes it (U+FFFD).
@@ -19,50 +22,22 @@ export const IMAGE_TYPES: ReadonlySet<string> = new Set(["image/png", "image/jpe
  * ```
  */
 export function utf8Length(text: string): number {
-  let bytes = 0;
+  // One byte per UTF-16 unit, plus what each wider character adds.
+  let bytes = text.length;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
-    if (c < 0x80) bytes += 1;
-    else if (c < 0x800) bytes += 2;
-    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length && isLow(text.charCodeAt(i + 1))) {
-      bytes += 4;
-      i++;
-    } else bytes += 3;
+    if (c < 0x80) continue;
+    bytes += c < 0x800 ? 1 : 2;
+    // A surrogate pair is two units and four bytes: skip its low half.
+    if (c >= 0xd800 && c <= 0xdbff && isLow(text.charCodeAt(i + 1))) i++;
   }
   return bytes;
 }
 
-function isLow(c: number): boolean {
-  return c >= 0xdc00 && c <= 0xdfff;
-}
-
 /** The longest prefix of `text` of at most `maxBytes` UTF-8 bytes that ends on a character boundary. */
 export function utf8Prefix(text: string, maxBytes: number): string {
-  let bytes = 0;
-  let i = 0;
-  while (i < text.length) {
-    const c = text.charCodeAt(i);
-    let size: number;
-    let units = 1;
-    if (c < 0x80) size = 1;
-    else if (c < 0x800) size = 2;
-    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length && isLow(text.charCodeAt(i + 1))) {
-      size = 4;
-      units = 2;
-    } else size = 3;
-    if (bytes + size > maxBytes) break;
-    bytes += size;
-    i += units;
-  }
-  return text.slice(0, i);
-}
-
-/** The first `maxChars` UTF-16 code units of `text`, one fewer when that would split a surrogate pair. */
-function charPrefix(text: string, maxChars: number): string {
-  if (text.length <= maxChars) return text;
-  let end = Math.max(0, maxChars);
-  if (end > 0 && isLow(text.charCodeAt(end)) && !isLow(text.charCodeAt(end - 1))) end--;
-  return text.slice(0, end);
+  // encodeInto writes whole characters only; `read` counts the UTF-16 units it took.
+  return text.slice(0, encoder.encodeInto(text, new Uint8Array(maxBytes)).read);
 }
 
 /**
@@ -95,5 +70,7 @@ export function cutUtf8(text: string, maxBytes: number): string {
 export function cutChars(text: string, maxChars: number): string {
   if (text.length <= maxChars) return text;
   const marker = `\n[truncated: ${text.length} characters, shown up to ${maxChars}]`;
-  return charPrefix(text, Math.max(0, maxChars - marker.length)) + marker;
+  let end = Math.max(0, maxChars - marker.length);
+  if (end > 0 && isLow(text.charCodeAt(end)) && !isLow(text.charCodeAt(end - 1))) end--;
+  return text.slice(0, end) + marker;
 }

@@ -84,9 +84,6 @@ export type McpServerConfig = (McpHttpServer | McpStdioServer) & McpWriteRoles;
 // The longest server name that still leaves room for "__" and a one-character tool.
 const MAX_SERVER_NAME_CHARS = MAX_TOOL_NAME_CHARS - 3;
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
-const COMMON = ["name", "timeoutMs", "readTools", "resources", "writeTools", "confirmTools"];
-const HTTP_KEYS = new Set([...COMMON, "url", "headers"]);
-const STDIO_KEYS = new Set([...COMMON, "command", "args", "env", "stderr"]);
 
 function fail(where: string, what: string): never {
   throw new ConfigError(`${where}: ${what}`);
@@ -115,11 +112,12 @@ function nameList(value: unknown, where: string, what: string): string[] {
 function stringRecord(value: unknown, where: string, what: string): Record<string, string> {
   if (!isRecord(value)) fail(where, `${what} must be an object of strings`);
   const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(value)) {
-    if (typeof v !== "string") fail(where, `${what}.${k.slice(0, 40)} must be a string`);
-    out[k] = v;
-  }
+  for (const [k, v] of Object.entries(value)) out[k] = typeof v === "string" ? v : fail(where, `${what}.${k.slice(0, 40)} must be a string`);
   return out;
+}
+
+function nonEmpty(value: unknown, where: string, what: string): string {
+  return typeof value === "string" && value !== "" ? value : fail(where, `${what} must be a non-empty string`);
 }
 
 /**
@@ -133,30 +131,67 @@ function stringRecord(value: unknown, where: string, what: string): Record<strin
  * ```
  */
 export function checkTimeout(value: unknown, where: string): number {
-  if (typeof value !== "number" || !Number.isInteger(value) || value <= 0 || value > MAX_MCP_TIMEOUT_MS) {
-    fail(where, `timeoutMs must be a positive integer of at most ${MAX_MCP_TIMEOUT_MS}`);
-  }
-  return value;
+  return Number.isInteger(value) && (value as number) > 0 && (value as number) <= MAX_MCP_TIMEOUT_MS
+    ? (value as number)
+    : fail(where, `timeoutMs must be a positive integer of at most ${MAX_MCP_TIMEOUT_MS}`);
 }
 
-function writeRoles(o: Record<string, unknown>, where: string, out: McpWriteRoles): void {
-  if (o.writeTools !== undefined) {
-    if (!isRecord(o.writeTools)) fail(where, "writeTools must be an object");
+/** Checks one present field and returns the copy the configuration keeps. */
+type FieldCheck = (value: unknown, where: string) => unknown;
+
+// Each table lists a kind's fields in the order they are checked (and copied).
+const COMMON_FIELDS: Record<string, FieldCheck> = {
+  timeoutMs: checkTimeout,
+  readTools: (v, at) => nameList(v, at, "readTools"),
+  resources: (v, at) => (typeof v === "boolean" ? v : fail(at, "resources must be a boolean")),
+};
+const WRITE_FIELDS: Record<string, FieldCheck> = {
+  writeTools(v, at) {
+    if (!isRecord(v)) fail(at, "writeTools must be an object");
     const mappings: Record<string, McpWriteMapping> = {};
-    for (const [tool, m] of Object.entries(o.writeTools)) {
-      const at = `${where}: writeTools.${tool.slice(0, 40)}`;
-      if (!isRecord(m)) throw new ConfigError(`${at} must be an object`);
-      for (const f of ["version", "prepareTool", "receiptTool"]) {
-        if (typeof m[f] !== "string" || m[f] === "") throw new ConfigError(`${at}.${f} must be a non-empty string`);
-      }
-      mappings[tool] = { version: m.version, prepareTool: m.prepareTool, receiptTool: m.receiptTool } as McpWriteMapping;
+    for (const [tool, m] of Object.entries(v)) {
+      const where = `writeTools.${tool.slice(0, 40)}`;
+      if (!isRecord(m)) fail(at, `${where} must be an object`);
+      const mapping: Record<string, string> = {};
+      for (const f of ["version", "prepareTool", "receiptTool"]) mapping[f] = nonEmpty(m[f], at, `${where}.${f}`);
+      mappings[tool] = mapping as unknown as McpWriteMapping;
     }
-    out.writeTools = mappings;
-  }
-  if (o.confirmTools !== undefined) {
-    out.confirmTools = o.confirmTools === "*" ? "*" : nameList(o.confirmTools, where, "confirmTools");
-  }
-}
+    return mappings;
+  },
+  confirmTools: (v, at) => (v === "*" ? v : nameList(v, at, "confirmTools")),
+};
+const HTTP_FIELDS: Record<string, FieldCheck> = {
+  ...COMMON_FIELDS,
+  url(v, at) {
+    if (typeof v !== "string") fail(at, "url must be a string");
+    httpUrl(v, `${at}: url`, "use headers");
+    return v;
+  },
+  headers(v, at) {
+    const headers = stringRecord(v, at, "headers");
+    try {
+      let list: HeaderList = [];
+      for (const [n, value] of Object.entries(headers)) list = withCustomHeader(list, n, value);
+    } catch (e) {
+      // The H10 messages name the header, never its value.
+      fail(at, e instanceof Error ? e.message : "invalid header");
+    }
+    return headers;
+  },
+  ...WRITE_FIELDS,
+};
+const STDIO_FIELDS: Record<string, FieldCheck> = {
+  ...COMMON_FIELDS,
+  command: (v, at) => nonEmpty(v, at, "command"),
+  args: (v, at) => stringList(v, at, "args"),
+  env(v, at) {
+    const env = stringRecord(v, at, "env");
+    for (const n of Object.keys(env)) if (!ENV_NAME.test(n)) fail(at, `env name ${key(n)} is not a valid variable name`);
+    return env;
+  },
+  stderr: (v, at) => (v === "pipe" || v === "inherit" ? v : fail(at, `stderr must be "pipe" or "inherit"`)),
+  ...WRITE_FIELDS,
+};
 
 /**
  * Validates a server configuration and returns a fresh copy (so later changes to
@@ -179,56 +214,20 @@ export function parseServerConfig(value: unknown, where = "MCP server config", a
   if (!isRecord(value)) throw new ConfigError(`${where} must be an object`);
   const name = value.name;
   if (typeof name !== "string" || !SERVER_NAME_PATTERN.test(name) || name.length > MAX_SERVER_NAME_CHARS) {
-    fail(where, `name must match ^[a-zA-Z0-9_-]+$ and have at most ${MAX_SERVER_NAME_CHARS} characters`);
+    fail(where, `name must match ^[a-zA-Z0-9_-]{1,${MAX_SERVER_NAME_CHARS}}$`);
   }
   const at = `${where} (${name})`;
   const isHttp = value.url !== undefined;
   if (isHttp === (value.command !== undefined)) fail(at, "give exactly one of url or command");
-  const allowed = isHttp ? HTTP_KEYS : STDIO_KEYS;
+  const fields = isHttp ? HTTP_FIELDS : STDIO_FIELDS;
+  // Every field is known (and allowed) before any value is checked.
   for (const k of Object.keys(value)) {
-    if (value[k] === undefined) continue;
-    if (!allowed.has(k)) fail(at, `unknown field ${key(k)} for ${isHttp ? "an HTTP" : "a stdio"} server`);
-    if (!allowWrites && (k === "writeTools" || k === "confirmTools")) fail(at, `${k} is not allowed here`);
+    if (value[k] === undefined || k === "name") continue;
+    if (!Object.hasOwn(fields, k)) fail(at, `unknown field ${key(k)} for ${isHttp ? "an HTTP" : "a stdio"} server`);
+    if (!allowWrites && Object.hasOwn(WRITE_FIELDS, k)) fail(at, `${k} is not allowed here`);
   }
-  const base: McpServerBase = { name };
-  if (value.timeoutMs !== undefined) base.timeoutMs = checkTimeout(value.timeoutMs, at);
-  if (value.readTools !== undefined) base.readTools = nameList(value.readTools, at, "readTools");
-  if (value.resources !== undefined) {
-    if (typeof value.resources !== "boolean") fail(at, "resources must be a boolean");
-    base.resources = value.resources;
-  }
-  let config: McpServerConfig;
-  if (isHttp) {
-    if (typeof value.url !== "string") fail(at, "url must be a string");
-    httpUrl(value.url, `${at}: url`, "use headers");
-    const http: McpHttpServer = { ...base, url: value.url };
-    if (value.headers !== undefined) {
-      const headers = stringRecord(value.headers, at, "headers");
-      let list: HeaderList = [];
-      try {
-        for (const [n, v] of Object.entries(headers)) list = withCustomHeader(list, n, v);
-      } catch (e) {
-        // The H10 messages name the header, never its value.
-        fail(at, e instanceof Error ? e.message : "invalid header");
-      }
-      http.headers = headers;
-    }
-    config = http;
-  } else {
-    if (typeof value.command !== "string" || value.command === "") fail(at, "command must be a non-empty string");
-    const stdio: McpStdioServer = { ...base, command: value.command };
-    if (value.args !== undefined) stdio.args = stringList(value.args, at, "args");
-    if (value.env !== undefined) {
-      const env = stringRecord(value.env, at, "env");
-      for (const n of Object.keys(env)) if (!ENV_NAME.test(n)) fail(at, `env name ${key(n)} is not a valid variable name`);
-      stdio.env = env;
-    }
-    if (value.stderr !== undefined) {
-      if (value.stderr !== "pipe" && value.stderr !== "inherit") fail(at, `stderr must be "pipe" or "inherit"`);
-      stdio.stderr = value.stderr;
-    }
-    config = stdio;
-  }
-  writeRoles(value, at, config);
-  return config;
+  const config: Record<string, unknown> = { name };
+  for (const [k, check] of Object.entries(fields)) if (value[k] !== undefined) config[k] = check(value[k], at);
+  // Built field by field from the checks above: the shape McpServerConfig describes.
+  return config as unknown as McpServerConfig;
 }

@@ -5,22 +5,22 @@
  *
  * @module
  */
-import { CancelledError, ConfigError, StaleContractError, TimeoutError, UnauthorizedError, YadaError } from "../errors.js";
+import { CancelledError, ConfigError, ConnectionClosedError, StaleContractError, TimeoutError, UnauthorizedError, YadaError } from "../errors.js";
 import { DEFAULT_HANDSHAKE_TIMEOUT_MS } from "../limits.js";
 import { silentLogger, type Logger } from "../log.js";
 import { McpClient } from "../mcp/client.js";
-import type { McpPrompt, McpTool } from "../mcp/types.js";
+import { isRecord, type McpPrompt, type McpTool } from "../mcp/types.js";
 import { HttpTransport, type FetchFunction } from "../transport/http.js";
 import type { Transport } from "../transport/types.js";
 import { checkTimeout, parseServerConfig, type McpReadConfig, type McpServerConfig } from "./config.js";
 import { contractOf, toolSpec, type ContractEntry } from "./contract.js";
-import { ConnectionGate, type McpAccess } from "./gate.js";
+import { bindIdentity, checkCaller, type ConnectionGate, type McpAccess } from "./gate.js";
 import { assertUniqueToolNames } from "./names.js";
 import { checkPromptArgs, listAllPrompts, promptText, type McpPromptText } from "./prompts.js";
 import { mcpReadTool } from "./read-tool.js";
 import { resourceTools } from "./resources.js";
-import { prepareTools, selectReadTools } from "./select.js";
-import type { Identity, ReadTool, Tool } from "./types.js";
+import { selectReadTools } from "./select.js";
+import type { Authorize, Identity, ReadTool, Tool } from "./types.js";
 
 /** What a {@link TransportFactory} gets besides the server configuration. */
 export interface TransportContext {
@@ -156,15 +156,50 @@ export function connectMcp(server: McpReadConfig, access: McpAccess, options?: C
 export function connectMcp(server: McpServerConfig, access: McpAccess, options?: ConnectOptions): Promise<McpConnection<Tool>>;
 export async function connectMcp(server: McpServerConfig, access: McpAccess, options: ConnectOptions = {}): Promise<McpConnection<Tool>> {
   const config = parseServerConfig(server);
+  const name = config.name;
   if (config.writeTools !== undefined || config.confirmTools !== undefined) {
-    throw new ConfigError(`${config.name}: writeTools and confirmTools need the action layer, not in this connectMcp`);
+    throw new ConfigError(`${name}: writeTools and confirmTools need the action layer`);
   }
-  if (access === null || typeof access !== "object") throw new ConfigError("connectMcp needs {identity, authorize}");
-  const gate = new ConnectionGate(config.name, access);
+  if (!isRecord(access) || typeof access.authorize !== "function") throw new ConfigError("connectMcp needs {identity, authorize: function}");
+  const authorize = access.authorize as Authorize;
+  // T1: a frozen copy, so later changes to the host's object cannot rebind the connection.
+  const identity = bindIdentity(access.identity);
   const timeoutMs = options.timeoutMs !== undefined ? checkTimeout(options.timeoutMs, "connectMcp options") : config.timeoutMs;
   const logger = options.logger ?? silentLogger;
-  const factory = options.transportFactory ?? httpTransportFactory;
-  const transport = factory(config, { logger, fetch: options.fetch });
+  const transport = (options.transportFactory ?? httpTransportFactory)(config, { logger, fetch: options.fetch });
+
+  // The connection's state: closed by the host; the failure that made it unusable
+  // (a changed contract, an expired session, a lost connection; the first wins);
+  // the contract check in progress after a list_changed (T13).
+  let closed = false;
+  let failure: YadaError | undefined;
+  let checking: Promise<void> | undefined;
+  const usable = (): boolean => !closed && failure === undefined;
+  const end = (error: YadaError): void => {
+    if (usable()) failure = error;
+  };
+  /** Waits for a contract check in progress, then requires the connection open. */
+  const settled = async (): Promise<void> => {
+    while (checking) await checking;
+    if (closed) throw new ConnectionClosedError(`${name}: the MCP connection is closed`);
+    if (failure) throw failure;
+  };
+  const gate: ConnectionGate = {
+    async enter(caller) {
+      checkCaller(name, identity, caller);
+      await settled();
+    },
+    async permit(remoteName) {
+      const allowed = await authorize(identity, remoteName);
+      // A list_changed may have arrived while the host decided: the call goes out only
+      // once that contract check has settled, and only if the contract still holds.
+      await settled();
+      return allowed === true;
+    },
+    fail(e) {
+      if (e instanceof YadaError && (e.code === "session_expired" || e.code === "connection_closed")) end(e);
+    },
+  };
 
   const setupMs = timeoutMs ?? DEFAULT_HANDSHAKE_TIMEOUT_MS;
   const deadline = new AbortController();
@@ -174,7 +209,7 @@ export async function connectMcp(server: McpServerConfig, access: McpAccess, opt
   let changedDuringSetup = false;
   try {
     const connected = await McpClient.connect(transport, {
-      name: config.name,
+      name,
       logger,
       handshakeTimeoutMs: setupMs,
       signal,
@@ -188,133 +223,94 @@ export async function connectMcp(server: McpServerConfig, access: McpAccess, opt
     });
     const listed = await connected.listTools({ signal });
     stopWatching();
-    const skip = (tool: string, reason: string): void => logger("warn", "left out a read tool", { server: config.name, tool: tool.slice(0, 80), reason });
-    const selected = prepareTools(config.name, selectReadTools(config, listed, skip));
-    const tools: ReadTool[] = selected.map((s) => mcpReadTool(gate, connected, s, timeoutMs));
-    if (config.resources === true) tools.push(...resourceTools(gate, connected, config.name));
+    const skip = (tool: string, reason: string): void => logger("warn", "left out a read tool", { server: name, tool: tool.slice(0, 80), reason });
+    const tools = selectReadTools(config, listed, skip).map((remote) => mcpReadTool(gate, connected, name, remote, timeoutMs));
+    if (config.resources === true) tools.push(...resourceTools(gate, connected, name));
     assertUniqueToolNames(tools);
-    const contract = contractOf(config.name, contractEntries(config, listed));
-    const connection = new Connection(gate, connected, config, contract, Object.freeze(tools), logger);
-    if (changedDuringSetup) connection.recheck();
-    return connection;
-  } catch (e) {
-    await client?.close().catch(() => {});
-    await transport.close().catch(() => {});
-    if (deadline.signal.aborted && !(options.signal?.aborted ?? false) && (e instanceof CancelledError || e instanceof TimeoutError)) {
-      throw new TimeoutError(`${config.name}: connecting and discovering tools did not finish within ${setupMs} ms`, setupMs);
-    }
-    throw e;
-  } finally {
-    clearTimeout(timer);
-  }
-}
+    const contract = contractOf(name, contractEntries(config, listed));
 
-/** The connection behind {@link connectMcp}. */
-class Connection implements McpConnection<ReadTool> {
-  readonly server: string;
-  readonly tools: readonly ReadTool[];
-  readonly contract: string;
-  readonly #gate: ConnectionGate;
-  readonly #client: McpClient;
-  readonly #config: McpServerConfig;
-  readonly #log: Logger;
-  #checking = false;
-  #again = false;
-
-  constructor(gate: ConnectionGate, client: McpClient, config: McpServerConfig, contract: string, tools: readonly ReadTool[], log: Logger) {
-    this.server = config.name;
-    this.tools = tools;
-    this.contract = contract;
-    this.#gate = gate;
-    this.#client = client;
-    this.#config = config;
-    this.#log = log;
+    /**
+     * T13: reads the catalog again and compares the exposed contract. Calls wait
+     * for the comparison; a change (or a catalog that can no longer be read) makes
+     * the connection stale. Notifications during a check run one more check.
+     */
+    let again = false;
+    const compare = async (): Promise<void> => {
+      let reason = "changed";
+      try {
+        for (;;) {
+          again = false;
+          const relisted = await connected.listTools();
+          let now: string | undefined;
+          try {
+            now = contractOf(name, contractEntries(config, relisted));
+          } catch {
+            // a configured read tool disappeared or turned mutating
+          }
+          if (now !== contract) break;
+          if (!again || !usable()) return;
+        }
+      } catch (e) {
+        if (closed) return;
+        reason = e instanceof YadaError ? e.code : "unknown";
+      } finally {
+        checking = undefined;
+      }
+      logger("warn", "MCP tool contract changed or unreadable; the connection is stale", { server: name, reason });
+      end(new StaleContractError());
+    };
+    const recheck = (): void => {
+      if (!usable()) return;
+      if (checking) again = true;
+      // Waiting calls must not see a rejection (only a throwing logger makes one).
+      else checking = compare().catch(() => {});
+    };
     // onListChanged hides the era: plain notifications (legacy) or a
     // subscriptions/listen stream (modern).
     // resync: in the modern era a change made before the listen was acknowledged
     // (between discovery and subscription) is caught by comparing once more.
-    client.onListChanged(
+    connected.onListChanged(
       (kind) => {
-        if (kind === "tools") this.recheck();
+        if (kind === "tools") recheck();
       },
       { resync: true },
     );
-    client.onClose((error) => gate.fail(error));
-  }
+    connected.onClose(end);
+    if (changedDuringSetup) recheck();
 
-  isConnected(): boolean {
-    return this.#gate.usable && !this.#client.isClosed;
-  }
-
-  /**
-   * T13: reads the catalog again and compares the exposed contract. Calls wait
-   * for the comparison; a change (or a catalog that can no longer be read) makes
-   * the connection stale. Notifications during a check run one more check.
-   */
-  recheck(): void {
-    if (!this.#gate.usable) return;
-    if (this.#checking) {
-      this.#again = true;
-      return;
-    }
-    this.#checking = true;
-    this.#gate.hold(this.#compare().finally(() => (this.#checking = false)));
-  }
-
-  async #compare(): Promise<void> {
-    try {
-      do {
-        this.#again = false;
-        const listed = await this.#client.listTools();
-        let now: string | undefined;
-        try {
-          now = contractOf(this.server, contractEntries(this.#config, listed));
-        } catch {
-          now = undefined; // a configured read tool disappeared or turned mutating
-        }
-        if (now !== this.contract) {
-          this.#log("warn", "MCP tool contract changed; the connection is stale", { server: this.server });
-          this.#gate.fail(new StaleContractError());
-          return;
-        }
-      } while (this.#again && this.#gate.usable);
-    } catch (e) {
-      if (this.#gate.closed) return;
-      this.#log("warn", "tool catalog unreadable after list_changed; the connection is stale", {
-        server: this.server,
-        error: e instanceof YadaError ? e.code : "unknown",
+    /** A host call (T12): the caller and the connection are checked first, then what was asked. */
+    const hostCall = async <R>(caller: Identity, authorizeAs: string, call: () => Promise<R>): Promise<R> => {
+      await gate.enter(caller);
+      if (!(await gate.permit(authorizeAs))) throw new UnauthorizedError(`${name}: the host denied ${authorizeAs} to this caller`);
+      return call().catch((e: unknown) => {
+        gate.fail(e);
+        throw e;
       });
-      this.#gate.fail(new StaleContractError());
+    };
+    return {
+      server: name,
+      tools: Object.freeze(tools),
+      contract,
+      isConnected: () => usable() && !connected.isClosed,
+      prompts: (caller, opts = {}) => hostCall(caller, "list_prompts", () => listAllPrompts(connected, opts.signal)),
+      getPrompt: (caller, prompt, args, opts = {}) =>
+        hostCall(caller, "get_prompt", async () => {
+          if (typeof prompt !== "string" || prompt === "") throw new ConfigError(`${name}: a prompt name must be a non-empty string`);
+          return promptText(await connected.getPrompt(prompt, checkPromptArgs(args), opts));
+        }),
+      async close() {
+        closed = true;
+        await connected.close();
+      },
+    };
+  } catch (e) {
+    await client?.close().catch(() => {});
+    await transport.close().catch(() => {});
+    if (deadline.signal.aborted && !(options.signal?.aborted ?? false) && (e instanceof CancelledError || e instanceof TimeoutError)) {
+      throw new TimeoutError(`${name}: connecting did not finish within ${setupMs} ms`, setupMs);
     }
-  }
-
-  async #hostCall<R>(identity: Identity, authorizeAs: string, call: () => Promise<R>): Promise<R> {
-    await this.#gate.enter(identity);
-    if (!(await this.#gate.permit(authorizeAs))) {
-      throw new UnauthorizedError(`${this.server}: the host did not authorize ${authorizeAs} for this caller`);
-    }
-    try {
-      return await call();
-    } catch (e) {
-      if (e instanceof YadaError && (e.code === "session_expired" || e.code === "connection_closed")) this.#gate.fail(e);
-      throw e;
-    }
-  }
-
-  prompts(identity: Identity, options: PromptCallOptions = {}): Promise<McpPrompt[]> {
-    return this.#hostCall(identity, "list_prompts", () => listAllPrompts(this.#client, options.signal));
-  }
-
-  async getPrompt(identity: Identity, name: string, args?: Record<string, string>, options: PromptCallOptions = {}): Promise<McpPromptText> {
-    // The caller and the connection are checked first (T1, T12), then what was asked.
-    return this.#hostCall(identity, "get_prompt", async () => {
-      if (typeof name !== "string" || name === "") throw new ConfigError(`${this.server}: a prompt name must be a non-empty string`);
-      return promptText(await this.#client.getPrompt(name, checkPromptArgs(args), options));
-    });
-  }
-
-  async close(): Promise<void> {
-    this.#gate.close();
-    await this.#client.close();
+    throw e;
+  } finally {
+    clearTimeout(timer);
   }
 }

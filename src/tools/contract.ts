@@ -50,6 +50,6 @@ export function toolSpec(tool: McpTool): unknown {
  * ```
  */
 export function contractOf(server: string, entries: readonly ContractEntry[]): string {
-  const sorted = [...entries].sort((a, b) => (a.remote < b.remote ? -1 : a.remote > b.remote ? 1 : 0));
-  return canonicalKey({ server, tools: sorted.map((e) => ({ remote: e.remote, effect: e.effect, spec: e.spec })) });
+  const tools = [...entries].sort((a, b) => (a.remote < b.remote ? -1 : a.remote > b.remote ? 1 : 0));
+  return canonicalKey({ server, tools });
 }

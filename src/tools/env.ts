@@ -46,9 +46,9 @@ export function mcpServersFromEnv(env: Readonly<Record<string, string | undefine
     parsed = JSON.parse(raw);
   } catch {
     // The engine's message quotes the input, which may hold secrets: say only where.
-    throw new ConfigError(`${MCP_SERVERS_ENV} is not valid JSON (expected an array of server objects)`);
+    throw new ConfigError(`${MCP_SERVERS_ENV} is not valid JSON`);
   }
-  if (!Array.isArray(parsed)) throw new ConfigError(`${MCP_SERVERS_ENV} must be a JSON array of server objects`);
+  if (!Array.isArray(parsed)) throw new ConfigError(`${MCP_SERVERS_ENV} must be a JSON array of servers`);
   if (parsed.length > MAX_MCP_SERVERS) throw new ConfigError(`${MCP_SERVERS_ENV} lists more than ${MAX_MCP_SERVERS} servers`);
   const names = new Set<string>();
   return parsed.map((entry, i) => {

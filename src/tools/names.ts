@@ -8,12 +8,12 @@ import { ConfigError, LimitError } from "../errors.js";
 import { MAX_TOOL_NAME_CHARS } from "../limits.js";
 import { quote } from "../util/text.js";
 
-/** What a server name may contain (seed 003 config rule; also keeps `server__tool` provider-compatible). */
-export const SERVER_NAME_PATTERN = /^[a-zA-Z0-9_-]+$/;
-
 // The characters every provider accepts in a tool name (Anthropic and OpenAI both
 // use ^[a-zA-Z0-9_-]{1,64}$).
 const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_-]+$/;
+
+/** What a server name may contain (seed 003 config rule; also keeps `server__tool` provider-compatible). */
+export const SERVER_NAME_PATTERN = TOOL_NAME_PATTERN;
 
 /** Whether a remote tool name uses only characters model providers accept (letters, digits, `_`, `-`). */
 export function hasProviderSafeChars(name: string): boolean {
@@ -39,11 +39,11 @@ export function checkToolName(name: string): string {
     throw new LimitError(
       "MAX_TOOL_NAME_CHARS",
       MAX_TOOL_NAME_CHARS,
-      `tool name ${quote(name)} is ${name.length} characters; tool names (server__tool) are limited to ${MAX_TOOL_NAME_CHARS} characters`,
+      `tool name ${quote(name)} is ${name.length} characters; the limit is ${MAX_TOOL_NAME_CHARS}`,
     );
   }
   if (!TOOL_NAME_PATTERN.test(name)) {
-    throw new ConfigError(`tool name ${quote(name)} must be letters, digits, _ or - (what model providers accept)`);
+    throw new ConfigError(`tool name ${quote(name)} must match ^[a-zA-Z0-9_-]+$ (what model providers accept)`);
   }
   return name;
 }
@@ -80,7 +80,7 @@ export function assertUniqueToolNames(tools: Iterable<{ readonly name: string }>
   const seen = new Set<string>();
   for (const tool of tools) {
     if (seen.has(tool.name)) {
-      throw new ConfigError(`two tools are named ${quote(tool.name)}; give each MCP connection its own name`);
+      throw new ConfigError(`two tools are named ${quote(tool.name)}; give each MCP server its own name`);
     }
     seen.add(tool.name);
   }

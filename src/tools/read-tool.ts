@@ -6,16 +6,17 @@
  *
  * @module
  */
-import { CancelledError, YadaError, type ValidationIssue } from "../errors.js";
+import { CancelledError, SchemaError, YadaError, type ValidationIssue } from "../errors.js";
 import { MAX_TOOL_ARGUMENT_BYTES } from "../limits.js";
 import type { McpClient } from "../mcp/client.js";
-import { isRecord, type CallToolResult, type JsonRecord } from "../mcp/types.js";
-import type { CompiledSchema } from "../schema/index.js";
+import { isRecord, type CallToolResult, type JsonRecord, type McpTool } from "../mcp/types.js";
+import { compileSchema, type CompiledSchema } from "../schema/index.js";
+import { quote } from "../util/text.js";
 import { utf8Length } from "./bound.js";
 import type { ConnectionGate } from "./gate.js";
 import { errorResult, renderToolResult, toolFailed } from "./render.js";
-import type { SelectedTool } from "./select.js";
-import type { JsonSchemaObject, ReadTool, ToolCallContext, ToolResult } from "./types.js";
+import { prefixedToolName } from "./names.js";
+import type { JsonSchemaObject, ReadTool, ToolBase, ToolCallContext, ToolResult } from "./types.js";
 
 // Failures that concern the connection or the caller, not this call: they are
 // thrown to the host (and reconnectingMcp) instead of shown to the model.
@@ -49,9 +50,8 @@ export function describeIssue(issue: ValidationIssue | undefined): string {
  * ```
  */
 export function callFailure(gate: ConnectionGate, e: unknown): ToolResult {
-  if (!(e instanceof YadaError)) throw e;
-  if (e.code === "session_expired" || e.code === "connection_closed") gate.fail(e);
-  if (THROWN.has(e.code)) throw e;
+  gate.fail(e);
+  if (!(e instanceof YadaError) || THROWN.has(e.code)) throw e;
   return errorResult(e.code, e.message);
 }
 
@@ -96,97 +96,88 @@ export function callRemote(
   return client.callTool(remote, args, { signal, timeoutMs, onProgress: onUpdate && ((p) => onUpdate(p)) });
 }
 
-/** How a guarded tool is built (see {@link guardedTool}). */
-export interface GuardedToolSpec {
-  gate: ConnectionGate;
-  /** Model-facing name. */
-  name: string;
-  description: string;
-  inputSchema: JsonSchemaObject;
-  /** Compiled `inputSchema`. */
-  input: CompiledSchema;
-  /** The name `authorize` receives (T4, T11). */
-  authorizeAs: string;
-  /** Runs the call once everything is checked; failures it throws go through {@link callFailure}. */
-  run(args: JsonRecord, context: ToolCallContext): Promise<ToolResult>;
-}
-
 /**
  * A read tool whose `execute` checks in this order: identity (thrown), connection
  * open and contract current (thrown), `authorize` (denial → an `unauthorized`
  * error result; nothing sent), arguments against the input schema (→
  * `invalid_arguments`), arguments at most `MAX_TOOL_ARGUMENT_BYTES` (→ `limit`).
- * Only then does `run` reach the server.
+ * Only then does `run` reach the server; failures it throws go through
+ * {@link callFailure}.
  *
+ * @param authorizeAs The name `authorize` receives (T4, T11).
+ * @param input The compiled `inputSchema` of `tool`.
  * @throws (from `execute`) UnauthorizedError (`unauthorized`) for another identity;
  * StaleContractError (`stale_contract`); ConnectionClosedError (`connection_closed`);
  * SessionExpiredError (`session_expired`); CancelledError (`cancelled`).
  *
  * @example
  * ```ts
- * const echo = guardedTool({ gate, name: "srv__echo", description: "Echo", inputSchema, input: compileSchema(inputSchema),
- *   authorizeAs: "echo", run: async (args) => ({ content: [{ type: "text", text: String(args.text) }], isError: false }) });
+ * const echo = guardedTool(gate, "echo", { name: "srv__echo", description: "Echo", inputSchema }, compileSchema(inputSchema),
+ *   async (args) => ({ content: [{ type: "text", text: String(args.text) }], isError: false }));
  * ```
  */
-export function guardedTool(spec: GuardedToolSpec): ReadTool {
-  const { gate, name, authorizeAs, input } = spec;
-  return readTool(name, spec.description, spec.inputSchema, async (args, context) => {
+export function guardedTool(
+  gate: ConnectionGate,
+  authorizeAs: string,
+  { name, description, inputSchema }: ToolBase,
+  input: CompiledSchema,
+  run: (args: JsonRecord, context: ToolCallContext) => Promise<ToolResult>,
+): ReadTool {
+  return readTool(name, description, inputSchema, async (args, context) => {
     await gate.enter(context.identity);
     if (context.signal?.aborted) throw new CancelledError(`${name} was cancelled before it was sent`, { cause: context.signal.reason });
-    if (!(await gate.permit(authorizeAs))) {
-      return errorResult("unauthorized", `the host did not authorize ${name} for this caller; nothing was sent`);
-    }
-    let problem: ToolResult | undefined;
+    if (!(await gate.permit(authorizeAs))) return errorResult("unauthorized", `${name}: the host denied this call; nothing was sent`);
     try {
-      problem = checkArguments(name, args, input);
-    } catch (e) {
-      return callFailure(gate, e);
-    }
-    if (problem) return problem;
-    try {
-      return await spec.run(args as JsonRecord, context);
+      return checkArguments(name, args, input) ?? (await run(args as JsonRecord, context));
     } catch (e) {
       return callFailure(gate, e);
     }
   });
 }
 
+function compile(schema: Record<string, unknown>, where: string): CompiledSchema {
+  try {
+    return compileSchema(schema);
+  } catch (e) {
+    if (e instanceof SchemaError) throw new SchemaError(`${where}: ${e.message}`);
+    throw e;
+  }
+}
+
 /**
- * The read tool for one selected MCP tool: a {@link guardedTool} that calls
- * `tools/call` with the remote name, bounded by `timeoutMs` and the context's
- * signal, then renders the result (T7), wraps `isError` results as `tool_failed`
- * (T8) and checks `structuredContent` against the output schema (T9, error
- * `invalid_output`). Timeouts and server errors are error results.
+ * The read tool for one selected MCP tool, named `server__tool` (T2) with its
+ * schemas compiled (T5, T9): a {@link guardedTool} that calls `tools/call` with
+ * the remote name, bounded by `timeoutMs` and the context's signal, then renders
+ * the result (T7), wraps `isError` results as `tool_failed` (T8) and checks
+ * `structuredContent` against the output schema (T9, error `invalid_output`).
+ * Timeouts and server errors are error results.
  *
- * @throws (from `execute`) as {@link guardedTool}.
+ * @throws LimitError (`limit`) for a combined name over 64 characters; ConfigError
+ * (`config`) for a name with characters providers refuse; SchemaError (`schema`) for
+ * a schema that does not compile (remote `$ref`, `$async`, malformed), naming the
+ * tool. (From `execute`) as {@link guardedTool}.
  *
  * @example
  * ```ts
- * const tools = prepareTools("catalog", selected).map((s) => mcpReadTool(gate, client, s, 30_000));
+ * const tools = selectReadTools(config, listed).map((t) => mcpReadTool(gate, client, "catalog", t, 30_000));
  * ```
  */
-export function mcpReadTool(gate: ConnectionGate, client: McpClient, selected: SelectedTool, timeoutMs: number | undefined): ReadTool {
-  const { remote, name, output } = selected;
-  return guardedTool({
-    gate,
-    name,
-    description: remote.description ?? remote.title ?? "",
-    inputSchema: remote.inputSchema,
-    input: selected.input,
-    authorizeAs: remote.name,
-    async run(args, context) {
-      const result = await callRemote(client, remote.name, args, context, timeoutMs);
-      if (result.isError) return toolFailed(result);
-      if (output) {
-        if (result.structuredContent === undefined) {
-          return errorResult("invalid_output", `${name}: no structuredContent, though an output schema is declared`);
-        }
-        const checked = output.validate(result.structuredContent);
-        if (!checked.valid) {
-          return errorResult("invalid_output", `${name}: structuredContent does not match the output schema: ${describeIssue(checked.issues[0])}`);
-        }
+export function mcpReadTool(gate: ConnectionGate, client: McpClient, server: string, remote: McpTool, timeoutMs: number | undefined): ReadTool {
+  const name = prefixedToolName(server, remote.name);
+  const where = `${server}: tool ${quote(remote.name)}`;
+  const input = compile(remote.inputSchema, `${where} input schema`);
+  const output = remote.outputSchema === undefined ? undefined : compile(remote.outputSchema, `${where} output schema`);
+  const base = { name, description: remote.description ?? remote.title ?? "", inputSchema: remote.inputSchema };
+  return guardedTool(gate, remote.name, base, input, async (args, context) => {
+    const result = await callRemote(client, remote.name, args, context, timeoutMs);
+    if (result.isError) return toolFailed(result);
+    if (output) {
+      const structured = result.structuredContent;
+      const checked = structured === undefined ? undefined : output.validate(structured);
+      if (!checked?.valid) {
+        return errorResult("invalid_output", `${name}: structuredContent ${checked ? `does not match the output schema: ${describeIssue(checked.issues[0])}` : "is missing despite the output schema"}`);
       }
-      return renderToolResult(result);
-    },
+    }
+    return renderToolResult(result);
   });
 }

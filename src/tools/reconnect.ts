@@ -6,25 +6,18 @@
  *
  * @module
  */
-import { ConfigError, ConnectionClosedError, StaleContractError, YadaError } from "../errors.js";
+import { ConnectionClosedError, StaleContractError, YadaError } from "../errors.js";
 import { RECONNECT_BACKOFF_MS } from "../limits.js";
-import type { McpPrompt } from "../mcp/types.js";
-import type { McpReadConfig } from "./config.js";
-import { connectMcp, type ConnectOptions, type McpConnection, type PromptCallOptions } from "./connect.js";
+import { parseServerConfig, type McpReadConfig } from "./config.js";
+import { connectMcp, type ConnectOptions, type McpConnection } from "./connect.js";
 import { bindIdentity, checkCaller, type McpAccess } from "./gate.js";
-import type { McpPromptText } from "./prompts.js";
 import { readTool } from "./read-tool.js";
-import type { Identity, ReadTool } from "./types.js";
+import type { ReadTool } from "./types.js";
 
 /** Options of {@link reconnectingMcp}: those of connectMcp plus an injectable clock. */
 export interface ReconnectOptions extends ConnectOptions {
   /** Milliseconds since some origin; default `Date.now`. Tests inject a fake clock. */
   now?: () => number;
-}
-
-/** Whether an error means "this connection is gone, a new one may work". */
-function replaceable(e: unknown): boolean {
-  return e instanceof YadaError && (e.code === "stale_contract" || e.code === "session_expired");
 }
 
 /**
@@ -55,18 +48,90 @@ function replaceable(e: unknown): boolean {
 export async function reconnectingMcp(server: McpReadConfig, access: McpAccess, options: ReconnectOptions = {}): Promise<McpConnection<ReadTool>> {
   // Every reconnect uses a frozen copy of what the first connect used: a host that
   // later changes its config object (another URL, other headers) or identity cannot
-  // send the connection's credentials elsewhere.
-  let copy: McpReadConfig;
-  try {
-    copy = structuredClone(server);
-  } catch {
-    throw new ConfigError("an MCP server config must be plain data (no functions)");
-  }
-  const pinned = deepFreeze(copy);
-  const pinnedAccess: McpAccess = Object.freeze({ identity: bindIdentity(access.identity), authorize: access.authorize });
-  const first = await connectMcp(pinned, pinnedAccess, options);
-  const { signal: _setupOnly, now, ...rest } = options;
-  return new Reconnecting(first, pinnedAccess.identity, () => connectMcp(pinned, pinnedAccess, rest), now ?? Date.now);
+  // send the connection's credentials elsewhere. The validating parse copies every field.
+  const pinned = deepFreeze(parseServerConfig(server) as McpReadConfig);
+  const identity = bindIdentity(access.identity);
+  const pinnedAccess: McpAccess = Object.freeze({ identity, authorize: access.authorize });
+  let current = await connectMcp(pinned, pinnedAccess, options);
+  const { signal: _setupOnly, now: clock, ...rest } = options;
+  const now = clock ?? Date.now;
+  const { server: name, contract } = current;
+  const closedError = (): ConnectionClosedError => new ConnectionClosedError(`${name}: the MCP connection is closed`);
+  let pending: Promise<McpConnection<ReadTool>> | undefined;
+  let failure: { error: unknown; at: number } | undefined;
+  let closed = false;
+
+  const attempt = async (from: McpConnection<ReadTool>): Promise<McpConnection<ReadTool>> => {
+    try {
+      await from.close().catch(() => {});
+      const next = await connectMcp(pinned, pinnedAccess, rest);
+      const refused =
+        next.contract !== contract
+          ? new StaleContractError(`${name}: reconnected, but the tool contract differs from the one first connected`)
+          : closed
+            ? closedError()
+            : undefined;
+      if (refused) {
+        await next.close().catch(() => {});
+        throw refused;
+      }
+      current = next;
+      failure = undefined;
+      return next;
+    } catch (e) {
+      if (!closed) failure = { error: e, at: now() };
+      throw e;
+    }
+  };
+
+  /** Replaces `from` (single flight), honouring the backoff after a failure. */
+  const reconnect = async (from: McpConnection<ReadTool>): Promise<McpConnection<ReadTool>> => {
+    if (current !== from && current.isConnected()) return current;
+    if (pending) return pending;
+    if (failure && now() - failure.at < RECONNECT_BACKOFF_MS) throw failure.error;
+    const next = attempt(from).finally(() => {
+      if (pending === next) pending = undefined;
+    });
+    pending = next;
+    return next;
+  };
+
+  const run = async <R>(caller: unknown, call: (c: McpConnection<ReadTool>) => Promise<R>): Promise<R> => {
+    checkCaller(name, identity, caller);
+    if (closed) throw closedError();
+    const connection = current.isConnected() ? current : await reconnect(current);
+    try {
+      return await call(connection);
+    } catch (e) {
+      // Neither failure reached the tool: the call is made once more on a new connection.
+      if (!(e instanceof YadaError && (e.code === "stale_contract" || e.code === "session_expired")) || closed) throw e;
+      return await call(await reconnect(connection));
+    }
+  };
+
+  return {
+    server: name,
+    contract,
+    tools: Object.freeze(
+      current.tools.map((tool) =>
+        readTool(tool.name, tool.description, tool.inputSchema, (args, context) =>
+          run(context.identity, (c) => {
+            const live = c.tools.find((t) => t.name === tool.name);
+            if (!live) throw new StaleContractError();
+            return live.execute(args, context);
+          }),
+        ),
+      ),
+    ),
+    isConnected: () => !closed && current.isConnected(),
+    prompts: (caller, opts) => run(caller, (c) => c.prompts(caller, opts)),
+    getPrompt: (caller, prompt, args, opts) => run(caller, (c) => c.getPrompt(caller, prompt, args, opts)),
+    async close() {
+      closed = true;
+      await pending?.catch(() => {});
+      await current.close();
+    },
+  };
 }
 
 function deepFreeze<T>(value: T): T {
@@ -75,114 +140,4 @@ function deepFreeze<T>(value: T): T {
     for (const v of Object.values(value)) deepFreeze(v);
   }
   return value;
-}
-
-class Reconnecting implements McpConnection<ReadTool> {
-  readonly server: string;
-  readonly contract: string;
-  readonly tools: readonly ReadTool[];
-  readonly #identity: Readonly<Identity>;
-  readonly #connect: () => Promise<McpConnection<ReadTool>>;
-  readonly #now: () => number;
-  #current: McpConnection<ReadTool>;
-  #pending: Promise<McpConnection<ReadTool>> | undefined;
-  #failure: { error: unknown; at: number } | undefined;
-  #closed = false;
-
-  constructor(
-    first: McpConnection<ReadTool>,
-    identity: Readonly<Identity>,
-    connect: () => Promise<McpConnection<ReadTool>>,
-    now: () => number,
-  ) {
-    this.server = first.server;
-    this.contract = first.contract;
-    this.#current = first;
-    this.#identity = identity;
-    this.#connect = connect;
-    this.#now = now;
-    this.tools = Object.freeze(first.tools.map((t) => this.#wrap(t)));
-  }
-
-  #wrap(tool: ReadTool): ReadTool {
-    const name = tool.name;
-    return readTool(name, tool.description, tool.inputSchema, (args, context) =>
-      this.#run(context.identity, (c) => {
-        const current = c.tools.find((t) => t.name === name);
-        if (!current) throw new StaleContractError();
-        return current.execute(args, context);
-      }),
-    );
-  }
-
-  isConnected(): boolean {
-    return !this.#closed && this.#current.isConnected();
-  }
-
-  #check(identity: unknown): void {
-    checkCaller(this.server, this.#identity, identity);
-    if (this.#closed) throw new ConnectionClosedError(`${this.server}: the MCP connection is closed`);
-  }
-
-  async #run<R>(identity: unknown, call: (c: McpConnection<ReadTool>) => Promise<R>): Promise<R> {
-    this.#check(identity);
-    let connection = this.#current.isConnected() ? this.#current : await this.#reconnect(this.#current);
-    try {
-      return await call(connection);
-    } catch (e) {
-      if (!replaceable(e) || this.#closed) throw e;
-      connection = await this.#reconnect(connection);
-      return await call(connection);
-    }
-  }
-
-  /** Replaces `from` (single flight), honouring the backoff after a failure. */
-  #reconnect(from: McpConnection<ReadTool>): Promise<McpConnection<ReadTool>> {
-    if (this.#current !== from && this.#current.isConnected()) return Promise.resolve(this.#current);
-    if (this.#pending) return this.#pending;
-    const failed = this.#failure;
-    if (failed && this.#now() - failed.at < RECONNECT_BACKOFF_MS) return Promise.reject(failed.error);
-    const attempt = this.#attempt(from).finally(() => {
-      if (this.#pending === attempt) this.#pending = undefined;
-    });
-    this.#pending = attempt;
-    return attempt;
-  }
-
-  async #attempt(from: McpConnection<ReadTool>): Promise<McpConnection<ReadTool>> {
-    try {
-      await from.close().catch(() => {});
-      const next = await this.#connect();
-      if (next.contract !== this.contract) {
-        await next.close().catch(() => {});
-        throw new StaleContractError(
-          `${this.server}: reconnected, but the tool contract differs from the one first connected`,
-        );
-      }
-      if (this.#closed) {
-        await next.close().catch(() => {});
-        throw new ConnectionClosedError(`${this.server}: the MCP connection is closed`);
-      }
-      this.#current = next;
-      this.#failure = undefined;
-      return next;
-    } catch (e) {
-      if (!this.#closed) this.#failure = { error: e, at: this.#now() };
-      throw e;
-    }
-  }
-
-  prompts(identity: Identity, options?: PromptCallOptions): Promise<McpPrompt[]> {
-    return this.#run(identity, (c) => c.prompts(identity, options));
-  }
-
-  getPrompt(identity: Identity, name: string, args?: Record<string, string>, options?: PromptCallOptions): Promise<McpPromptText> {
-    return this.#run(identity, (c) => c.getPrompt(identity, name, args, options));
-  }
-
-  async close(): Promise<void> {
-    this.#closed = true;
-    await this.#pending?.catch(() => {});
-    await this.#current.close();
-  }
 }

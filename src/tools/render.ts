@@ -51,9 +51,6 @@ function essence(mimeType: string): string {
   return (mimeType.split(";")[0] ?? "").trim().toLowerCase();
 }
 
-// MCP's base64 members (image / audio `data`, resource `blob`): replaced at any length.
-const BASE64_KEYS = new Set(["data", "blob"]);
-
 /**
  * `value` as JSON-ready data with base64 payloads replaced by `[base64: N bytes]`
  * (T16): every base64 `data` / `blob` member, and any other base64-looking string
@@ -62,7 +59,8 @@ const BASE64_KEYS = new Set(["data", "blob"]);
  */
 function elide(value: unknown, depth: number, key: string | undefined): unknown {
   if (typeof value === "string") {
-    if (value.length <= MAX_INLINE_BASE64_CHARS && !(key !== undefined && BASE64_KEYS.has(key))) return value;
+    // MCP's base64 members (image / audio `data`, resource `blob`) are replaced at any length.
+    if (value.length <= MAX_INLINE_BASE64_CHARS && key !== "data" && key !== "blob") return value;
     const size = base64Size(value);
     return size === undefined ? value : `[base64: ${size} bytes]`;
   }
@@ -74,42 +72,34 @@ function elide(value: unknown, depth: number, key: string | undefined): unknown 
   return out;
 }
 
-/** One block as JSON text with payloads replaced by their size (T16). */
-function asJson(block: ContentBlock): string {
-  return JSON.stringify(elide(block, 0, undefined));
-}
-
 /** Text of one non-image block. */
 function blockText(block: ContentBlock, style: RenderStyle): string {
+  const { uri, name, mimeType, resource: embedded } = block as Record<string, unknown>;
+  const resource = isRecord(embedded) ? embedded : {};
+  const placeholders = style === "placeholders";
   switch (block.type) {
     case "text":
       if (typeof block.text === "string") return block.text;
       break;
-    case "audio":
-      if (style === "placeholders" && typeof block.mimeType === "string") return `[audio: ${field(block.mimeType)}]`;
-      break;
-    case "resource": {
-      const r = block.resource;
-      if (!isRecord(r)) break;
-      if (style === "inline" && typeof r.text === "string") return r.text;
-      if (style === "placeholders" && typeof r.uri === "string") return `[resource: ${field(r.uri)}]`;
-      break;
-    }
-    case "resource_link":
-      if (style === "placeholders" && typeof block.uri === "string" && typeof block.name === "string") {
-        return `[resource_link: ${field(block.uri)} ${field(block.name)}]`;
-      }
-      break;
     case "image":
-      if (typeof block.mimeType === "string") return `[image: ${field(block.mimeType)}]`;
+      if (typeof mimeType === "string") return `[image: ${field(mimeType)}]`;
       break;
-    default: {
+    case "audio":
+      if (placeholders && typeof mimeType === "string") return `[audio: ${field(mimeType)}]`;
+      break;
+    case "resource_link":
+      if (placeholders && typeof uri === "string" && typeof name === "string") return `[resource_link: ${field(uri)} ${field(name)}]`;
+      break;
+    case "resource":
+      if (placeholders && typeof resource.uri === "string") return `[resource: ${field(resource.uri)}]`;
+      if (!placeholders && typeof resource.text === "string") return resource.text;
+      break;
+    default:
       // T16: a kind MCP does not define; an embedded text resource still reads as its text.
-      const r: unknown = (block as Record<string, unknown>).resource;
-      if (isRecord(r) && typeof r.text === "string") return r.text;
-    }
+      if (typeof resource.text === "string") return resource.text;
   }
-  return asJson(block);
+  // One block as JSON text with payloads replaced by their size (T16).
+  return JSON.stringify(elide(block, 0, undefined));
 }
 
 /** What a list of content blocks renders to: joined text and the image parts. */
@@ -202,8 +192,8 @@ export function errorResult(code: string, message: string, maxChars = MAX_TOOL_E
  * toolFailed({ content: [{ type: "text", text: "Unknown SKU" }], isError: true });
  * ```
  */
-export function toolFailed(result: CallToolResult, options: { style?: RenderStyle } = {}): ToolResult {
-  let message = renderContent(result.content, { ...options, images: false }).text;
+export function toolFailed(result: CallToolResult): ToolResult {
+  let message = renderContent(result.content, { images: false }).text;
   if (message === "" && result.structuredContent !== undefined) message = JSON.stringify(result.structuredContent);
-  return errorResult("tool_failed", message === "" ? "the tool reported an error without a message" : message);
+  return errorResult("tool_failed", message === "" ? "the tool failed without a message" : message);
 }

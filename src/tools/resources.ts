@@ -8,14 +8,14 @@
  */
 import { MAX_CURSOR_CHARS, MAX_RESOURCE_TEXT_CHARS, MAX_TOOL_RESULT_BYTES } from "../limits.js";
 import type { McpClient } from "../mcp/client.js";
-import type { ResourceContents } from "../mcp/types.js";
+import type { JsonRecord, ResourceContents } from "../mcp/types.js";
 import { compileSchema } from "../schema/index.js";
 import { cutChars, cutUtf8 } from "./bound.js";
 import type { ConnectionGate } from "./gate.js";
 import { prefixedToolName } from "./names.js";
 import { guardedTool } from "./read-tool.js";
 import { field } from "./render.js";
-import type { JsonSchemaObject, ReadTool, ToolResult } from "./types.js";
+import type { JsonSchemaObject, ReadTool } from "./types.js";
 
 const LIST_SCHEMA: JsonSchemaObject = {
   type: "object",
@@ -28,11 +28,6 @@ const READ_SCHEMA: JsonSchemaObject = {
   required: ["uri"],
   additionalProperties: false,
 };
-
-/** Text for the model: cut to the T11 character bound, then to the T6 byte bound. */
-function textResult(text: string): ToolResult {
-  return { content: [{ type: "text", text: cutUtf8(cutChars(text, MAX_RESOURCE_TEXT_CHARS), MAX_TOOL_RESULT_BYTES) }], isError: false };
-}
 
 /**
  * One resource's contents as text: its text, or `[blob: mime]` for binary contents (T11).
@@ -59,34 +54,23 @@ export function resourceText(contents: readonly ResourceContents[]): string {
  * ```
  */
 export function resourceTools(gate: ConnectionGate, client: McpClient, server: string): ReadTool[] {
-  // Each request is bounded by the client's request timeout, which connectMcp sets to timeoutMs (T10).
-  const list = guardedTool({
-    gate,
-    name: prefixedToolName(server, "list_resources"),
-    description: `Lists the resources of the ${server} server, one page at a time. Pass the returned nextCursor as cursor for the next page.`,
-    inputSchema: LIST_SCHEMA,
-    input: compileSchema(LIST_SCHEMA),
-    authorizeAs: "list_resources",
-    async run(args, context) {
-      const cursor = typeof args.cursor === "string" ? args.cursor : undefined;
-      const page = await client.listResourcesPage(cursor, { signal: context.signal });
+  // Both are authorized as `remote`; their text is cut to the T11 character bound,
+  // then to the T6 byte bound. Each request is bounded by the client's request
+  // timeout, which connectMcp sets to timeoutMs (T10).
+  const tool = (remote: string, description: string, schema: JsonSchemaObject, read: (args: JsonRecord, signal?: AbortSignal) => Promise<string>): ReadTool =>
+    guardedTool(gate, remote, { name: prefixedToolName(server, remote), description, inputSchema: schema }, compileSchema(schema), async (args, { signal }) => ({
+      content: [{ type: "text", text: cutUtf8(cutChars(await read(args, signal), MAX_RESOURCE_TEXT_CHARS), MAX_TOOL_RESULT_BYTES) }],
+      isError: false,
+    }));
+  return [
+    tool("list_resources", `Lists ${server} resources, one page per call; pass nextCursor as cursor for the next page.`, LIST_SCHEMA, async (args, signal) => {
+      const page = await client.listResourcesPage(typeof args.cursor === "string" ? args.cursor : undefined, { signal });
       // JSON.stringify leaves out the members that are undefined.
       const resources = page.resources.map((r) => ({ uri: r.uri, name: r.name, title: r.title, description: r.description, mimeType: r.mimeType }));
-      return textResult(JSON.stringify({ resources, nextCursor: page.nextCursor }));
-    },
-  });
-  const read = guardedTool({
-    gate,
-    name: prefixedToolName(server, "read_resource"),
-    description: `Reads one resource of the ${server} server by URI. Returns its text; binary contents read as [blob: mime].`,
-    inputSchema: READ_SCHEMA,
-    input: compileSchema(READ_SCHEMA),
-    authorizeAs: "read_resource",
-    async run(args, context) {
-      const uri = String(args.uri);
-      const contents = await client.readResource(uri, { signal: context.signal });
-      return textResult(resourceText(contents));
-    },
-  });
-  return [list, read];
+      return JSON.stringify({ resources, nextCursor: page.nextCursor });
+    }),
+    tool("read_resource", `Reads a ${server} resource by URI: its text, or [blob: mime] if binary.`, READ_SCHEMA, async (args, signal) =>
+      resourceText(await client.readResource(String(args.uri), { signal })),
+    ),
+  ];
 }

@@ -1,28 +1,13 @@
 /**
- * Read selection (T3): which discovered tools become read tools, with their
- * prefixed names (T2) and compiled schemas (T5, T9).
+ * Read selection (T3): which discovered tools become read tools.
  *
  * @module
  */
-import { ConfigError, SchemaError, ToolNotFoundError } from "../errors.js";
+import { ConfigError, ToolNotFoundError } from "../errors.js";
 import type { McpTool } from "../mcp/types.js";
-import { compileSchema, type CompiledSchema } from "../schema/index.js";
 import { quote } from "../util/text.js";
 import type { McpServerBase } from "./config.js";
-import { hasProviderSafeChars, prefixedToolName } from "./names.js";
-
-/** A discovered tool chosen for reading, ready to call. */
-export interface SelectedTool {
-  /** The tool as the server listed it. */
-  remote: McpTool;
-  /** The model-facing name `server__tool`. */
-  name: string;
-  /** Its input schema, compiled (T5). */
-  input: CompiledSchema;
-  /** Its output schema, compiled, when it declares one (T9). */
-  output: CompiledSchema | undefined;
-}
-
+import { hasProviderSafeChars } from "./names.js";
 
 /**
  * The read tools of a server (T3). Without `readTools`: exactly the tools
@@ -44,12 +29,33 @@ export function selectReadTools(
   listed: readonly McpTool[],
   onSkip?: (tool: string, reason: string) => void,
 ): McpTool[] {
-  const selected = pick(server, listed, onSkip);
+  let selected: McpTool[];
+  if (server.readTools === undefined) {
+    // Chosen by annotation, not by the host: a tool whose name providers refuse
+    // (such as "admin.list") is left out rather than failing the connection. A
+    // name the host lists in readTools still fails loudly.
+    selected = listed.filter((t) => {
+      if (t.annotations?.readOnlyHint !== true) return false;
+      if (hasProviderSafeChars(t.name)) return true;
+      onSkip?.(t.name, "its name does not match ^[a-zA-Z0-9_-]+$");
+      return false;
+    });
+  } else {
+    const byName = new Map(listed.map((t) => [t.name, t]));
+    selected = server.readTools.map((name) => {
+      const tool = byName.get(name);
+      if (!tool) throw new ToolNotFoundError(`${server.name}: readTools names ${quote(name)}, which the server does not list`);
+      if (tool.annotations?.readOnlyHint === false) {
+        throw new ConfigError(`${server.name}: readTools names ${quote(name)}, which the server marks readOnlyHint: false`);
+      }
+      return tool;
+    });
+  }
   // The names `authorize` receives for resources and prompts are reserved: a remote
   // tool called `get_prompt` must not ride on the permission granted for prompts.
   for (const t of selected) {
     if (RESERVED_NAMES.includes(t.name)) {
-      throw new ConfigError(`${server.name}: the tool ${quote(t.name)} has a name yada reserves for authorizing resources and prompts`);
+      throw new ConfigError(`${server.name}: tool ${quote(t.name)} has a name reserved for resource and prompt permissions`);
     }
   }
   return selected;
@@ -57,57 +63,3 @@ export function selectReadTools(
 
 /** The names `authorize` receives for host calls and resource tools (T11, T12); no remote tool may use them. */
 export const RESERVED_NAMES: readonly string[] = ["list_resources", "read_resource", "list_prompts", "get_prompt"];
-
-function pick(server: Pick<McpServerBase, "name" | "readTools">, listed: readonly McpTool[], onSkip?: (tool: string, reason: string) => void): McpTool[] {
-  if (server.readTools === undefined) {
-    // Chosen by annotation, not by the host: a tool whose name providers refuse
-    // (such as "admin.list") is left out rather than failing the connection. A
-    // name the host lists in readTools still fails loudly.
-    return listed.filter((t) => {
-      if (t.annotations?.readOnlyHint !== true) return false;
-      if (hasProviderSafeChars(t.name)) return true;
-      onSkip?.(t.name, "its name has characters model providers refuse");
-      return false;
-    });
-  }
-  const byName = new Map(listed.map((t) => [t.name, t]));
-  return server.readTools.map((name) => {
-    const tool = byName.get(name);
-    if (!tool) throw new ToolNotFoundError(`${server.name}: readTools names ${quote(name)}, which the server does not list`);
-    if (tool.annotations?.readOnlyHint === false) {
-      throw new ConfigError(`${server.name}: readTools names ${quote(name)}, which the server marks as mutating (readOnlyHint: false)`);
-    }
-    return tool;
-  });
-}
-
-function compile(schema: Record<string, unknown>, where: string): CompiledSchema {
-  try {
-    return compileSchema(schema);
-  } catch (e) {
-    if (e instanceof SchemaError) throw new SchemaError(`${where}: ${e.message}`);
-    throw e;
-  }
-}
-
-/**
- * Names and compiles the selected tools (T2, T5, T9).
- *
- * @throws LimitError (`limit`) for a combined name over 64 characters; ConfigError
- * (`config`) for a name with characters providers refuse; SchemaError (`schema`) for
- * a schema that does not compile (remote `$ref`, `$async`, malformed), naming the tool.
- *
- * @example
- * ```ts
- * const tools = prepareTools("catalog", selectReadTools(config, listed));
- * ```
- */
-export function prepareTools(server: string, selected: readonly McpTool[]): SelectedTool[] {
-  return selected.map((remote) => {
-    const name = prefixedToolName(server, remote.name);
-    const where = `${server}: tool ${quote(remote.name)}`;
-    const input = compile(remote.inputSchema, `${where} input schema`);
-    const output = remote.outputSchema === undefined ? undefined : compile(remote.outputSchema, `${where} output schema`);
-    return { remote, name, input, output };
-  });
-}
