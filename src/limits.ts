@@ -40,7 +40,7 @@ export const DEFAULT_HANDSHAKE_TIMEOUT_MS = 60_000;
 export const DEFAULT_CALL_TIMEOUT_MS = 5 * 60_000;
 /** Bound on list requests, ping and other non-call requests (ours). */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
-/** Pages followed for one list operation (V3; seed 003: "at most 100 cursor pages"). */
+/** Pages followed for one list operation, prompts included (V3, T12; seed 003: "at most 100 cursor pages"). */
 export const MAX_LIST_PAGES = 100;
 /** Items accepted across all pages of one list operation (V3; ours). */
 export const MAX_LIST_ITEMS = 10_000;
@@ -121,8 +121,6 @@ export const MAX_IMAGE_BYTES = 5 * 1024 * 1024;
 export const MAX_IMAGES_PER_RESULT = 4;
 /** Longest text `<server>__list_resources` / `<server>__read_resource` return, in characters (T11; seed 003: 32,000). */
 export const MAX_RESOURCE_TEXT_CHARS = 32_000;
-/** Pages followed when listing prompts (T12; seed 003: "at most 100 cursor pages"). */
-export const MAX_PROMPT_PAGES = 100;
 /** Wait after a failed reconnect before reconnectingMcp tries again (W10; seed 003: 30 seconds). */
 export const RECONNECT_BACKOFF_MS = 30_000;
 /** Largest `timeoutMs` in a server config or connect option (ours: the largest delay setTimeout honours). */

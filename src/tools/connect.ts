@@ -16,7 +16,7 @@ import { checkTimeout, parseServerConfig, type McpReadConfig, type McpServerConf
 import { contractOf, toolSpec, type ContractEntry } from "./contract.js";
 import { bindIdentity, checkCaller, type ConnectionGate, type McpAccess } from "./gate.js";
 import { assertUniqueToolNames } from "./names.js";
-import { checkPromptArgs, listAllPrompts, promptText, type McpPromptText } from "./prompts.js";
+import { checkPromptArgs, promptText, type McpPromptText } from "./prompts.js";
 import { mcpReadTool } from "./read-tool.js";
 import { resourceTools } from "./resources.js";
 import { selectReadTools } from "./select.js";
@@ -64,7 +64,7 @@ export interface McpConnection<T extends Tool = Tool> {
   /** False after close(), after the contract changed (T13), the session expired or the connection was lost. */
   isConnected(): boolean;
   /**
-   * Lists the server's prompts (T12), at most `MAX_PROMPT_PAGES` pages.
+   * Lists the server's prompts (T12), at most `MAX_LIST_PAGES` pages.
    *
    * @throws UnauthorizedError (`unauthorized`) for another identity or when `authorize(identity, "list_prompts")` is not true;
    * StaleContractError (`stale_contract`); ConnectionClosedError (`connection_closed`) after close(); LimitError (`limit`).
@@ -292,7 +292,7 @@ export async function connectMcp(server: McpServerConfig, access: McpAccess, opt
       tools: Object.freeze(tools),
       contract,
       isConnected: () => usable() && !connected.isClosed,
-      prompts: (caller, opts = {}) => hostCall(caller, "list_prompts", () => listAllPrompts(connected, opts.signal)),
+      prompts: (caller, opts = {}) => hostCall(caller, "list_prompts", () => connected.listPrompts({ signal: opts.signal })),
       getPrompt: (caller, prompt, args, opts = {}) =>
         hostCall(caller, "get_prompt", async () => {
           if (typeof prompt !== "string" || prompt === "") throw new ConfigError(`${name}: a prompt name must be a non-empty string`);
