@@ -177,31 +177,9 @@ export class Build {
     return new SchemaError(`${kw} must be ${what} (at ${this.at(kw)})`);
   }
 
-  /** A finite number. */
-  num(kw: string): number {
-    const v = this.get(kw);
-    if (!isNumber(v)) throw this.bad(kw, "a number");
-    return v;
-  }
-
-  /** A non-negative integer (2020-12 validation §6: "MUST be a non-negative integer"). */
-  count(kw: string): number {
-    const v = this.get(kw);
-    if (!isCount(v)) throw this.bad(kw, "a non-negative integer");
-    return v;
-  }
-
-  /** An array of strings. */
-  strings(kw: string, v: unknown = this.get(kw)): string[] {
-    if (!isStrings(v)) throw this.bad(kw, "an array of strings");
-    return v;
-  }
-
   /** The child subschema at this subschema's `segs` (its value passed in). */
   child(value: unknown, ...segs: (string | number)[]): SchemaNode {
-    if (typeof value !== "boolean" && !isRec(value)) {
-      throw new SchemaError(`subschema at ${this.at(...segs)} must be an object or a boolean`);
-    }
+    // The compiler refuses a value that is not a schema.
     return this.hooks.node(value, childPlace(this.hooks.index, value, this.place, segs));
   }
 

@@ -48,18 +48,12 @@ const DIALECTS: readonly Dialect[] = ["draft-07", "2019-09", "2020-12"];
 
 const ACCEPT: Check = () => true;
 
-/** Is keyword `kw` present in `raw` and enabled at `place`? */
-function has(raw: Record<string, unknown>, place: Place, kw: string): boolean {
-  return Object.hasOwn(raw, kw) && enabled(place, kw);
-}
-
-
 class Compiler implements CompilerHooks {
   usesDynamic = false;
   private readonly nodes = new Map<object, SchemaNode>();
   private readonly work: [Record<string, unknown>, Place][] = [];
-  /** Set once compileSchema's walk is over; a node first met while building (none, as the walk mirrors the builders) is checked by its builder. */
-  private walked = false;
+  /** Set while {@link run} drains the work list. */
+  private walking = false;
 
   constructor(
     readonly index: SchemaIndex,
@@ -83,12 +77,16 @@ class Compiler implements CompilerHooks {
       resource: place.res,
     };
     this.nodes.set(raw, node);
-    if (!this.walked) this.work.push([obj, place]);
+    // Checked before it can be built, as the builders trust the shapes checked.
+    // (The walk mirrors the builders, so building meets no new subschema.)
+    this.work.push([obj, place]);
+    if (!this.walking) this.run();
     return node;
   }
 
   /** Checks queued subschemas until none is left, then every dynamic anchor if needed. */
-  run(): void {
+  private run(): void {
+    this.walking = true;
     for (;;) {
       let item;
       while ((item = this.work.pop()) !== undefined) this.check(item[0], item[1]);
@@ -104,164 +102,152 @@ class Compiler implements CompilerHooks {
       }
       if (!added && this.work.length === 0) break;
     }
-    this.walked = true;
-  }
-
-  private dependencies(b: Build, kw: string, allowNames: boolean, allowSchemas: boolean): void {
-    const v = b.get(kw);
-    if (!isRec(v)) throw b.bad(kw, "an object");
-    const deps = v as Record<string, unknown>;
-    for (const key of Object.keys(deps)) {
-      const d = deps[key];
-      if (Array.isArray(d) && allowNames) {
-        if (!isStrings(d)) throw b.bad(kw, "an array of strings");
-      } else if (!Array.isArray(d) && allowSchemas) b.child(d, kw, key);
-      else throw b.bad(kw, allowNames ? "an object of string arrays" : "an object of schemas");
-    }
+    this.walking = false;
   }
 
   private ref(b: Build, kw: string): { raw: unknown; place: Place; anchor: string | null } {
-    const v = b.get(kw);
-    if (typeof v !== "string") throw b.bad(kw, "a string");
-    if (kw === "$recursiveRef" && v !== "#") throw b.bad(kw, '"#"');
-    const target = this.index.resolve(v, b.place);
+    const target = this.index.resolve(b.get(kw) as string, b.place);
     this.node(target.raw, target.place);
     return target;
   }
 
   /**
-   * The compile-time half of {@link build}: every check the keyword builders
-   * make (shapes, regexes, references), and the subschemas they would compile,
-   * queued. Keywords the builders ignore are ignored here too.
+   * The compile-time half of {@link build}: every shape the keyword builders rely
+   * on (they read values without checking them again), every regex and reference,
+   * and the subschemas they would compile, queued. Keywords the builders ignore
+   * are ignored here too.
    */
   private check(raw: Record<string, unknown>, place: Place): void {
     const b = new Build(this, raw, place);
-    // Draft 7 §8.3: all other properties in a "$ref" object MUST be ignored.
-    if (place.dialect === "draft-07" && Object.hasOwn(raw, "$ref")) {
-      this.ref(b, "$ref");
-      return;
-    }
     const modern = place.dialect !== "draft-07";
-    for (const kw in raw) {
-      if (!Object.hasOwn(raw, kw)) continue;
+    // Draft 7 §8.3: all other properties in a "$ref" object MUST be ignored.
+    const keys = !modern && Object.hasOwn(raw, "$ref") ? ["$ref"] : Object.keys(raw);
+    for (const kw of keys) {
+      if (!enabled(place, kw)) continue;
       const v = raw[kw];
+      // What the value must be, when it is not.
+      let what = "";
       switch (kw) {
         case "type":
-          if (enabled(place, kw) && !isTypeKeyword(v)) throw b.bad(kw, TYPE_KEYWORD_SHAPE);
+          if (!isTypeKeyword(v)) what = TYPE_KEYWORD_SHAPE;
           break;
         case "enum":
-          if (enabled(place, kw) && !Array.isArray(v)) throw b.bad(kw, "an array");
+          if (!Array.isArray(v)) what = "an array";
           break;
         case "maximum":
         case "minimum":
-          if (enabled(place, kw) && !isNumber(v)) throw b.bad(kw, "a number");
-          break;
         case "exclusiveMaximum":
         case "exclusiveMinimum":
           // Draft 4 spelled exclusive bounds as booleans beside maximum / minimum.
-          if (enabled(place, kw) && !(place.dialect === "draft-07" && typeof v === "boolean") && !isNumber(v)) {
-            throw b.bad(kw, "a number");
-          }
+          if (!isNumber(v) && (modern || typeof v !== "boolean" || !kw.startsWith("exclusive"))) what = "a number";
           break;
         case "multipleOf":
-          if (!enabled(place, kw)) break;
-          if (!isNumber(v)) throw b.bad(kw, "a number");
-          if (v <= 0) throw b.bad(kw, "a number greater than 0");
+          if (!isNumber(v) || v <= 0) what = "a number greater than 0";
           break;
+        case "minContains":
+        case "maxContains":
         case "maxLength":
         case "minLength":
         case "maxItems":
         case "minItems":
         case "maxProperties":
         case "minProperties":
-          if (enabled(place, kw) && !isCount(v)) throw b.bad(kw, "a non-negative integer");
-          break;
-        case "minContains":
-        case "maxContains":
-          if (modern && has(raw, place, "contains") && enabled(place, kw) && !isCount(v)) throw b.bad(kw, "a non-negative integer");
-          break;
-        case "pattern":
-          if (!enabled(place, kw)) break;
-          if (typeof v !== "string") throw b.bad(kw, "a string");
-          compileRegex(v, b.at(kw));
-          break;
-        case "format":
-          if (typeof v !== "string") throw b.bad(kw, "a string");
+          // min/maxContains only count beside contains (2020-12 validation §6.4.4).
+          if (!isCount(v) && (!kw.endsWith("Contains") || (modern && b.has("contains")))) what = "a non-negative integer";
           break;
         case "uniqueItems":
-          if (enabled(place, kw) && typeof v !== "boolean") throw b.bad(kw, "a boolean");
+          if (typeof v !== "boolean") what = "a boolean";
           break;
         case "required":
-          if (enabled(place, kw) && !isStrings(v)) throw b.bad(kw, "an array of strings");
+          if (!isStrings(v)) what = "an array of strings";
+          break;
+        case "pattern":
+          if (typeof v !== "string") what = "a string";
+          else compileRegex(v, b.at(kw));
+          break;
+        case "format":
+        case "$ref":
+          if (typeof v !== "string") what = "a string";
+          else if (kw === "$ref") this.ref(b, kw);
+          break;
+        case "$dynamicRef":
+        case "$recursiveRef":
+          if (!modern) break;
+          if (typeof v !== "string") what = "a string";
+          else if (kw === "$recursiveRef" && v !== "#") what = '"#"';
+          else {
+            const target = this.ref(b, kw);
+            // Only an anchor that is itself a dynamic anchor makes the reference dynamic.
+            const name = kw === "$dynamicRef" ? target.anchor : "";
+            if (name !== null && target.place.res.dynamic.get(name) === target.raw) this.usesDynamic = true;
+          }
           break;
         case "properties":
-          if (enabled(place, kw)) b.map(kw);
+          b.map(kw);
           break;
         case "patternProperties":
-          if (enabled(place, kw)) for (const [src] of b.map(kw)) compileRegex(src, b.at(kw, src));
+          for (const [src] of b.map(kw)) compileRegex(src, b.at(kw, src));
           break;
         case "additionalProperties":
         case "propertyNames":
         case "contains":
         case "not":
         case "if":
-          if (enabled(place, kw)) b.one(kw);
+          b.one(kw);
           break;
         case "then":
         case "else":
-          if (has(raw, place, "if") && enabled(place, kw)) b.one(kw);
+          if (b.has("if")) b.one(kw);
           break;
         case "allOf":
         case "anyOf":
         case "oneOf":
-          if (enabled(place, kw)) b.many(kw);
+          b.many(kw);
           break;
         case "prefixItems":
-          if (modern && enabled(place, kw)) b.many(kw);
+          if (modern) b.many(kw);
+          break;
+        case "unevaluatedProperties":
+        case "unevaluatedItems":
+          if (modern) b.one(kw);
           break;
         case "items":
-          if (!enabled(place, kw)) break;
-          if (modern && has(raw, place, "prefixItems")) b.one(kw);
+          if (modern && b.has("prefixItems")) b.one(kw);
           // The array form is draft 7's tuple (see keywords-array.ts).
           else if (Array.isArray(v)) {
             if (v.length !== 0) b.many(kw);
           } else b.one(kw);
           break;
         case "additionalItems":
-          if (enabled(place, kw) && !(modern && has(raw, place, "prefixItems")) && has(raw, place, "items") && Array.isArray(raw.items)) b.one(kw);
+          if (!(modern && b.has("prefixItems")) && b.has("items") && Array.isArray(raw.items)) b.one(kw);
           break;
         case "dependentRequired":
-          if (enabled(place, kw)) this.dependencies(b, kw, true, false);
-          break;
         case "dependentSchemas":
-          if (enabled(place, kw)) this.dependencies(b, kw, false, true);
-          break;
         case "dependencies":
-          if (enabled(place, kw)) this.dependencies(b, kw, true, true);
+          what = this.dependencies(b, kw);
           break;
-        case "unevaluatedProperties":
-        case "unevaluatedItems":
-          if (modern && enabled(place, kw)) b.one(kw);
-          break;
-        case "$ref":
-          this.ref(b, kw);
-          break;
-        case "$dynamicRef": {
-          if (!modern) break;
-          const target = this.ref(b, kw);
-          // Only an anchor that is itself a $dynamicAnchor makes the reference dynamic.
-          const name = target.anchor;
-          if (name !== null && target.place.res.dynamic.get(name) === target.raw) this.usesDynamic = true;
-          break;
-        }
-        case "$recursiveRef": {
-          if (!modern) break;
-          const target = this.ref(b, kw);
-          if (target.place.res.dynamic.get("") === target.raw) this.usesDynamic = true;
-          break;
-        }
       }
+      if (what !== "") throw b.bad(kw, what);
     }
+  }
+
+  /**
+   * Checks `dependentRequired` (property-name arrays), `dependentSchemas`
+   * (schemas) or draft 7 `dependencies` (either); returns what the value must be
+   * when it is not.
+   */
+  private dependencies(b: Build, kw: string): string {
+    const names = kw !== "dependentSchemas";
+    const schemas = kw !== "dependentRequired";
+    const what = schemas ? (names ? "an object of schemas or string arrays" : "an object of schemas") : "an object of string arrays";
+    const deps = b.get(kw);
+    if (!isRec(deps)) return what;
+    for (const key of Object.keys(deps)) {
+      const d = deps[key];
+      if (Array.isArray(d) ? !names || !isStrings(d) : !schemas) return what;
+      if (!Array.isArray(d)) b.child(d, kw, key);
+    }
+    return "";
   }
 
   /** Compiles one subschema's closure (its children stay stubs until they run). */
@@ -335,6 +321,5 @@ export function compileSchema(schema: unknown, options: CompileOptions = {}): Co
   const root = index.addDocument(schema, ROOT_URI, "");
   const compiler = new Compiler(index, formats === "assert");
   const node = compiler.node(schema, root.root);
-  compiler.run();
   return new CompiledSchema(node, root, compiler.usesDynamic, options.allIssues === true);
 }

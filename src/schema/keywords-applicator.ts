@@ -6,7 +6,6 @@
  *
  * @module
  */
-import { SchemaError } from "../errors.js";
 import { COMMON, type Build } from "./build.js";
 import { apply, follow, probe, report } from "./runtime.js";
 import { mergeEvaluated, newEvaluated, type Check, type SchemaNode } from "./types.js";
@@ -86,14 +85,8 @@ function conditionalCheck(b: Build): void {
   });
 }
 
-function refString(b: Build, kw: string): string {
-  const v = b.get(kw);
-  if (typeof v !== "string") throw b.bad(kw, "a string");
-  return v;
-}
-
 function refCheck(b: Build): void {
-  const target = b.hooks.index.resolve(refString(b, "$ref"), b.place);
+  const target = b.hooks.index.resolve(b.get("$ref") as string, b.place);
   const node = b.hooks.node(target.raw, target.place);
   b.add(COMMON, (inst, ctx, ev) => follow(node, inst, ctx, ev));
 }
@@ -122,7 +115,7 @@ function dynamicCheck(b: Build, node: SchemaNode, name: string): Check {
 }
 
 function dynamicRefCheck(b: Build): void {
-  const target = b.hooks.index.resolve(refString(b, "$dynamicRef"), b.place);
+  const target = b.hooks.index.resolve(b.get("$dynamicRef") as string, b.place);
   const node = b.hooks.node(target.raw, target.place);
   const name = target.anchor;
   // Only an anchor that is itself a $dynamicAnchor makes the reference dynamic.
@@ -134,7 +127,6 @@ function dynamicRefCheck(b: Build): void {
 }
 
 function recursiveRefCheck(b: Build): void {
-  if (refString(b, "$recursiveRef") !== "#") throw new SchemaError(`$recursiveRef must be "#" (at ${b.at("$recursiveRef")})`);
   const target = b.hooks.index.resolve("#", b.place);
   const node = b.hooks.node(target.raw, target.place);
   if (target.place.res.dynamic.get("") === target.raw) b.add(COMMON, dynamicCheck(b, node, ""));

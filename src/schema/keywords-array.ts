@@ -76,8 +76,8 @@ function itemsChecks(b: Build): void {
 function containsCheck(b: Build): void {
   const node = b.one("contains");
   const modern = b.dialect !== "draft-07";
-  const min = modern && b.has("minContains") ? b.count("minContains") : 1;
-  const max = modern && b.has("maxContains") ? b.count("maxContains") : Infinity;
+  const min = modern && b.has("minContains") ? (b.get("minContains") as number) : 1;
+  const max = modern && b.has("maxContains") ? (b.get("maxContains") as number) : Infinity;
   const at = b.at("contains");
   const atMin = min === 1 && !(modern && b.has("minContains")) ? at : b.at("minContains");
   const atMax = b.at("maxContains");
@@ -101,13 +101,13 @@ function containsCheck(b: Build): void {
 
 function sizeChecks(b: Build): void {
   if (b.has("maxItems")) {
-    const max = b.count("maxItems");
+    const max = b.get("maxItems") as number;
     const at = b.at("maxItems");
     const msg = `must have at most ${max} items`;
     b.add(ARRAY, (inst, ctx) => (inst as Arr).length <= max || report(ctx, at, msg));
   }
   if (b.has("minItems")) {
-    const min = b.count("minItems");
+    const min = b.get("minItems") as number;
     const at = b.at("minItems");
     const msg = `must have at least ${min} items`;
     b.add(ARRAY, (inst, ctx) => (inst as Arr).length >= min || report(ctx, at, msg));
@@ -118,9 +118,7 @@ function sizeChecks(b: Build): void {
 const SMALL = 16;
 
 function uniqueCheck(b: Build): void {
-  const v = b.get("uniqueItems");
-  if (typeof v !== "boolean") throw b.bad("uniqueItems", "a boolean");
-  if (!v) return;
+  if (b.get("uniqueItems") !== true) return;
   const at = b.at("uniqueItems");
   b.add(ARRAY, (inst, ctx) => {
     const a = inst as Arr;

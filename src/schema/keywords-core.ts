@@ -47,7 +47,6 @@ export const TYPE_KEYWORD_SHAPE = `one of ${TYPES.join(", ")} or an array of the
 
 function typeCheck(b: Build): void {
   const raw = b.get("type");
-  if (!isTypeKeyword(raw)) throw b.bad("type", TYPE_KEYWORD_SHAPE);
   const types = (typeof raw === "string" ? [raw] : raw) as TypeName[];
   const at = b.at("type");
   const msg = `must be ${types.join(" or ")}`;
@@ -92,8 +91,7 @@ function isPrimitive(v: unknown): boolean {
 }
 
 function enumCheck(b: Build): void {
-  const values = b.get("enum");
-  if (!Array.isArray(values)) throw b.bad("enum", "an array");
+  const values = b.get("enum") as unknown[];
   const at = b.at("enum");
   const msg = "must be one of the allowed values";
   const prims = new Set(values.filter(isPrimitive));
@@ -122,7 +120,7 @@ function numberChecks(b: Build): void {
   const exMaxFlag = b.dialect === "draft-07" && typeof b.get("exclusiveMaximum") === "boolean";
   const exMinFlag = b.dialect === "draft-07" && typeof b.get("exclusiveMinimum") === "boolean";
   if (b.has("maximum")) {
-    const max = b.num("maximum");
+    const max = b.get("maximum") as number;
     const at = b.at("maximum");
     if (exMaxFlag && b.get("exclusiveMaximum") === true) {
       const msg = `must be < ${max}`;
@@ -133,7 +131,7 @@ function numberChecks(b: Build): void {
     }
   }
   if (b.has("minimum")) {
-    const min = b.num("minimum");
+    const min = b.get("minimum") as number;
     const at = b.at("minimum");
     if (exMinFlag && b.get("exclusiveMinimum") === true) {
       const msg = `must be > ${min}`;
@@ -144,20 +142,19 @@ function numberChecks(b: Build): void {
     }
   }
   if (b.has("exclusiveMaximum") && !exMaxFlag) {
-    const max = b.num("exclusiveMaximum");
+    const max = b.get("exclusiveMaximum") as number;
     const at = b.at("exclusiveMaximum");
     const msg = `must be < ${max}`;
     b.add(NUMBER, (v, ctx) => (v as number) < max || report(ctx, at, msg));
   }
   if (b.has("exclusiveMinimum") && !exMinFlag) {
-    const min = b.num("exclusiveMinimum");
+    const min = b.get("exclusiveMinimum") as number;
     const at = b.at("exclusiveMinimum");
     const msg = `must be > ${min}`;
     b.add(NUMBER, (v, ctx) => (v as number) > min || report(ctx, at, msg));
   }
   if (b.has("multipleOf")) {
-    const m = b.num("multipleOf");
-    if (m <= 0) throw b.bad("multipleOf", "a number greater than 0");
+    const m = b.get("multipleOf") as number;
     const at = b.at("multipleOf");
     const msg = `must be a multiple of ${m}`;
     b.add(NUMBER, (v, ctx) => {
@@ -187,14 +184,14 @@ function codePoints(s: string): number {
 
 function stringChecks(b: Build): void {
   if (b.has("maxLength")) {
-    const max = b.count("maxLength");
+    const max = b.get("maxLength") as number;
     const at = b.at("maxLength");
     const msg = `must have at most ${max} characters`;
     // A string never has more code points than UTF-16 units: count only when needed.
     b.add(STRING, (v, ctx) => (v as string).length <= max || codePoints(v as string) <= max || report(ctx, at, msg));
   }
   if (b.has("minLength")) {
-    const min = b.count("minLength");
+    const min = b.get("minLength") as number;
     const at = b.at("minLength");
     const msg = `must have at least ${min} characters`;
     // At most two UTF-16 units per code point.
@@ -204,8 +201,7 @@ function stringChecks(b: Build): void {
     });
   }
   if (b.has("pattern")) {
-    const src = b.get("pattern");
-    if (typeof src !== "string") throw b.bad("pattern", "a string");
+    const src = b.get("pattern") as string;
     const at = b.at("pattern");
     const re = compileRegex(src, at);
     b.add(STRING, (v, ctx) => re.test(v as string) || report(ctx, at, "must match the pattern"));
@@ -213,8 +209,7 @@ function stringChecks(b: Build): void {
 }
 
 function formatCheck(b: Build): void {
-  const name = b.get("format");
-  if (typeof name !== "string") throw b.bad("format", "a string");
+  const name = b.get("format") as string;
   // 2020-12 validation §7.2.1: format is an annotation unless assertion is asked
   // for (the caller's option, or the format-assertion vocabulary).
   const assert = b.hooks.assertFormats || b.place.vocab?.has("format-assertion") === true;

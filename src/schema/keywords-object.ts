@@ -148,13 +148,13 @@ function countProps(o: Obj): number {
 
 function sizeChecks(b: Build): void {
   if (b.has("maxProperties")) {
-    const max = b.count("maxProperties");
+    const max = b.get("maxProperties") as number;
     const at = b.at("maxProperties");
     const msg = `must have at most ${max} properties`;
     b.add(OBJECT, (inst, ctx) => countProps(inst as Obj) <= max || report(ctx, at, msg));
   }
   if (b.has("minProperties")) {
-    const min = b.count("minProperties");
+    const min = b.get("minProperties") as number;
     const at = b.at("minProperties");
     const msg = `must have at least ${min} properties`;
     b.add(OBJECT, (inst, ctx) => countProps(inst as Obj) >= min || report(ctx, at, msg));
@@ -163,13 +163,11 @@ function sizeChecks(b: Build): void {
 
 /** `dependencies` (draft 7 §6.5.7) splits into the two 2019-09 keywords. */
 function dependencyChecks(b: Build, kw: string, allowNames: boolean, allowSchemas: boolean): void {
-  const v = b.get(kw);
-  if (!isRec(v)) throw b.bad(kw, "an object");
-  const deps = v as Obj;
+  const deps = b.get(kw) as Obj;
   for (const key of Object.keys(deps)) {
     const d = deps[key];
     if (Array.isArray(d) && allowNames) {
-      const names = b.strings(kw, d);
+      const names = d as string[];
       const at = b.at(kw, key);
       b.add(OBJECT, (inst, ctx) => {
         const o = inst as Obj;
@@ -183,18 +181,16 @@ function dependencyChecks(b: Build, kw: string, allowNames: boolean, allowSchema
         }
         return ok;
       });
-    } else if (!Array.isArray(d) && allowSchemas) {
+    } else {
       const node = b.child(d, kw, key);
       b.add(OBJECT, (inst, ctx, ev) => !Object.hasOwn(inst as Obj, key) || apply(node, inst, ctx, ev));
-    } else {
-      throw b.bad(kw, allowNames ? "an object of string arrays" : "an object of schemas");
     }
   }
 }
 
 /** Adds the object keywords present in `b`, except unevaluatedProperties. */
 export function addObjectKeywords(b: Build): void {
-  const required = b.has("required") ? b.strings("required") : null;
+  const required = b.has("required") ? (b.get("required") as string[]) : null;
   if (!objectPass(b, required) && required !== null) requiredCheck(b, "required", required);
   if (b.has("propertyNames")) propertyNamesCheck(b);
   sizeChecks(b);
