@@ -44,7 +44,7 @@ const UNEVALUATED = new Set(["unevaluatedItems", "unevaluatedProperties"]);
 
 /** Is keyword `kw` enabled by the vocabularies of `place` (all are, without `$vocabulary`)? */
 export function enabled(place: Place, kw: string): boolean {
-  const vocab = place.vocab;
+  const vocab = place.res.vocab;
   if (vocab === null) return true;
   if (VALIDATION.has(kw)) return vocab.has("validation");
   if (APPLICATOR.has(kw)) return vocab.has("applicator");
@@ -54,7 +54,7 @@ export function enabled(place: Place, kw: string): boolean {
 
 /** Display location of `place` plus `segs`, as a JSON pointer. */
 export function locationOf(place: Place, ...segs: (string | number)[]): string {
-  let p = place.label + place.pointer;
+  let p = place.at;
   for (const s of segs) p += "/" + escapeToken(s);
   return p;
 }
@@ -80,9 +80,9 @@ export function isStrings(v: unknown): v is string[] {
 export function childPlace(index: SchemaIndex, value: unknown, parent: Place, segs: (string | number)[]): Place {
   const known = typeof value === "object" && value !== null ? index.places.get(value) : undefined;
   if (known !== undefined) return known;
-  let pointer = parent.pointer;
-  for (const s of segs) pointer += "/" + escapeToken(s);
-  return { ...parent, pointer };
+  let at = parent.at;
+  for (const s of segs) at += "/" + escapeToken(s);
+  return { res: parent.res, at };
 }
 
 // Keywords that never affect validation (2020-12 meta-data vocabulary, $comment).
@@ -96,7 +96,7 @@ const TYPE_CODES: Readonly<Record<string, number>> = { string: 1, number: 2, int
  * inline and call it only when the test fails, so it reports as usual.
  */
 export function simpleType(raw: unknown, parent: Place): number {
-  if (!isRec(raw) || parent.vocab !== null) return 0;
+  if (!isRec(raw) || parent.res.vocab !== null) return 0;
   const o = raw as Record<string, unknown>;
   let code = 0;
   for (const k in o) {
@@ -152,7 +152,7 @@ export class Build {
   private readonly present: ReadonlySet<string>;
 
   get dialect(): Dialect {
-    return this.place.dialect;
+    return this.place.res.dialect;
   }
 
   /** Display location of this subschema plus `segs`, as a JSON pointer. */

@@ -17,7 +17,7 @@ import { addObjectKeywords, addUnevaluatedProperties } from "./keywords-object.j
 import { assemble, Build, enabled, isCount, isNumber, isStrings, type CompilerHooks } from "./build.js";
 import { isRec } from "../util/record.js";
 import { compileRegex } from "./pattern.js";
-import { ROOT_URI, SchemaIndex, type Place } from "./refs.js";
+import { notSchema, ROOT_URI, SchemaIndex, type Place } from "./refs.js";
 import { report } from "./runtime.js";
 import type { Check, Dialect, SchemaNode } from "./types.js";
 import { CompiledSchema } from "./validate.js";
@@ -63,11 +63,9 @@ class Compiler implements CompilerHooks {
   node(raw: unknown, place: Place): SchemaNode {
     if (typeof raw === "boolean") {
       if (raw) return { v: ACCEPT, resource: place.res };
-      return { v: (_i, ctx) => report(ctx, place.label + place.pointer, "no value is allowed here"), resource: place.res };
+      return { v: (_i, ctx) => report(ctx, place.at, "no value is allowed here"), resource: place.res };
     }
-    if (!isRec(raw)) {
-      throw new SchemaError(`schema at ${place.label + place.pointer || "/"} must be an object or a boolean`);
-    }
+    if (!isRec(raw)) throw notSchema(place.at);
     const hit = this.nodes.get(raw);
     if (hit !== undefined) return hit;
     const obj = raw as Record<string, unknown>;
@@ -119,7 +117,7 @@ class Compiler implements CompilerHooks {
    */
   private check(raw: Record<string, unknown>, place: Place): void {
     const b = new Build(this, raw, place);
-    const modern = place.dialect !== "draft-07";
+    const modern = place.res.dialect !== "draft-07";
     // Draft 7 §8.3: all other properties in a "$ref" object MUST be ignored.
     const keys = !modern && Object.hasOwn(raw, "$ref") ? ["$ref"] : Object.keys(raw);
     for (const kw of keys) {
@@ -256,7 +254,7 @@ class Compiler implements CompilerHooks {
     // Resource roots enter the dynamic scope, which exists only for $dynamicRef / $recursiveRef.
     const resourceRoot = this.usesDynamic && place.res.raw === raw;
     // Draft 7 §8.3: all other properties in a "$ref" object MUST be ignored.
-    if (place.dialect === "draft-07" && Object.hasOwn(raw, "$ref")) {
+    if (place.res.dialect === "draft-07" && Object.hasOwn(raw, "$ref")) {
       addReferences(b);
       return assemble(b, resourceRoot);
     }
@@ -265,7 +263,7 @@ class Compiler implements CompilerHooks {
     addApplicators(b);
     addObjectKeywords(b);
     addArrayKeywords(b);
-    if (place.dialect !== "draft-07") {
+    if (place.res.dialect !== "draft-07") {
       if (b.has("unevaluatedProperties")) addUnevaluatedProperties(b);
       if (b.has("unevaluatedItems")) addUnevaluatedItems(b);
     }
@@ -314,9 +312,7 @@ export function compileSchema(schema: unknown, options: CompileOptions = {}): Co
   if (!DIALECTS.includes(dialect)) throw new SchemaError(`defaultDialect must be one of ${DIALECTS.join(", ")}`);
   const formats = options.formats ?? "annotate";
   if (formats !== "annotate" && formats !== "assert") throw new SchemaError(`formats must be "annotate" or "assert"`);
-  if (typeof schema !== "boolean" && !isRec(schema)) {
-    throw new SchemaError("a schema must be an object or a boolean");
-  }
+  if (typeof schema !== "boolean" && !isRec(schema)) throw notSchema("");
   const index = new SchemaIndex(registryMap(options.registry), dialect);
   const root = index.addDocument(schema, ROOT_URI, "");
   const compiler = new Compiler(index, formats === "assert");

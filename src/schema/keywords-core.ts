@@ -212,7 +212,7 @@ function formatCheck(b: Build): void {
   const name = b.get("format") as string;
   // 2020-12 validation §7.2.1: format is an annotation unless assertion is asked
   // for (the caller's option, or the format-assertion vocabulary).
-  const assert = b.hooks.assertFormats || b.place.vocab?.has("format-assertion") === true;
+  const assert = b.hooks.assertFormats || b.place.res.vocab?.has("format-assertion") === true;
   if (!assert) return;
   const test = formatChecker(name);
   if (test === null) return;
