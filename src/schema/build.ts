@@ -10,6 +10,7 @@
 import { SchemaError } from "../errors.js";
 import { isRec } from "../util/record.js";
 import { escapeToken, type Place, type SchemaIndex } from "./refs.js";
+import { report } from "./runtime.js";
 import { mergeEvaluated, newEvaluated, type Check, type Ctx, type Dialect, type Evaluated, type SchemaNode } from "./types.js";
 
 /** Which instances a keyword closure applies to. */
@@ -87,7 +88,8 @@ export function childPlace(index: SchemaIndex, value: unknown, parent: Place, se
 
 // Keywords that never affect validation (2020-12 meta-data vocabulary, $comment).
 const ANNOTATIONS = new Set(["description", "title", "default", "examples", "$comment", "deprecated", "readOnly", "writeOnly"]);
-const TYPE_CODES: Readonly<Record<string, number>> = { string: 1, number: 2, integer: 3, boolean: 4, null: 5, object: 6, array: 7 };
+/** The JSON Schema type names, by their {@link typeIs} code. */
+export const TYPE_CODES: Readonly<Record<string, number>> = { string: 1, number: 2, integer: 3, boolean: 4, null: 5, object: 6, array: 7 };
 
 /**
  * The {@link typeIs} code of a subschema that is only `type` with one name
@@ -171,6 +173,12 @@ export class Build {
 
   add(kind: Kind, check: Check): void {
     this.lists[kind].push(check);
+  }
+
+  /** A reporter of `message` at keyword `kw` (plus an instance key): the location is built once. */
+  fail(kw: string, message: string): (ctx: Ctx, key?: string | number) => false {
+    const at = this.at(kw);
+    return (ctx, key) => report(ctx, at, message, key);
   }
 
   bad(kw: string, what: string): SchemaError {

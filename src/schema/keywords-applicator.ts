@@ -26,11 +26,11 @@ function allOfCheck(b: Build): void {
 
 function anyOfCheck(b: Build): void {
   const nodes = b.many("anyOf");
-  const at = b.at("anyOf");
+  const fail = b.fail("anyOf", "must match at least one schema in anyOf");
   b.add(COMMON, (inst, ctx, ev) => {
     if (ev === null) {
       for (let i = 0; i < nodes.length; i++) if (probe(nodes[i] as SchemaNode, inst, ctx, null)) return true;
-      return report(ctx, at, "must match at least one schema in anyOf");
+      return fail(ctx);
     }
     // Annotations are wanted: every passing branch contributes (2020-12 core §10.2.1.2).
     let any = false;
@@ -41,23 +41,24 @@ function anyOfCheck(b: Build): void {
         any = true;
       }
     }
-    return any || report(ctx, at, "must match at least one schema in anyOf");
+    return any || fail(ctx);
   });
 }
 
 function oneOfCheck(b: Build): void {
   const nodes = b.many("oneOf");
   const at = b.at("oneOf");
+  const message = "must match exactly one schema in oneOf";
   b.add(COMMON, (inst, ctx, ev) => {
     let passed = 0;
     let kept = null;
     for (let i = 0; i < nodes.length; i++) {
       const own = ev === null ? null : newEvaluated();
       if (!probe(nodes[i] as SchemaNode, inst, ctx, own)) continue;
-      if (++passed > 1) return report(ctx, at, "must match exactly one schema in oneOf, but matches several");
+      if (++passed > 1) return report(ctx, at, message + ", but matches several");
       kept = own;
     }
-    if (passed === 0) return report(ctx, at, "must match exactly one schema in oneOf");
+    if (passed === 0) return report(ctx, at, message);
     if (ev !== null && kept !== null) mergeEvaluated(ev, kept);
     return true;
   });
@@ -65,8 +66,8 @@ function oneOfCheck(b: Build): void {
 
 function notCheck(b: Build): void {
   const node = b.one("not");
-  const at = b.at("not");
-  b.add(COMMON, (inst, ctx) => !probe(node, inst, ctx, null) || report(ctx, at, "must not match the schema in not"));
+  const fail = b.fail("not", "must not match the schema in not");
+  b.add(COMMON, (inst, ctx) => !probe(node, inst, ctx, null) || fail(ctx));
 }
 
 function conditionalCheck(b: Build): void {
