@@ -10,6 +10,7 @@
 import { SchemaError } from "../errors.js";
 import { isRec } from "../util/record.js";
 import { escapeToken, type Place, type SchemaIndex } from "./refs.js";
+import { enabled } from "./keywords.js";
 import { report } from "./runtime.js";
 import { mergeEvaluated, newEvaluated, type Check, type Ctx, type Dialect, type Evaluated, type SchemaNode } from "./types.js";
 
@@ -30,29 +31,6 @@ export interface CompilerHooks {
   node(raw: unknown, place: Place): SchemaNode;
 }
 
-// Keywords by vocabulary (2020-12 validation §6, core §10 and §11), for meta-schemas
-// that declare `$vocabulary`.
-const VALIDATION = new Set([
-  "type", "enum", "const", "multipleOf", "maximum", "exclusiveMaximum", "minimum", "exclusiveMinimum",
-  "maxLength", "minLength", "pattern", "maxItems", "minItems", "uniqueItems", "maxContains", "minContains",
-  "maxProperties", "minProperties", "required", "dependentRequired",
-]);
-const APPLICATOR = new Set([
-  "prefixItems", "items", "contains", "additionalProperties", "properties", "patternProperties",
-  "dependentSchemas", "propertyNames", "if", "then", "else", "allOf", "anyOf", "oneOf", "not", "additionalItems",
-]);
-const UNEVALUATED = new Set(["unevaluatedItems", "unevaluatedProperties"]);
-
-/** Is keyword `kw` enabled by the vocabularies of `place` (all are, without `$vocabulary`)? */
-export function enabled(place: Place, kw: string): boolean {
-  const vocab = place.res.vocab;
-  if (vocab === null) return true;
-  if (VALIDATION.has(kw)) return vocab.has("validation");
-  if (APPLICATOR.has(kw)) return vocab.has("applicator");
-  if (UNEVALUATED.has(kw)) return vocab.has("unevaluated") || vocab.has("applicator");
-  return true;
-}
-
 /** Display location of `place` plus `segs`, as a JSON pointer. */
 export function locationOf(place: Place, ...segs: (string | number)[]): string {
   let p = place.at;
@@ -60,30 +38,11 @@ export function locationOf(place: Place, ...segs: (string | number)[]): string {
   return p;
 }
 
-/** A finite number (keyword value shape). */
-export function isNumber(v: unknown): v is number {
-  return typeof v === "number" && Number.isFinite(v);
-}
-
-/** A non-negative integer (2020-12 validation §6: "MUST be a non-negative integer"). */
-export function isCount(v: unknown): v is number {
-  return typeof v === "number" && Number.isInteger(v) && v >= 0;
-}
-
-/** An array of strings. */
-export function isStrings(v: unknown): v is string[] {
-  if (!Array.isArray(v)) return false;
-  for (let i = 0; i < v.length; i++) if (typeof v[i] !== "string") return false;
-  return true;
-}
-
 /** The place of child subschema `value` found at `parent` plus `segs` (boolean and unscanned children get a new one). */
 export function childPlace(index: SchemaIndex, value: unknown, parent: Place, segs: (string | number)[]): Place {
-  const known = typeof value === "object" && value !== null ? index.places.get(value) : undefined;
-  if (known !== undefined) return known;
   let at = parent.at;
   for (const s of segs) at += "/" + escapeToken(s);
-  return { res: parent.res, at };
+  return index.placeOf(value, { res: parent.res, at });
 }
 
 // Keywords that never affect validation (2020-12 meta-data vocabulary, $comment).
@@ -147,11 +106,11 @@ export class Build {
     readonly raw: Record<string, unknown>,
     readonly place: Place,
   ) {
-    this.present = new Set(Object.keys(raw));
+    this.#present = new Set(Object.keys(raw));
   }
 
   /** Own keys of the subschema (looked up once: most keywords are absent). */
-  private readonly present: ReadonlySet<string>;
+  readonly #present: ReadonlySet<string>;
 
   get dialect(): Dialect {
     return this.place.res.dialect;
@@ -164,11 +123,11 @@ export class Build {
 
   /** Is keyword `kw` present (own property) and enabled by the vocabulary? */
   has(kw: string): boolean {
-    return this.present.has(kw) && enabled(this.place, kw);
+    return this.#present.has(kw) && enabled(this.place, kw);
   }
 
   get(kw: string): unknown {
-    return this.present.has(kw) ? this.raw[kw] : undefined;
+    return this.#present.has(kw) ? this.raw[kw] : undefined;
   }
 
   add(kind: Kind, check: Check): void {

@@ -14,7 +14,27 @@ import { addArrayKeywords, addUnevaluatedItems } from "./keywords-array.js";
 import { addApplicators, addReferences } from "./keywords-applicator.js";
 import { addCoreKeywords, isTypeKeyword, TYPE_KEYWORD_SHAPE } from "./keywords-core.js";
 import { addObjectKeywords, addUnevaluatedProperties } from "./keywords-object.js";
-import { assemble, Build, enabled, isCount, isNumber, isStrings, type CompilerHooks } from "./build.js";
+import { assemble, Build, type CompilerHooks } from "./build.js";
+import {
+  ARRAY,
+  BOOLEAN,
+  COUNT,
+  DEPENDENCIES,
+  enabled,
+  ITEMS,
+  KEYWORDS,
+  MODERN,
+  NAME_LISTS,
+  NUMBER,
+  POSITIVE,
+  SCHEMA,
+  SCHEMA_MAP,
+  SCHEMAS,
+  SHAPE,
+  STRING,
+  STRINGS,
+  TYPE,
+} from "./keywords.js";
 import { isRec } from "../util/record.js";
 import { compileRegex } from "./pattern.js";
 import { notSchema, ROOT_URI, SchemaIndex, type Place } from "./refs.js";
@@ -48,12 +68,22 @@ const DIALECTS: readonly Dialect[] = ["draft-07", "2019-09", "2020-12"];
 
 const ACCEPT: Check = () => true;
 
+function isNumber(v: unknown): v is number {
+  return typeof v === "number" && Number.isFinite(v);
+}
+
+function isStrings(v: unknown): boolean {
+  if (!Array.isArray(v)) return false;
+  for (let i = 0; i < v.length; i++) if (typeof v[i] !== "string") return false;
+  return true;
+}
+
 class Compiler implements CompilerHooks {
   usesDynamic = false;
-  private readonly nodes = new Map<object, SchemaNode>();
-  private readonly work: [Record<string, unknown>, Place][] = [];
+  readonly #nodes = new Map<object, SchemaNode>();
+  readonly #work: [Record<string, unknown>, Place][] = [];
   /** Set while {@link run} drains the work list. */
-  private walking = false;
+  #walking = false;
 
   constructor(
     readonly index: SchemaIndex,
@@ -66,28 +96,28 @@ class Compiler implements CompilerHooks {
       return { v: (_i, ctx) => report(ctx, place.at, "no value is allowed here"), resource: place.res };
     }
     if (!isRec(raw)) throw notSchema(place.at);
-    const hit = this.nodes.get(raw);
+    const hit = this.#nodes.get(raw);
     if (hit !== undefined) return hit;
     const obj = raw as Record<string, unknown>;
     // Built on first use; the closure then replaces this stub.
     const node: SchemaNode = {
-      v: (inst, ctx, ev) => (node.v = this.build(obj, place))(inst, ctx, ev),
+      v: (inst, ctx, ev) => (node.v = this.#build(obj, place))(inst, ctx, ev),
       resource: place.res,
     };
-    this.nodes.set(raw, node);
+    this.#nodes.set(raw, node);
     // Checked before it can be built, as the builders trust the shapes checked.
     // (The walk mirrors the builders, so building meets no new subschema.)
-    this.work.push([obj, place]);
-    if (!this.walking) this.run();
+    this.#work.push([obj, place]);
+    if (!this.#walking) this.#run();
     return node;
   }
 
   /** Checks queued subschemas until none is left, then every dynamic anchor if needed. */
-  private run(): void {
-    this.walking = true;
+  #run(): void {
+    this.#walking = true;
     for (;;) {
       let item;
-      while ((item = this.work.pop()) !== undefined) this.check(item[0], item[1]);
+      while ((item = this.#work.pop()) !== undefined) this.#check(item[0], item[1]);
       if (!this.usesDynamic) break;
       // $dynamicRef may land on any resource's dynamic anchor at run time.
       let added = false;
@@ -98,15 +128,9 @@ class Compiler implements CompilerHooks {
           added = true;
         }
       }
-      if (!added && this.work.length === 0) break;
+      if (!added && this.#work.length === 0) break;
     }
-    this.walking = false;
-  }
-
-  private ref(b: Build, kw: string): { raw: unknown; place: Place; anchor: string | null } {
-    const target = this.index.resolve(b.get(kw) as string, b.place);
-    this.node(target.raw, target.place);
-    return target;
+    this.#walking = false;
   }
 
   /**
@@ -115,141 +139,98 @@ class Compiler implements CompilerHooks {
    * and the subschemas they would compile, queued. Keywords the builders ignore
    * are ignored here too.
    */
-  private check(raw: Record<string, unknown>, place: Place): void {
+  #check(raw: Record<string, unknown>, place: Place): void {
     const b = new Build(this, raw, place);
     const modern = place.res.dialect !== "draft-07";
+    const tuple = Array.isArray(raw.items) && !(modern && b.has("prefixItems"));
     // Draft 7 §8.3: all other properties in a "$ref" object MUST be ignored.
-    const keys = !modern && Object.hasOwn(raw, "$ref") ? ["$ref"] : Object.keys(raw);
-    for (const kw of keys) {
-      if (!enabled(place, kw)) continue;
+    for (const kw of !modern && Object.hasOwn(raw, "$ref") ? ["$ref"] : Object.keys(raw)) {
+      const entry = KEYWORDS.get(kw);
+      if (entry === undefined || !enabled(place, kw) || (entry & MODERN && !modern)) continue;
+      // Keywords that only mean something beside another one.
+      if ((kw === "then" || kw === "else") && !b.has("if")) continue;
+      if (kw.endsWith("Contains") && !b.has("contains")) continue;
+      if (kw === "additionalItems" && !(tuple && b.has("items"))) continue;
       const v = raw[kw];
       // What the value must be, when it is not.
       let what = "";
-      switch (kw) {
-        case "type":
+      switch (entry & SHAPE) {
+        case TYPE:
           if (!isTypeKeyword(v)) what = TYPE_KEYWORD_SHAPE;
           break;
-        case "enum":
+        case ARRAY:
           if (!Array.isArray(v)) what = "an array";
           break;
-        case "maximum":
-        case "minimum":
-        case "exclusiveMaximum":
-        case "exclusiveMinimum":
+        case NUMBER:
           // Draft 4 spelled exclusive bounds as booleans beside maximum / minimum.
           if (!isNumber(v) && (modern || typeof v !== "boolean" || !kw.startsWith("exclusive"))) what = "a number";
           break;
-        case "multipleOf":
+        case POSITIVE:
           if (!isNumber(v) || v <= 0) what = "a number greater than 0";
           break;
-        case "minContains":
-        case "maxContains":
-        case "maxLength":
-        case "minLength":
-        case "maxItems":
-        case "minItems":
-        case "maxProperties":
-        case "minProperties":
-          // min/maxContains only count beside contains (2020-12 validation §6.4.4).
-          if (!isCount(v) && (!kw.endsWith("Contains") || (modern && b.has("contains")))) what = "a non-negative integer";
+        case COUNT:
+          if (!(typeof v === "number" && Number.isInteger(v) && v >= 0)) what = "a non-negative integer";
           break;
-        case "uniqueItems":
+        case BOOLEAN:
           if (typeof v !== "boolean") what = "a boolean";
           break;
-        case "required":
+        case STRINGS:
           if (!isStrings(v)) what = "an array of strings";
           break;
-        case "pattern":
+        case STRING:
           if (typeof v !== "string") what = "a string";
-          else compileRegex(v, b.at(kw));
-          break;
-        case "format":
-        case "$ref":
-          if (typeof v !== "string") what = "a string";
-          else if (kw === "$ref") this.ref(b, kw);
-          break;
-        case "$dynamicRef":
-        case "$recursiveRef":
-          if (!modern) break;
-          if (typeof v !== "string") what = "a string";
+          else if (kw === "pattern") compileRegex(v, b.at(kw));
           else if (kw === "$recursiveRef" && v !== "#") what = '"#"';
-          else {
-            const target = this.ref(b, kw);
-            // Only an anchor that is itself a dynamic anchor makes the reference dynamic.
-            const name = kw === "$dynamicRef" ? target.anchor : "";
+          else if (kw !== "format") {
+            const target = this.index.resolve(v, place);
+            this.node(target.raw, target.place);
+            // Only an anchor that is itself a dynamic anchor makes a dynamic reference dynamic.
+            const name = kw === "$dynamicRef" ? target.anchor : kw === "$recursiveRef" ? "" : null;
             if (name !== null && target.place.res.dynamic.get(name) === target.raw) this.usesDynamic = true;
           }
           break;
-        case "properties":
-          b.map(kw);
-          break;
-        case "patternProperties":
-          for (const [src] of b.map(kw)) compileRegex(src, b.at(kw, src));
-          break;
-        case "additionalProperties":
-        case "propertyNames":
-        case "contains":
-        case "not":
-        case "if":
+        case SCHEMA:
           b.one(kw);
           break;
-        case "then":
-        case "else":
-          if (b.has("if")) b.one(kw);
-          break;
-        case "allOf":
-        case "anyOf":
-        case "oneOf":
+        case SCHEMAS:
           b.many(kw);
           break;
-        case "prefixItems":
-          if (modern) b.many(kw);
+        case SCHEMA_MAP:
+          for (const [key] of b.map(kw)) if (kw === "patternProperties") compileRegex(key, b.at(kw, key));
           break;
-        case "unevaluatedProperties":
-        case "unevaluatedItems":
-          if (modern) b.one(kw);
-          break;
-        case "items":
-          if (modern && b.has("prefixItems")) b.one(kw);
+        case ITEMS:
           // The array form is draft 7's tuple (see keywords-array.ts).
-          else if (Array.isArray(v)) {
-            if (v.length !== 0) b.many(kw);
-          } else b.one(kw);
+          if (!tuple) b.one(kw);
+          else if ((v as unknown[]).length !== 0) b.many(kw);
           break;
-        case "additionalItems":
-          if (!(modern && b.has("prefixItems")) && b.has("items") && Array.isArray(raw.items)) b.one(kw);
-          break;
-        case "dependentRequired":
-        case "dependentSchemas":
-        case "dependencies":
-          what = this.dependencies(b, kw);
-          break;
+        case NAME_LISTS:
+        case DEPENDENCIES:
+          what = this.#dependencies(b, kw, entry & SHAPE);
       }
       if (what !== "") throw b.bad(kw, what);
     }
   }
 
   /**
-   * Checks `dependentRequired` (property-name arrays), `dependentSchemas`
-   * (schemas) or draft 7 `dependencies` (either); returns what the value must be
-   * when it is not.
+   * Checks `dependentRequired` (property-name arrays) or draft 7 `dependencies`
+   * (arrays or schemas); returns what the value must be when it is not.
    */
-  private dependencies(b: Build, kw: string): string {
-    const names = kw !== "dependentSchemas";
-    const schemas = kw !== "dependentRequired";
-    const what = schemas ? (names ? "an object of schemas or string arrays" : "an object of schemas") : "an object of string arrays";
+  #dependencies(b: Build, kw: string, shape: number): string {
+    const what = shape === NAME_LISTS ? "an object of string arrays" : "an object of schemas or string arrays";
     const deps = b.get(kw);
     if (!isRec(deps)) return what;
     for (const key of Object.keys(deps)) {
       const d = deps[key];
-      if (Array.isArray(d) ? !names || !isStrings(d) : !schemas) return what;
-      if (!Array.isArray(d)) b.child(d, kw, key);
+      if (!Array.isArray(d)) {
+        if (shape === NAME_LISTS) return what;
+        b.child(d, kw, key);
+      } else if (!isStrings(d)) return what;
     }
     return "";
   }
 
   /** Compiles one subschema's closure (its children stay stubs until they run). */
-  private build(raw: Record<string, unknown>, place: Place): Check {
+  #build(raw: Record<string, unknown>, place: Place): Check {
     const b = new Build(this, raw, place);
     // Resource roots enter the dynamic scope, which exists only for $dynamicRef / $recursiveRef.
     const resourceRoot = this.usesDynamic && place.res.raw === raw;

@@ -10,7 +10,8 @@
 import { LimitError, SchemaError } from "../errors.js";
 import { MAX_SCHEMA_DEPTH } from "../limits.js";
 import { isRec } from "../util/record.js";
-import type { Dialect, Resource, SchemaNode } from "./types.js";
+import { ANY, DEPENDENCIES, ITEMS, KEYWORDS, SCHEMA, SCHEMAS, SHAPE } from "./keywords.js";
+import type { Dialect, Resource } from "./types.js";
 
 /** Where a raw subschema sits: its resource and its display location. */
 export interface Place {
@@ -31,21 +32,6 @@ export interface IndexedResource extends Resource {
 
 /** Base URI of a schema without `$id`; a hierarchical URI so relative refs still resolve. */
 export const ROOT_URI = "yada:/schema";
-
-// Where subschemas sit, by keyword: one schema, an array of them, an object of them.
-const ONE = 0;
-const LIST = 1;
-const MAP = 2;
-const ITEMS = 3;
-const CHILDREN = new Map<string, number>();
-for (const [kind, names] of [
-  [ONE, "additionalItems additionalProperties contains propertyNames not if then else unevaluatedItems unevaluatedProperties"],
-  [LIST, "allOf anyOf oneOf prefixItems"],
-  [MAP, "properties patternProperties $defs definitions dependentSchemas dependencies"],
-  [ITEMS, "items"],
-] as const) {
-  for (const name of names.split(" ")) CHILDREN.set(name, kind);
-}
 
 /** A fragment-only reference of printable ASCII (the URL parser would strip or re-encode nothing else). */
 const SAME_DOCUMENT = /^#[\x21-\x7e]*$/;
@@ -111,8 +97,8 @@ export function knownDialect(uri: string): Dialect | null {
 
 /** Every raw subschema of one compile, indexed by resource URI, anchor and object identity. */
 export class SchemaIndex {
-  readonly resources = new Map<string, IndexedResource>();
-  readonly places = new Map<object, Place>();
+  readonly #resources = new Map<string, IndexedResource>();
+  readonly #places = new Map<object, Place>();
   readonly #registry = new Map<string, unknown>();
   readonly #loaded = new Set<string>();
   #allLoaded = false;
@@ -137,8 +123,8 @@ export class SchemaIndex {
     }
     const res = this.#newResource(id, raw, label, rules.dialect, rules.vocab);
     if (anchor !== "" && rules.dialect === "draft-07") res.anchors.set(anchor, raw);
-    this.resources.set(id, res);
-    if (!this.resources.has(uri)) this.resources.set(uri, res);
+    this.#resources.set(id, res);
+    if (!this.#resources.has(uri)) this.#resources.set(uri, res);
     this.#scan(raw, res.root, 0, true);
     return res;
   }
@@ -174,7 +160,7 @@ export class SchemaIndex {
   #visit(raw: unknown, parent: Place, at: string, depth: number): void {
     if (typeof raw !== "object" || raw === null) return;
     if (Array.isArray(raw)) throw notSchema(at);
-    if (depth <= MAX_SCHEMA_DEPTH && this.places.has(raw)) return;
+    if (depth <= MAX_SCHEMA_DEPTH && this.#places.has(raw)) return;
     this.#scan(raw, { res: parent.res, at }, depth);
   }
 
@@ -186,7 +172,7 @@ export class SchemaIndex {
     if (depth > MAX_SCHEMA_DEPTH) {
       throw new LimitError("MAX_SCHEMA_DEPTH", MAX_SCHEMA_DEPTH, `schema nested deeper than ${MAX_SCHEMA_DEPTH} levels`);
     }
-    if (this.places.has(raw)) return;
+    if (this.#places.has(raw)) return;
     const where = place.at || "/";
     const async = own(raw, "$async");
     if (async !== undefined && async !== false) throw new SchemaError(`asynchronous schemas ($async) are not supported (at ${where})`);
@@ -202,11 +188,11 @@ export class SchemaIndex {
         const d = this.#rulesOf(raw, parent.dialect);
         const res = this.#newResource(uri, raw, p.at, d.dialect, Object.hasOwn(raw, "$schema") ? d.vocab : parent.vocab);
         if (frag !== "") res.anchors.set(frag, raw);
-        if (!this.resources.has(uri)) this.resources.set(uri, res);
+        if (!this.#resources.has(uri)) this.#resources.set(uri, res);
         p = res.root;
       }
     }
-    this.places.set(raw, p);
+    this.#places.set(raw, p);
     const res = p.res;
     if (res.dialect !== "draft-07") {
       const a = own(raw, "$anchor");
@@ -221,18 +207,19 @@ export class SchemaIndex {
     const next = depth + 1;
     for (const k in raw) {
       if (!Object.hasOwn(raw, k)) continue;
-      const kind = CHILDREN.get(k);
+      const shape = (KEYWORDS.get(k) ?? ANY) & SHAPE;
       const v = raw[k];
-      if (kind === undefined || typeof v !== "object" || v === null) continue;
+      // Shapes SCHEMA to ITEMS hold subschemas.
+      if (shape === ANY || shape > ITEMS || typeof v !== "object" || v === null) continue;
       const at = p.at + "/" + k;
-      if (kind === ONE || (kind === ITEMS && !Array.isArray(v))) this.#visit(v, p, at, next);
-      else if (kind !== MAP) {
+      if (shape === SCHEMA || (shape === ITEMS && !Array.isArray(v))) this.#visit(v, p, at, next);
+      else if (shape === SCHEMAS || shape === ITEMS) {
         if (Array.isArray(v)) for (let i = 0; i < v.length; i++) this.#visit(v[i], p, at + "/" + i, next);
       } else if (isRec(v)) {
         for (const name of Object.keys(v)) {
           const s = v[name];
           // `dependencies` mixes schemas and property-name arrays (draft 7 §6.5.7).
-          if (k !== "dependencies" || !Array.isArray(s)) this.#visit(s, p, at + "/" + escapeToken(name), next);
+          if (shape !== DEPENDENCIES || !Array.isArray(s)) this.#visit(s, p, at + "/" + escapeToken(name), next);
         }
       }
     }
@@ -240,12 +227,12 @@ export class SchemaIndex {
 
   /** The resource at `uri`, indexing registry documents on first use. */
   #resource(uri: string): IndexedResource | undefined {
-    const hit = this.resources.get(uri);
+    const hit = this.#resources.get(uri);
     if (hit !== undefined) return hit;
     if (this.#registry.has(uri) && !this.#loaded.has(uri)) {
       this.#loaded.add(uri);
       this.addDocument(this.#registry.get(uri), uri, uri + "#");
-      const r = this.resources.get(uri);
+      const r = this.#resources.get(uri);
       if (r !== undefined) return r;
     }
     // The URI may be an `$id` embedded in a registry document not indexed yet.
@@ -256,7 +243,7 @@ export class SchemaIndex {
       this.#loaded.add(u);
       this.addDocument(raw, u, u + "#");
     }
-    return this.resources.get(uri);
+    return this.#resources.get(uri);
   }
 
   /**
@@ -289,7 +276,7 @@ export class SchemaIndex {
       if (Array.isArray(cur) && /^(?:0|[1-9][0-9]*)$/.test(key) && Number(key) < cur.length) cur = cur[Number(key)];
       else if (isRec(cur) && Object.hasOwn(cur, key)) cur = cur[key];
       else throw unresolved(`does not resolve in ${clip(uri)}`);
-      const known = typeof cur === "object" && cur !== null ? this.places.get(cur) : undefined;
+      const known = typeof cur === "object" && cur !== null ? this.#places.get(cur) : undefined;
       if (known !== undefined) {
         base = known;
         rest = "";
@@ -304,11 +291,11 @@ export class SchemaIndex {
 
   /** The place recorded for `raw`, or `fallback` (boolean schemas, unscanned spots). */
   placeOf(raw: unknown, fallback: Place): Place {
-    return (typeof raw === "object" && raw !== null ? this.places.get(raw) : undefined) ?? fallback;
+    return (typeof raw === "object" && raw !== null ? this.#places.get(raw) : undefined) ?? fallback;
   }
 
   /** Every resource indexed so far (each once). */
   allResources(): IndexedResource[] {
-    return [...new Set(this.resources.values())];
+    return [...new Set(this.#resources.values())];
   }
 }
