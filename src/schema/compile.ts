@@ -11,7 +11,7 @@
  */
 import { SchemaError } from "../errors.js";
 import { addArrayKeywords, addUnevaluatedItems } from "./keywords-array.js";
-import { addApplicators, addReferences } from "./keywords-applicator.js";
+import { addApplicators, addReferences, reference } from "./keywords-applicator.js";
 import { addCoreKeywords, isTypeKeyword, TYPE_KEYWORD_SHAPE } from "./keywords-core.js";
 import { addObjectKeywords, addUnevaluatedProperties } from "./keywords-object.js";
 import { assemble, Build, type CompilerHooks } from "./build.js";
@@ -182,11 +182,7 @@ class Compiler implements CompilerHooks {
           else if (kw === "pattern") compileRegex(v, b.at(kw));
           else if (kw === "$recursiveRef" && v !== "#") what = '"#"';
           else if (kw !== "format") {
-            const target = this.index.resolve(v, place);
-            this.node(target.raw, target.place);
-            // Only an anchor that is itself a dynamic anchor makes a dynamic reference dynamic.
-            const name = kw === "$dynamicRef" ? target.anchor : kw === "$recursiveRef" ? "" : null;
-            if (name !== null && target.place.res.dynamic.get(name) === target.raw) this.usesDynamic = true;
+            if (reference(this, kw, v, place)[1] !== null) this.usesDynamic = true;
           }
           break;
         case SCHEMA:

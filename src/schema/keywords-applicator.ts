@@ -6,7 +6,8 @@
  *
  * @module
  */
-import { COMMON, type Build } from "./build.js";
+import { COMMON, type Build, type CompilerHooks } from "./build.js";
+import type { Place } from "./refs.js";
 import { apply, follow, probe, report } from "./runtime.js";
 import { mergeEvaluated, newEvaluated, type Check, type SchemaNode } from "./types.js";
 
@@ -86,10 +87,16 @@ function conditionalCheck(b: Build): void {
   });
 }
 
-function refCheck(b: Build): void {
-  const target = b.hooks.index.resolve(b.get("$ref") as string, b.place);
-  const node = b.hooks.node(target.raw, target.place);
-  b.add(COMMON, (inst, ctx, ev) => follow(node, inst, ctx, ev));
+/**
+ * The node reference keyword `kw` (`$ref`, `$dynamicRef`, `$recursiveRef`) with
+ * value `ref` points to and, when the reference is dynamic, the anchor name it
+ * is re-resolved by: only an anchor that is itself a `$dynamicAnchor` (or a
+ * `$recursiveAnchor: true` root) makes it so.
+ */
+export function reference(hooks: CompilerHooks, kw: string, ref: string, place: Place): [SchemaNode, string | null] {
+  const target = hooks.index.resolve(ref, place);
+  const name = kw === "$dynamicRef" ? target.anchor : kw === "$recursiveRef" ? "" : null;
+  return [hooks.node(target.raw, target.place), name !== null && target.place.res.dynamic.get(name) === target.raw ? name : null];
 }
 
 /**
@@ -115,31 +122,13 @@ function dynamicCheck(b: Build, node: SchemaNode, name: string): Check {
   };
 }
 
-function dynamicRefCheck(b: Build): void {
-  const target = b.hooks.index.resolve(b.get("$dynamicRef") as string, b.place);
-  const node = b.hooks.node(target.raw, target.place);
-  const name = target.anchor;
-  // Only an anchor that is itself a $dynamicAnchor makes the reference dynamic.
-  if (name === null || target.place.res.dynamic.get(name) !== target.raw) {
-    b.add(COMMON, (inst, ctx, ev) => follow(node, inst, ctx, ev));
-  } else {
-    b.add(COMMON, dynamicCheck(b, node, name));
-  }
-}
-
-function recursiveRefCheck(b: Build): void {
-  const target = b.hooks.index.resolve("#", b.place);
-  const node = b.hooks.node(target.raw, target.place);
-  if (target.place.res.dynamic.get("") === target.raw) b.add(COMMON, dynamicCheck(b, node, ""));
-  else b.add(COMMON, (inst, ctx, ev) => follow(node, inst, ctx, ev));
-}
-
-/** Adds the references present in `b`. */
+/** Adds the references present in `b` ($dynamicRef and $recursiveRef are not draft 7 keywords). */
 export function addReferences(b: Build): void {
-  if (b.has("$ref")) refCheck(b);
-  if (b.dialect === "draft-07") return;
-  if (b.has("$dynamicRef")) dynamicRefCheck(b);
-  if (b.has("$recursiveRef")) recursiveRefCheck(b);
+  for (const kw of ["$ref", "$dynamicRef", "$recursiveRef"]) {
+    if (!b.has(kw) || (kw !== "$ref" && b.dialect === "draft-07")) continue;
+    const [node, name] = reference(b.hooks, kw, b.get(kw) as string, b.place);
+    b.add(COMMON, name === null ? (inst, ctx, ev) => follow(node, inst, ctx, ev) : dynamicCheck(b, node, name));
+  }
 }
 
 /** Adds the in-place applicators present in `b`. */
