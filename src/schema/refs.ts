@@ -100,13 +100,14 @@ export class SchemaIndex {
   readonly #resources = new Map<string, IndexedResource>();
   readonly #places = new Map<object, Place>();
   readonly #registry = new Map<string, unknown>();
-  readonly #loaded = new Set<string>();
-  #allLoaded = false;
+  /** Registry documents not indexed yet. */
+  readonly #pending: Map<string, unknown>;
   readonly #defaultDialect: Dialect;
 
   constructor(registry: ReadonlyMap<string, unknown>, defaultDialect: Dialect) {
     this.#defaultDialect = defaultDialect;
     for (const [k, v] of registry) this.#registry.set(splitFragment(parseUri(k, ROOT_URI))[0], v);
+    this.#pending = new Map(this.#registry);
   }
 
   /** Indexes a whole document retrieved from `uri` (the root schema or a registry entry). */
@@ -156,14 +157,7 @@ export class SchemaIndex {
     return { dialect, vocab };
   }
 
-  /** Indexes `raw` found at `at` under `parent` (only objects not indexed yet get a place). */
-  #visit(raw: unknown, parent: Place, at: string, depth: number): void {
-    if (typeof raw !== "object" || raw === null) return;
-    if (Array.isArray(raw)) throw notSchema(at);
-    if (depth <= MAX_SCHEMA_DEPTH && this.#places.has(raw)) return;
-    this.#scan(raw, { res: parent.res, at }, depth);
-  }
-
+  /** Indexes `raw` found at `place` (only objects not indexed yet). */
   #scan(raw: unknown, place: Place, depth: number, isDocRoot = false): void {
     if (!isRec(raw)) {
       if (Array.isArray(raw)) throw notSchema(place.at);
@@ -212,14 +206,14 @@ export class SchemaIndex {
       // Shapes SCHEMA to ITEMS hold subschemas.
       if (shape === ANY || shape > ITEMS || typeof v !== "object" || v === null) continue;
       const at = p.at + "/" + k;
-      if (shape === SCHEMA || (shape === ITEMS && !Array.isArray(v))) this.#visit(v, p, at, next);
+      if (shape === SCHEMA || (shape === ITEMS && !Array.isArray(v))) this.#scan(v, { res, at }, next);
       else if (shape === SCHEMAS || shape === ITEMS) {
-        if (Array.isArray(v)) for (let i = 0; i < v.length; i++) this.#visit(v[i], p, at + "/" + i, next);
+        if (Array.isArray(v)) for (let i = 0; i < v.length; i++) this.#scan(v[i], { res, at: at + "/" + i }, next);
       } else if (isRec(v)) {
         for (const name of Object.keys(v)) {
           const s = v[name];
           // `dependencies` mixes schemas and property-name arrays (draft 7 §6.5.7).
-          if (shape !== DEPENDENCIES || !Array.isArray(s)) this.#visit(s, p, at + "/" + escapeToken(name), next);
+          if (shape !== DEPENDENCIES || !Array.isArray(s)) this.#scan(s, { res, at: at + "/" + escapeToken(name) }, next);
         }
       }
     }
@@ -229,21 +223,20 @@ export class SchemaIndex {
   #resource(uri: string): IndexedResource | undefined {
     const hit = this.#resources.get(uri);
     if (hit !== undefined) return hit;
-    if (this.#registry.has(uri) && !this.#loaded.has(uri)) {
-      this.#loaded.add(uri);
-      this.addDocument(this.#registry.get(uri), uri, uri + "#");
+    if (this.#pending.has(uri)) {
+      this.#load(uri);
       const r = this.#resources.get(uri);
       if (r !== undefined) return r;
     }
     // The URI may be an `$id` embedded in a registry document not indexed yet.
-    if (this.#allLoaded) return undefined;
-    this.#allLoaded = true;
-    for (const [u, raw] of this.#registry) {
-      if (this.#loaded.has(u)) continue;
-      this.#loaded.add(u);
-      this.addDocument(raw, u, u + "#");
-    }
+    for (const u of [...this.#pending.keys()]) this.#load(u);
     return this.#resources.get(uri);
+  }
+
+  #load(uri: string): void {
+    const raw = this.#pending.get(uri);
+    this.#pending.delete(uri);
+    this.addDocument(raw, uri, uri + "#");
   }
 
   /**
