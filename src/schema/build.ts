@@ -1,6 +1,6 @@
 /**
  * The per-subschema builder handed to each keyword module: it reads keyword
- * values (checking their shape, so a malformed schema fails at compile time),
+ * values (their shapes checked by the compiler's walk, see compile.ts),
  * compiles child subschemas, and collects keyword closures into lists by the
  * instance type they apply to. {@link assemble} turns those lists into one
  * closure that dispatches on `typeof` once per instance.
@@ -29,20 +29,6 @@ export interface CompilerHooks {
   /** Set when a `$dynamicRef` / `$recursiveRef` needs the dynamic scope at run time. */
   usesDynamic: boolean;
   node(raw: unknown, place: Place): SchemaNode;
-}
-
-/** Display location of `place` plus `segs`, as a JSON pointer. */
-export function locationOf(place: Place, ...segs: (string | number)[]): string {
-  let p = place.at;
-  for (const s of segs) p += "/" + escapeToken(s);
-  return p;
-}
-
-/** The place of child subschema `value` found at `parent` plus `segs` (boolean and unscanned children get a new one). */
-export function childPlace(index: SchemaIndex, value: unknown, parent: Place, segs: (string | number)[]): Place {
-  let at = parent.at;
-  for (const s of segs) at += "/" + escapeToken(s);
-  return index.placeOf(value, { res: parent.res, at });
 }
 
 // Keywords that never affect validation (2020-12 meta-data vocabulary, $comment).
@@ -118,7 +104,9 @@ export class Build {
 
   /** Display location of this subschema plus `segs`, as a JSON pointer. */
   at(...segs: (string | number)[]): string {
-    return locationOf(this.place, ...segs);
+    let at = this.place.at;
+    for (const s of segs) at += "/" + escapeToken(s);
+    return at;
   }
 
   /** Is keyword `kw` present (own property) and enabled by the vocabulary? */
@@ -146,8 +134,10 @@ export class Build {
 
   /** The child subschema at this subschema's `segs` (its value passed in). */
   child(value: unknown, ...segs: (string | number)[]): SchemaNode {
-    // The compiler refuses a value that is not a schema.
-    return this.hooks.node(value, childPlace(this.hooks.index, value, this.place, segs));
+    // The compiler refuses a value that is not a schema; boolean and unscanned
+    // children get a place of their own.
+    const hooks = this.hooks;
+    return hooks.node(value, hooks.index.placeOf(value, { res: this.place.res, at: this.at(...segs) }));
   }
 
   /** The subschema value of keyword `kw`. */

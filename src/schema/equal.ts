@@ -8,7 +8,8 @@
 import { LimitError } from "../errors.js";
 import { MAX_INSTANCE_DEPTH } from "../limits.js";
 
-function tooDeep(): LimitError {
+/** The LimitError for a JSON value (an instance, a `const`) nested past the bound. */
+export function tooDeep(): LimitError {
   return new LimitError("MAX_INSTANCE_DEPTH", MAX_INSTANCE_DEPTH, `JSON value nested deeper than ${MAX_INSTANCE_DEPTH} levels`);
 }
 
