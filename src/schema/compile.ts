@@ -249,16 +249,9 @@ class Compiler implements CompilerHooks {
 }
 
 function registryMap(r: CompileOptions["registry"]): Map<string, unknown> {
-  const out = new Map<string, unknown>();
-  if (r === undefined) return out;
-  if (r instanceof Map) {
-    for (const [k, v] of r) if (typeof k === "string") out.set(k, v);
-    return out;
-  }
-  if (typeof r !== "object" || r === null) throw new SchemaError("registry must be an object of schemas by URI");
-  const o = r as Readonly<Record<string, unknown>>;
-  for (const k of Object.keys(o)) out.set(k, o[k]);
-  return out;
+  if (r instanceof Map) return new Map([...r].filter(([k]) => typeof k === "string"));
+  if (r !== undefined && (typeof r !== "object" || r === null)) throw new SchemaError("registry must be an object of schemas by URI");
+  return new Map(Object.entries(r ?? {}));
 }
 
 /**

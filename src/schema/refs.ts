@@ -39,11 +39,7 @@ const SAME_DOCUMENT = /^#[\x21-\x7e]*$/;
 /** Escapes one JSON pointer token (RFC 6901 §3). */
 export function escapeToken(s: string | number): string {
   if (typeof s === "number") return String(s);
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c === 0x7e || c === 0x2f) return s.replace(/~/g, "~0").replace(/\//g, "~1");
-  }
-  return s;
+  return s.includes("~") || s.includes("/") ? s.replace(/~/g, "~0").replace(/\//g, "~1") : s;
 }
 
 /** The SchemaError for a subschema that is neither an object nor a boolean. */
