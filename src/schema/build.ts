@@ -137,7 +137,7 @@ export class Build {
     // The compiler refuses a value that is not a schema; boolean and unscanned
     // children get a place of their own.
     const hooks = this.hooks;
-    return hooks.node(value, hooks.index.placeOf(value, { res: this.place.res, at: this.at(...segs) }));
+    return hooks.node(value, hooks.index.placeOf(value) ?? { res: this.place.res, at: this.at(...segs) });
   }
 
   /** The subschema value of keyword `kw`. */

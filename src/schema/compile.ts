@@ -124,7 +124,7 @@ class Compiler implements CompilerHooks {
       for (const res of this.index.allResources()) {
         for (const [name, raw] of res.dynamic) {
           if (res.dynamicNodes.has(name)) continue;
-          res.dynamicNodes.set(name, this.node(raw, this.index.placeOf(raw, res.root)));
+          res.dynamicNodes.set(name, this.node(raw, this.index.placeOf(raw) ?? res.root));
           added = true;
         }
       }

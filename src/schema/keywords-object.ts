@@ -49,6 +49,7 @@ function objectPass(b: Build, required: readonly string[] | null): boolean {
   for (const [k, node] of entries) props[k] = { node, required: absorbs && reqSet.has(k), simple: simpleType(rawProps[k], b.place) };
   const nReq = absorbs ? reqSet.size : 0;
   const reqNames = [...reqSet];
+  const reqMessages = requiredMessages(reqNames, "");
   const reqAt = b.at("required");
   const pats = b.has("patternProperties") ? patternsOf(b) : [];
   const nPats = pats.length;
@@ -92,7 +93,7 @@ function objectPass(b: Build, required: readonly string[] | null): boolean {
         ok = false;
       }
     }
-    if (seen < nReq && !missing(o, reqNames, reqAt, "", ctx)) {
+    if (seen < nReq && !missing(o, reqNames, reqMessages, reqAt, ctx)) {
       if (ctx.errs === null) return false;
       ok = false;
     }
@@ -103,16 +104,17 @@ function objectPass(b: Build, required: readonly string[] | null): boolean {
   return absorbs;
 }
 
-/**
- * Reports each of `names` that `o` lacks (the message is built only then);
- * returns whether none is missing. `when` names the property that requires them.
- */
-function missing(o: Obj, names: readonly string[], at: string, when: string, ctx: Ctx): boolean {
+/** The message for each of `names` when missing; `when` names the property that requires them. */
+function requiredMessages(names: readonly string[], when: string): string[] {
+  return names.map((n) => (when === "" ? `must have required property '${n}'` : `must have property '${n}' when property '${when}' is present`));
+}
+
+/** Reports each of `names` that `o` lacks with its message; returns whether none is missing. */
+function missing(o: Obj, names: readonly string[], messages: readonly string[], at: string, ctx: Ctx): boolean {
   let ok = true;
   for (let i = 0; i < names.length; i++) {
-    const name = names[i] as string;
-    if (Object.hasOwn(o, name)) continue;
-    report(ctx, at, when === "" ? `must have required property '${name}'` : `must have property '${name}' when property '${when}' is present`);
+    if (Object.hasOwn(o, names[i] as string)) continue;
+    report(ctx, at, messages[i] as string);
     if (ctx.errs === null) return false;
     ok = false;
   }
@@ -161,7 +163,8 @@ function dependencyChecks(b: Build, kw: string): void {
     // The compiler checked the shapes: an array lists property names, anything else is a schema.
     if (Array.isArray(d)) {
       const at = b.at(kw, key);
-      b.add(OBJECT, (inst, ctx) => !Object.hasOwn(inst as Obj, key) || missing(inst as Obj, d as string[], at, key, ctx));
+      const messages = requiredMessages(d as string[], key);
+      b.add(OBJECT, (inst, ctx) => !Object.hasOwn(inst as Obj, key) || missing(inst as Obj, d as string[], messages, at, ctx));
     } else {
       const node = b.child(d, kw, key);
       b.add(OBJECT, (inst, ctx, ev) => !Object.hasOwn(inst as Obj, key) || apply(node, inst, ctx, ev));
@@ -174,7 +177,8 @@ export function addObjectKeywords(b: Build): void {
   const required = b.has("required") ? (b.get("required") as string[]) : null;
   if (!objectPass(b, required) && required !== null) {
     const at = b.at("required");
-    b.add(OBJECT, (inst, ctx) => missing(inst as Obj, required, at, "", ctx));
+    const messages = requiredMessages(required, "");
+    b.add(OBJECT, (inst, ctx) => missing(inst as Obj, required, messages, at, ctx));
   }
   if (b.has("propertyNames")) propertyNamesCheck(b);
   sizeChecks(b);

@@ -254,7 +254,7 @@ export class SchemaIndex {
     if (!frag.startsWith("/")) {
       if (!res.anchors.has(frag)) throw unresolved(`names no anchor in ${clip(uri)}`);
       const raw = res.anchors.get(frag);
-      return { raw, place: this.placeOf(raw, res.root), anchor: frag };
+      return { raw, place: this.placeOf(raw) ?? res.root, anchor: frag };
     }
     let cur: unknown = res.raw;
     // The place of the last indexed value on the way, and the pointer from it.
@@ -265,7 +265,7 @@ export class SchemaIndex {
       if (Array.isArray(cur) && /^(?:0|[1-9][0-9]*)$/.test(key) && Number(key) < cur.length) cur = cur[Number(key)];
       else if (isRec(cur) && Object.hasOwn(cur, key)) cur = cur[key];
       else throw unresolved(`does not resolve in ${clip(uri)}`);
-      const known = typeof cur === "object" && cur !== null ? this.#places.get(cur) : undefined;
+      const known = this.placeOf(cur);
       if (known !== undefined) {
         base = known;
         rest = "";
@@ -275,12 +275,12 @@ export class SchemaIndex {
     const place: Place = { res: base.res, at: base.at + rest };
     // A pointer into a location the scan did not visit (e.g. an unknown keyword).
     if (isRec(cur)) this.#scan(cur, place, 0);
-    return { raw: cur, place: this.placeOf(cur, place), anchor: null };
+    return { raw: cur, place: this.placeOf(cur) ?? place, anchor: null };
   }
 
-  /** The place recorded for `raw`, or `fallback` (boolean schemas, unscanned spots). */
-  placeOf(raw: unknown, fallback: Place): Place {
-    return (typeof raw === "object" && raw !== null ? this.#places.get(raw) : undefined) ?? fallback;
+  /** The place recorded for `raw` (none for boolean schemas and unscanned spots). */
+  placeOf(raw: unknown): Place | undefined {
+    return typeof raw === "object" && raw !== null ? this.#places.get(raw) : undefined;
   }
 
   /** Every resource indexed so far (each once). */

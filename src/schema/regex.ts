@@ -26,16 +26,11 @@ export interface LinearRegex {
 }
 
 type CharTest = (cp: number) => boolean;
-/** A zero-width assertion at position `pos` of `input`. */
-type PositionTest = (input: string, pos: number) => boolean;
+/** A zero-width assertion: start, end, word boundary, not a word boundary. */
+type Assertion = "bol" | "eol" | "wb" | "nwb";
 
 const LINE_TERMINATORS = new Set([0x0a, 0x0d, 0x2028, 0x2029]);
 const isWord = (c: number): boolean => (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || c === 0x5f;
-const atStart: PositionTest = (_input, pos) => pos === 0;
-const atEnd: PositionTest = (input, pos) => pos === input.length;
-// Word characters are ASCII, so UTF-16 units answer \b exactly.
-const atBoundary: PositionTest = (input, pos) => isWord(input.charCodeAt(pos - 1)) !== isWord(input.charCodeAt(pos));
-const notBoundary: PositionTest = (input, pos) => !atBoundary(input, pos);
 
 class Unsupported extends Error {}
 /** Not a regular expression (the reason is not reported: the caller only learns that). */
@@ -77,7 +72,7 @@ const MATCH = 4;
 interface Instr {
   op: number;
   test?: CharTest;
-  at?: PositionTest;
+  what?: Assertion;
   x: number;
   y: number;
 }
@@ -95,16 +90,17 @@ function compile(src: string): Instr[] {
   // The last assertion parsed: an assertion cannot be quantified.
   let assertion: Emit | null = null;
 
-  const emit = (op: number, x: number, test?: CharTest, at?: PositionTest): number => {
+  const emit = (op: number, x: number, test?: CharTest, what?: Assertion): number => {
     if (prog.length >= MAX_REGEX_PROGRAM) {
       throw new LimitError("MAX_REGEX_PROGRAM", MAX_REGEX_PROGRAM, `a schema pattern expands to more than ${MAX_REGEX_PROGRAM} instructions`);
     }
-    prog.push({ op, test, at, x, y: -1 });
+    // One object shape for every instruction keeps the matcher's loads monomorphic.
+    prog.push({ op, test, what, x, y: -1 });
     return prog.length - 1;
   };
   const instr = (pc: number): Instr => prog[pc] as Instr;
   const char = (test: CharTest): Emit => () => emit(CHAR, prog.length + 1, test);
-  const assert = (at: PositionTest): Emit => (assertion = () => emit(ASSERT, prog.length + 1, undefined, at));
+  const assert = (what: Assertion): Emit => (assertion = () => emit(ASSERT, prog.length + 1, undefined, what));
 
   function alternation(): Emit {
     const alts = [sequence()];
@@ -212,10 +208,10 @@ function compile(src: string): Instr[] {
         throw new Invalid();
       case "^":
         i++;
-        return assert(atStart);
+        return assert("bol");
       case "$":
         i++;
-        return assert(atEnd);
+        return assert("eol");
       case ".":
         i++;
         return char((cp) => !LINE_TERMINATORS.has(cp));
@@ -245,7 +241,7 @@ function compile(src: string): Instr[] {
     if (c === undefined) throw new Invalid();
     if (c === "b" || c === "B") {
       i += 2;
-      return assert(c === "b" ? atBoundary : notBoundary);
+      return assert(c === "b" ? "wb" : "nwb");
     }
     if (/[1-9]/.test(c) || (c === "k" && src[i + 2] === "<")) throw new Unsupported("backreference");
     i += 2;
@@ -283,7 +279,7 @@ class Machine implements LinearRegex {
   constructor(prog: Instr[]) {
     this.#prog = prog;
     const first = prog[0];
-    this.#anchored = first?.at === atStart;
+    this.#anchored = first?.what === "bol";
     const m = prog.length;
     this.#marks = new Int32Array(m).fill(-1);
     this.#clist = new Int32Array(m);
@@ -317,9 +313,14 @@ class Machine implements LinearRegex {
           stack[sp++] = ins.y;
           stack[sp++] = ins.x;
           break;
-        case ASSERT:
-          if ((ins.at as PositionTest)(input, pos)) stack[sp++] = ins.x;
+        case ASSERT: {
+          const w = ins.what;
+          // Word characters are ASCII, so UTF-16 units answer \b exactly.
+          const ok =
+            w === "bol" ? pos === 0 : w === "eol" ? pos === input.length : (isWord(input.charCodeAt(pos - 1)) !== isWord(input.charCodeAt(pos))) === (w === "wb");
+          if (ok) stack[sp++] = ins.x;
           break;
+        }
         case MATCH:
           return -1;
       }
