@@ -165,7 +165,7 @@ export class SchemaIndex {
     if (this.#places.has(raw)) return;
     const where = place.at || "/";
     const async = own(raw, "$async");
-    if (async !== undefined && async !== false) throw new SchemaError(`asynchronous schemas ($async) are not supported (at ${where})`);
+    if (async !== undefined && async !== false) throw new SchemaError(`$async schemas are not supported (at ${where})`);
     let p = place;
     const parent = p.res;
     const idv = own(raw, "$id");

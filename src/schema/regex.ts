@@ -381,7 +381,7 @@ export function compileLinearRegex(source: string): LinearRegex | null {
   } catch (e) {
     if (e instanceof Invalid) return null;
     if (e instanceof Unsupported) {
-      throw new SchemaError(`schema pattern uses ${e.message}, which yada does not match (it matches patterns in linear time only)`);
+      throw new SchemaError(`schema pattern uses ${e.message}, which the linear-time matcher does not support`);
     }
     throw e;
   }
