@@ -46,10 +46,9 @@ export function canonicalKey(v: unknown, depth = 0): string {
     case "string":
       return JSON.stringify(v);
     case "number":
+    case "boolean":
       // -0 and 0 are the same JSON number; String(-0) is "0".
       return String(v);
-    case "boolean":
-      return v ? "true" : "false";
     case "object":
       break;
     default:
