@@ -1,6 +1,6 @@
 /**
  * The per-subschema builder handed to each keyword module: it reads keyword
- * values (checking their shape, so a malformed schema fails at compile time),
+ * values (their shapes checked by the compiler's walk, see compile.ts),
  * compiles child subschemas, and collects keyword closures into lists by the
  * instance type they apply to. {@link assemble} turns those lists into one
  * closure that dispatches on `typeof` once per instance.
@@ -10,6 +10,8 @@
 import { SchemaError } from "../errors.js";
 import { isRec } from "../util/record.js";
 import { escapeToken, type Place, type SchemaIndex } from "./refs.js";
+import { enabled } from "./keywords.js";
+import { report } from "./runtime.js";
 import { mergeEvaluated, newEvaluated, type Check, type Ctx, type Dialect, type Evaluated, type SchemaNode } from "./types.js";
 
 /** Which instances a keyword closure applies to. */
@@ -29,65 +31,10 @@ export interface CompilerHooks {
   node(raw: unknown, place: Place): SchemaNode;
 }
 
-// Keywords by vocabulary (2020-12 validation §6, core §10 and §11), for meta-schemas
-// that declare `$vocabulary`.
-const VALIDATION = new Set([
-  "type", "enum", "const", "multipleOf", "maximum", "exclusiveMaximum", "minimum", "exclusiveMinimum",
-  "maxLength", "minLength", "pattern", "maxItems", "minItems", "uniqueItems", "maxContains", "minContains",
-  "maxProperties", "minProperties", "required", "dependentRequired",
-]);
-const APPLICATOR = new Set([
-  "prefixItems", "items", "contains", "additionalProperties", "properties", "patternProperties",
-  "dependentSchemas", "propertyNames", "if", "then", "else", "allOf", "anyOf", "oneOf", "not", "additionalItems",
-]);
-const UNEVALUATED = new Set(["unevaluatedItems", "unevaluatedProperties"]);
-
-/** Is keyword `kw` enabled by the vocabularies of `place` (all are, without `$vocabulary`)? */
-export function enabled(place: Place, kw: string): boolean {
-  const vocab = place.vocab;
-  if (vocab === null) return true;
-  if (VALIDATION.has(kw)) return vocab.has("validation");
-  if (APPLICATOR.has(kw)) return vocab.has("applicator");
-  if (UNEVALUATED.has(kw)) return vocab.has("unevaluated") || vocab.has("applicator");
-  return true;
-}
-
-/** Display location of `place` plus `segs`, as a JSON pointer. */
-export function locationOf(place: Place, ...segs: (string | number)[]): string {
-  let p = place.label + place.pointer;
-  for (const s of segs) p += "/" + escapeToken(s);
-  return p;
-}
-
-/** A finite number (keyword value shape). */
-export function isNumber(v: unknown): v is number {
-  return typeof v === "number" && Number.isFinite(v);
-}
-
-/** A non-negative integer (2020-12 validation §6: "MUST be a non-negative integer"). */
-export function isCount(v: unknown): v is number {
-  return typeof v === "number" && Number.isInteger(v) && v >= 0;
-}
-
-/** An array of strings. */
-export function isStrings(v: unknown): v is string[] {
-  if (!Array.isArray(v)) return false;
-  for (let i = 0; i < v.length; i++) if (typeof v[i] !== "string") return false;
-  return true;
-}
-
-/** The place of child subschema `value` found at `parent` plus `segs` (boolean and unscanned children get a new one). */
-export function childPlace(index: SchemaIndex, value: unknown, parent: Place, segs: (string | number)[]): Place {
-  const known = typeof value === "object" && value !== null ? index.places.get(value) : undefined;
-  if (known !== undefined) return known;
-  let pointer = parent.pointer;
-  for (const s of segs) pointer += "/" + escapeToken(s);
-  return { ...parent, pointer };
-}
-
 // Keywords that never affect validation (2020-12 meta-data vocabulary, $comment).
 const ANNOTATIONS = new Set(["description", "title", "default", "examples", "$comment", "deprecated", "readOnly", "writeOnly"]);
-const TYPE_CODES: Readonly<Record<string, number>> = { string: 1, number: 2, integer: 3, boolean: 4, null: 5, object: 6, array: 7 };
+/** The JSON Schema type names, by their {@link typeIs} code. */
+export const TYPE_CODES: Readonly<Record<string, number>> = { string: 1, number: 2, integer: 3, boolean: 4, null: 5, object: 6, array: 7 };
 
 /**
  * The {@link typeIs} code of a subschema that is only `type` with one name
@@ -96,7 +43,7 @@ const TYPE_CODES: Readonly<Record<string, number>> = { string: 1, number: 2, int
  * inline and call it only when the test fails, so it reports as usual.
  */
 export function simpleType(raw: unknown, parent: Place): number {
-  if (!isRec(raw) || parent.vocab !== null) return 0;
+  if (!isRec(raw) || parent.res.vocab !== null) return 0;
   const o = raw as Record<string, unknown>;
   let code = 0;
   for (const k in o) {
@@ -145,64 +92,52 @@ export class Build {
     readonly raw: Record<string, unknown>,
     readonly place: Place,
   ) {
-    this.present = new Set(Object.keys(raw));
+    this.#present = new Set(Object.keys(raw));
   }
 
   /** Own keys of the subschema (looked up once: most keywords are absent). */
-  private readonly present: ReadonlySet<string>;
+  readonly #present: ReadonlySet<string>;
 
   get dialect(): Dialect {
-    return this.place.dialect;
+    return this.place.res.dialect;
   }
 
   /** Display location of this subschema plus `segs`, as a JSON pointer. */
   at(...segs: (string | number)[]): string {
-    return locationOf(this.place, ...segs);
+    let at = this.place.at;
+    for (const s of segs) at += "/" + escapeToken(s);
+    return at;
   }
 
   /** Is keyword `kw` present (own property) and enabled by the vocabulary? */
   has(kw: string): boolean {
-    return this.present.has(kw) && enabled(this.place, kw);
+    return this.#present.has(kw) && enabled(this.place, kw);
   }
 
   get(kw: string): unknown {
-    return this.present.has(kw) ? this.raw[kw] : undefined;
+    return this.#present.has(kw) ? this.raw[kw] : undefined;
   }
 
   add(kind: Kind, check: Check): void {
     this.lists[kind].push(check);
   }
 
+  /** A reporter of `message` at keyword `kw` (plus an instance key): the location is built once. */
+  fail(kw: string, message: string): (ctx: Ctx, key?: string | number) => false {
+    const at = this.at(kw);
+    return (ctx, key) => report(ctx, at, message, key);
+  }
+
   bad(kw: string, what: string): SchemaError {
     return new SchemaError(`${kw} must be ${what} (at ${this.at(kw)})`);
   }
 
-  /** A finite number. */
-  num(kw: string): number {
-    const v = this.get(kw);
-    if (!isNumber(v)) throw this.bad(kw, "a number");
-    return v;
-  }
-
-  /** A non-negative integer (2020-12 validation §6: "MUST be a non-negative integer"). */
-  count(kw: string): number {
-    const v = this.get(kw);
-    if (!isCount(v)) throw this.bad(kw, "a non-negative integer");
-    return v;
-  }
-
-  /** An array of strings. */
-  strings(kw: string, v: unknown = this.get(kw)): string[] {
-    if (!isStrings(v)) throw this.bad(kw, "an array of strings");
-    return v;
-  }
-
   /** The child subschema at this subschema's `segs` (its value passed in). */
   child(value: unknown, ...segs: (string | number)[]): SchemaNode {
-    if (typeof value !== "boolean" && !isRec(value)) {
-      throw new SchemaError(`subschema at ${this.at(...segs)} must be an object or a boolean`);
-    }
-    return this.hooks.node(value, childPlace(this.hooks.index, value, this.place, segs));
+    // The compiler refuses a value that is not a schema; boolean and unscanned
+    // children get a place of their own.
+    const hooks = this.hooks;
+    return hooks.node(value, hooks.index.placeOf(value) ?? { res: this.place.res, at: this.at(...segs) });
   }
 
   /** The subschema value of keyword `kw`. */

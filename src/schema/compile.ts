@@ -11,13 +11,33 @@
  */
 import { SchemaError } from "../errors.js";
 import { addArrayKeywords, addUnevaluatedItems } from "./keywords-array.js";
-import { addApplicators, addReferences } from "./keywords-applicator.js";
+import { addApplicators, addReferences, reference } from "./keywords-applicator.js";
 import { addCoreKeywords, isTypeKeyword, TYPE_KEYWORD_SHAPE } from "./keywords-core.js";
 import { addObjectKeywords, addUnevaluatedProperties } from "./keywords-object.js";
-import { assemble, Build, enabled, isCount, isNumber, isStrings, type CompilerHooks } from "./build.js";
+import { assemble, Build, type CompilerHooks } from "./build.js";
+import {
+  ARRAY,
+  BOOLEAN,
+  COUNT,
+  DEPENDENCIES,
+  enabled,
+  ITEMS,
+  KEYWORDS,
+  MODERN,
+  NAME_LISTS,
+  NUMBER,
+  POSITIVE,
+  SCHEMA,
+  SCHEMA_MAP,
+  SCHEMAS,
+  SHAPE,
+  STRING,
+  STRINGS,
+  TYPE,
+} from "./keywords.js";
 import { isRec } from "../util/record.js";
 import { compileRegex } from "./pattern.js";
-import { ROOT_URI, SchemaIndex, type Place } from "./refs.js";
+import { notSchema, ROOT_URI, SchemaIndex, type Place } from "./refs.js";
 import { report } from "./runtime.js";
 import type { Check, Dialect, SchemaNode } from "./types.js";
 import { CompiledSchema } from "./validate.js";
@@ -48,18 +68,22 @@ const DIALECTS: readonly Dialect[] = ["draft-07", "2019-09", "2020-12"];
 
 const ACCEPT: Check = () => true;
 
-/** Is keyword `kw` present in `raw` and enabled at `place`? */
-function has(raw: Record<string, unknown>, place: Place, kw: string): boolean {
-  return Object.hasOwn(raw, kw) && enabled(place, kw);
+function isNumber(v: unknown): v is number {
+  return typeof v === "number" && Number.isFinite(v);
 }
 
+function isStrings(v: unknown): boolean {
+  if (!Array.isArray(v)) return false;
+  for (let i = 0; i < v.length; i++) if (typeof v[i] !== "string") return false;
+  return true;
+}
 
 class Compiler implements CompilerHooks {
   usesDynamic = false;
-  private readonly nodes = new Map<object, SchemaNode>();
-  private readonly work: [Record<string, unknown>, Place][] = [];
-  /** Set once compileSchema's walk is over; a node first met while building (none, as the walk mirrors the builders) is checked by its builder. */
-  private walked = false;
+  readonly #nodes = new Map<object, SchemaNode>();
+  readonly #work: [Record<string, unknown>, Place][] = [];
+  /** Set while {@link run} drains the work list. */
+  #walking = false;
 
   constructor(
     readonly index: SchemaIndex,
@@ -69,208 +93,145 @@ class Compiler implements CompilerHooks {
   node(raw: unknown, place: Place): SchemaNode {
     if (typeof raw === "boolean") {
       if (raw) return { v: ACCEPT, resource: place.res };
-      return { v: (_i, ctx) => report(ctx, place.label + place.pointer, "no value is allowed here"), resource: place.res };
+      return { v: (_i, ctx) => report(ctx, place.at, "no value is allowed here"), resource: place.res };
     }
-    if (!isRec(raw)) {
-      throw new SchemaError(`schema at ${place.label + place.pointer || "/"} must be an object or a boolean`);
-    }
-    const hit = this.nodes.get(raw);
+    if (!isRec(raw)) throw notSchema(place.at);
+    const hit = this.#nodes.get(raw);
     if (hit !== undefined) return hit;
     const obj = raw as Record<string, unknown>;
     // Built on first use; the closure then replaces this stub.
     const node: SchemaNode = {
-      v: (inst, ctx, ev) => (node.v = this.build(obj, place))(inst, ctx, ev),
+      v: (inst, ctx, ev) => (node.v = this.#build(obj, place))(inst, ctx, ev),
       resource: place.res,
     };
-    this.nodes.set(raw, node);
-    if (!this.walked) this.work.push([obj, place]);
+    this.#nodes.set(raw, node);
+    // Checked before it can be built, as the builders trust the shapes checked.
+    // (The walk mirrors the builders, so building meets no new subschema.)
+    this.#work.push([obj, place]);
+    if (!this.#walking) this.#run();
     return node;
   }
 
   /** Checks queued subschemas until none is left, then every dynamic anchor if needed. */
-  run(): void {
+  #run(): void {
+    this.#walking = true;
     for (;;) {
       let item;
-      while ((item = this.work.pop()) !== undefined) this.check(item[0], item[1]);
+      while ((item = this.#work.pop()) !== undefined) this.#check(item[0], item[1]);
       if (!this.usesDynamic) break;
       // $dynamicRef may land on any resource's dynamic anchor at run time.
       let added = false;
       for (const res of this.index.allResources()) {
         for (const [name, raw] of res.dynamic) {
           if (res.dynamicNodes.has(name)) continue;
-          res.dynamicNodes.set(name, this.node(raw, this.index.placeOf(raw, res.root)));
+          res.dynamicNodes.set(name, this.node(raw, this.index.placeOf(raw) ?? res.root));
           added = true;
         }
       }
-      if (!added && this.work.length === 0) break;
+      if (!added && this.#work.length === 0) break;
     }
-    this.walked = true;
-  }
-
-  private dependencies(b: Build, kw: string, allowNames: boolean, allowSchemas: boolean): void {
-    const v = b.get(kw);
-    if (!isRec(v)) throw b.bad(kw, "an object");
-    const deps = v as Record<string, unknown>;
-    for (const key of Object.keys(deps)) {
-      const d = deps[key];
-      if (Array.isArray(d) && allowNames) {
-        if (!isStrings(d)) throw b.bad(kw, "an array of strings");
-      } else if (!Array.isArray(d) && allowSchemas) b.child(d, kw, key);
-      else throw b.bad(kw, allowNames ? "an object of string arrays" : "an object of schemas");
-    }
-  }
-
-  private ref(b: Build, kw: string): { raw: unknown; place: Place; anchor: string | null } {
-    const v = b.get(kw);
-    if (typeof v !== "string") throw b.bad(kw, "a string");
-    if (kw === "$recursiveRef" && v !== "#") throw b.bad(kw, '"#"');
-    const target = this.index.resolve(v, b.place);
-    this.node(target.raw, target.place);
-    return target;
+    this.#walking = false;
   }
 
   /**
-   * The compile-time half of {@link build}: every check the keyword builders
-   * make (shapes, regexes, references), and the subschemas they would compile,
-   * queued. Keywords the builders ignore are ignored here too.
+   * The compile-time half of {@link build}: every shape the keyword builders rely
+   * on (they read values without checking them again), every regex and reference,
+   * and the subschemas they would compile, queued. Keywords the builders ignore
+   * are ignored here too.
    */
-  private check(raw: Record<string, unknown>, place: Place): void {
+  #check(raw: Record<string, unknown>, place: Place): void {
     const b = new Build(this, raw, place);
+    const modern = place.res.dialect !== "draft-07";
+    const tuple = Array.isArray(raw.items) && !(modern && b.has("prefixItems"));
     // Draft 7 §8.3: all other properties in a "$ref" object MUST be ignored.
-    if (place.dialect === "draft-07" && Object.hasOwn(raw, "$ref")) {
-      this.ref(b, "$ref");
-      return;
-    }
-    const modern = place.dialect !== "draft-07";
-    for (const kw in raw) {
-      if (!Object.hasOwn(raw, kw)) continue;
+    for (const kw of !modern && Object.hasOwn(raw, "$ref") ? ["$ref"] : Object.keys(raw)) {
+      const entry = KEYWORDS.get(kw);
+      if (entry === undefined || !enabled(place, kw) || (entry & MODERN && !modern)) continue;
+      // Keywords that only mean something beside another one.
+      if ((kw === "then" || kw === "else") && !b.has("if")) continue;
+      if (kw.endsWith("Contains") && !b.has("contains")) continue;
+      if (kw === "additionalItems" && !(tuple && b.has("items"))) continue;
       const v = raw[kw];
-      switch (kw) {
-        case "type":
-          if (enabled(place, kw) && !isTypeKeyword(v)) throw b.bad(kw, TYPE_KEYWORD_SHAPE);
+      // What the value must be, when it is not.
+      let what = "";
+      switch (entry & SHAPE) {
+        case TYPE:
+          if (!isTypeKeyword(v)) what = TYPE_KEYWORD_SHAPE;
           break;
-        case "enum":
-          if (enabled(place, kw) && !Array.isArray(v)) throw b.bad(kw, "an array");
+        case ARRAY:
+          if (!Array.isArray(v)) what = "an array";
           break;
-        case "maximum":
-        case "minimum":
-          if (enabled(place, kw) && !isNumber(v)) throw b.bad(kw, "a number");
-          break;
-        case "exclusiveMaximum":
-        case "exclusiveMinimum":
+        case NUMBER:
           // Draft 4 spelled exclusive bounds as booleans beside maximum / minimum.
-          if (enabled(place, kw) && !(place.dialect === "draft-07" && typeof v === "boolean") && !isNumber(v)) {
-            throw b.bad(kw, "a number");
+          if (!isNumber(v) && (modern || typeof v !== "boolean" || !kw.startsWith("exclusive"))) what = "a number";
+          break;
+        case POSITIVE:
+          if (!isNumber(v) || v <= 0) what = "a number greater than 0";
+          break;
+        case COUNT:
+          if (!(typeof v === "number" && Number.isInteger(v) && v >= 0)) what = "a non-negative integer";
+          break;
+        case BOOLEAN:
+          if (typeof v !== "boolean") what = "a boolean";
+          break;
+        case STRINGS:
+          if (!isStrings(v)) what = "an array of strings";
+          break;
+        case STRING:
+          if (typeof v !== "string") what = "a string";
+          else if (kw === "pattern") compileRegex(v, b.at(kw));
+          else if (kw === "$recursiveRef" && v !== "#") what = '"#"';
+          else if (kw !== "format") {
+            if (reference(this, kw, v, place)[1] !== null) this.usesDynamic = true;
           }
           break;
-        case "multipleOf":
-          if (!enabled(place, kw)) break;
-          if (!isNumber(v)) throw b.bad(kw, "a number");
-          if (v <= 0) throw b.bad(kw, "a number greater than 0");
+        case SCHEMA:
+          b.one(kw);
           break;
-        case "maxLength":
-        case "minLength":
-        case "maxItems":
-        case "minItems":
-        case "maxProperties":
-        case "minProperties":
-          if (enabled(place, kw) && !isCount(v)) throw b.bad(kw, "a non-negative integer");
+        case SCHEMAS:
+          b.many(kw);
           break;
-        case "minContains":
-        case "maxContains":
-          if (modern && has(raw, place, "contains") && enabled(place, kw) && !isCount(v)) throw b.bad(kw, "a non-negative integer");
+        case SCHEMA_MAP:
+          for (const [key] of b.map(kw)) if (kw === "patternProperties") compileRegex(key, b.at(kw, key));
           break;
-        case "pattern":
-          if (!enabled(place, kw)) break;
-          if (typeof v !== "string") throw b.bad(kw, "a string");
-          compileRegex(v, b.at(kw));
-          break;
-        case "format":
-          if (typeof v !== "string") throw b.bad(kw, "a string");
-          break;
-        case "uniqueItems":
-          if (enabled(place, kw) && typeof v !== "boolean") throw b.bad(kw, "a boolean");
-          break;
-        case "required":
-          if (enabled(place, kw) && !isStrings(v)) throw b.bad(kw, "an array of strings");
-          break;
-        case "properties":
-          if (enabled(place, kw)) b.map(kw);
-          break;
-        case "patternProperties":
-          if (enabled(place, kw)) for (const [src] of b.map(kw)) compileRegex(src, b.at(kw, src));
-          break;
-        case "additionalProperties":
-        case "propertyNames":
-        case "contains":
-        case "not":
-        case "if":
-          if (enabled(place, kw)) b.one(kw);
-          break;
-        case "then":
-        case "else":
-          if (has(raw, place, "if") && enabled(place, kw)) b.one(kw);
-          break;
-        case "allOf":
-        case "anyOf":
-        case "oneOf":
-          if (enabled(place, kw)) b.many(kw);
-          break;
-        case "prefixItems":
-          if (modern && enabled(place, kw)) b.many(kw);
-          break;
-        case "items":
-          if (!enabled(place, kw)) break;
-          if (modern && has(raw, place, "prefixItems")) b.one(kw);
+        case ITEMS:
           // The array form is draft 7's tuple (see keywords-array.ts).
-          else if (Array.isArray(v)) {
-            if (v.length !== 0) b.many(kw);
-          } else b.one(kw);
+          if (!tuple) b.one(kw);
+          else if ((v as unknown[]).length !== 0) b.many(kw);
           break;
-        case "additionalItems":
-          if (enabled(place, kw) && !(modern && has(raw, place, "prefixItems")) && has(raw, place, "items") && Array.isArray(raw.items)) b.one(kw);
-          break;
-        case "dependentRequired":
-          if (enabled(place, kw)) this.dependencies(b, kw, true, false);
-          break;
-        case "dependentSchemas":
-          if (enabled(place, kw)) this.dependencies(b, kw, false, true);
-          break;
-        case "dependencies":
-          if (enabled(place, kw)) this.dependencies(b, kw, true, true);
-          break;
-        case "unevaluatedProperties":
-        case "unevaluatedItems":
-          if (modern && enabled(place, kw)) b.one(kw);
-          break;
-        case "$ref":
-          this.ref(b, kw);
-          break;
-        case "$dynamicRef": {
-          if (!modern) break;
-          const target = this.ref(b, kw);
-          // Only an anchor that is itself a $dynamicAnchor makes the reference dynamic.
-          const name = target.anchor;
-          if (name !== null && target.place.res.dynamic.get(name) === target.raw) this.usesDynamic = true;
-          break;
-        }
-        case "$recursiveRef": {
-          if (!modern) break;
-          const target = this.ref(b, kw);
-          if (target.place.res.dynamic.get("") === target.raw) this.usesDynamic = true;
-          break;
-        }
+        case NAME_LISTS:
+        case DEPENDENCIES:
+          what = this.#dependencies(b, kw, entry & SHAPE);
       }
+      if (what !== "") throw b.bad(kw, what);
     }
   }
 
+  /**
+   * Checks `dependentRequired` (property-name arrays) or draft 7 `dependencies`
+   * (arrays or schemas); returns what the value must be when it is not.
+   */
+  #dependencies(b: Build, kw: string, shape: number): string {
+    const what = shape === NAME_LISTS ? "an object of string arrays" : "an object of schemas or string arrays";
+    const deps = b.get(kw);
+    if (!isRec(deps)) return what;
+    for (const key of Object.keys(deps)) {
+      const d = deps[key];
+      if (!Array.isArray(d)) {
+        if (shape === NAME_LISTS) return what;
+        b.child(d, kw, key);
+      } else if (!isStrings(d)) return what;
+    }
+    return "";
+  }
+
   /** Compiles one subschema's closure (its children stay stubs until they run). */
-  private build(raw: Record<string, unknown>, place: Place): Check {
+  #build(raw: Record<string, unknown>, place: Place): Check {
     const b = new Build(this, raw, place);
     // Resource roots enter the dynamic scope, which exists only for $dynamicRef / $recursiveRef.
     const resourceRoot = this.usesDynamic && place.res.raw === raw;
     // Draft 7 §8.3: all other properties in a "$ref" object MUST be ignored.
-    if (place.dialect === "draft-07" && Object.hasOwn(raw, "$ref")) {
+    if (place.res.dialect === "draft-07" && Object.hasOwn(raw, "$ref")) {
       addReferences(b);
       return assemble(b, resourceRoot);
     }
@@ -279,7 +240,7 @@ class Compiler implements CompilerHooks {
     addApplicators(b);
     addObjectKeywords(b);
     addArrayKeywords(b);
-    if (place.dialect !== "draft-07") {
+    if (place.res.dialect !== "draft-07") {
       if (b.has("unevaluatedProperties")) addUnevaluatedProperties(b);
       if (b.has("unevaluatedItems")) addUnevaluatedItems(b);
     }
@@ -288,16 +249,9 @@ class Compiler implements CompilerHooks {
 }
 
 function registryMap(r: CompileOptions["registry"]): Map<string, unknown> {
-  const out = new Map<string, unknown>();
-  if (r === undefined) return out;
-  if (r instanceof Map) {
-    for (const [k, v] of r) if (typeof k === "string") out.set(k, v);
-    return out;
-  }
-  if (typeof r !== "object" || r === null) throw new SchemaError("registry must be an object of schemas by URI");
-  const o = r as Readonly<Record<string, unknown>>;
-  for (const k of Object.keys(o)) out.set(k, o[k]);
-  return out;
+  if (r instanceof Map) return new Map([...r].filter(([k]) => typeof k === "string"));
+  if (r !== undefined && (typeof r !== "object" || r === null)) throw new SchemaError("registry must be an object of schemas by URI");
+  return new Map(Object.entries(r ?? {}));
 }
 
 /**
@@ -328,13 +282,10 @@ export function compileSchema(schema: unknown, options: CompileOptions = {}): Co
   if (!DIALECTS.includes(dialect)) throw new SchemaError(`defaultDialect must be one of ${DIALECTS.join(", ")}`);
   const formats = options.formats ?? "annotate";
   if (formats !== "annotate" && formats !== "assert") throw new SchemaError(`formats must be "annotate" or "assert"`);
-  if (typeof schema !== "boolean" && !isRec(schema)) {
-    throw new SchemaError("a schema must be an object or a boolean");
-  }
+  if (typeof schema !== "boolean" && !isRec(schema)) throw notSchema("");
   const index = new SchemaIndex(registryMap(options.registry), dialect);
   const root = index.addDocument(schema, ROOT_URI, "");
   const compiler = new Compiler(index, formats === "assert");
   const node = compiler.node(schema, root.root);
-  compiler.run();
   return new CompiledSchema(node, root, compiler.usesDynamic, options.allIssues === true);
 }

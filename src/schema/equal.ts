@@ -8,7 +8,8 @@
 import { LimitError } from "../errors.js";
 import { MAX_INSTANCE_DEPTH } from "../limits.js";
 
-function tooDeep(): LimitError {
+/** The LimitError for a JSON value (an instance, a `const`) nested past the bound. */
+export function tooDeep(): LimitError {
   return new LimitError("MAX_INSTANCE_DEPTH", MAX_INSTANCE_DEPTH, `JSON value nested deeper than ${MAX_INSTANCE_DEPTH} levels`);
 }
 
@@ -45,10 +46,9 @@ export function canonicalKey(v: unknown, depth = 0): string {
     case "string":
       return JSON.stringify(v);
     case "number":
+    case "boolean":
       // -0 and 0 are the same JSON number; String(-0) is "0".
       return String(v);
-    case "boolean":
-      return v ? "true" : "false";
     case "object":
       break;
     default:

@@ -109,27 +109,29 @@ function isRegex(s: string): boolean {
   return false;
 }
 
-const CHECKS: ReadonlyMap<string, (s: string) => boolean> = new Map([
+// Format name to its check: a function, or a regex the whole value must match.
+const CHECKS = new Map<string, ((s: string) => boolean) | RegExp>([
   ["date-time", isDateTime],
   ["date", isDate],
   ["time", isTime],
-  ["duration", (s: string) => DURATION.test(s)],
+  ["duration", DURATION],
   ["email", isEmail],
   ["hostname", isHostname],
-  ["ipv4", (s: string) => IPV4.test(s)],
+  ["ipv4", IPV4],
   ["ipv6", isIpv6],
   ["uri", isUri],
-  ["uri-reference", (s: string) => URI_CHARS.test(s)],
+  ["uri-reference", URI_CHARS],
   ["iri", (s: string) => SCHEME.test(s) && IRI_CHARS.test(s)],
-  ["iri-reference", (s: string) => IRI_CHARS.test(s)],
-  ["uuid", (s: string) => UUID.test(s)],
+  ["iri-reference", IRI_CHARS],
+  ["uuid", UUID],
   ["regex", isRegex],
-  ["json-pointer", (s: string) => JSON_POINTER.test(s)],
-  ["relative-json-pointer", (s: string) => REL_JSON_POINTER.test(s)],
-  ["uri-template", (s: string) => URI_TEMPLATE.test(s)],
+  ["json-pointer", JSON_POINTER],
+  ["relative-json-pointer", REL_JSON_POINTER],
+  ["uri-template", URI_TEMPLATE],
 ]);
 
 /** The checker for format `name`, or null when the format is not asserted. */
 export function formatChecker(name: string): ((s: string) => boolean) | null {
-  return CHECKS.get(name) ?? null;
+  const check = CHECKS.get(name);
+  return check instanceof RegExp ? (s) => check.test(s) : (check ?? null);
 }

@@ -6,8 +6,8 @@
  *
  * @module
  */
-import { SchemaError } from "../errors.js";
-import { COMMON, type Build } from "./build.js";
+import { COMMON, type Build, type CompilerHooks } from "./build.js";
+import type { Place } from "./refs.js";
 import { apply, follow, probe, report } from "./runtime.js";
 import { mergeEvaluated, newEvaluated, type Check, type SchemaNode } from "./types.js";
 
@@ -27,11 +27,11 @@ function allOfCheck(b: Build): void {
 
 function anyOfCheck(b: Build): void {
   const nodes = b.many("anyOf");
-  const at = b.at("anyOf");
+  const fail = b.fail("anyOf", "must match at least one schema in anyOf");
   b.add(COMMON, (inst, ctx, ev) => {
     if (ev === null) {
       for (let i = 0; i < nodes.length; i++) if (probe(nodes[i] as SchemaNode, inst, ctx, null)) return true;
-      return report(ctx, at, "must match at least one schema in anyOf");
+      return fail(ctx);
     }
     // Annotations are wanted: every passing branch contributes (2020-12 core §10.2.1.2).
     let any = false;
@@ -42,23 +42,24 @@ function anyOfCheck(b: Build): void {
         any = true;
       }
     }
-    return any || report(ctx, at, "must match at least one schema in anyOf");
+    return any || fail(ctx);
   });
 }
 
 function oneOfCheck(b: Build): void {
   const nodes = b.many("oneOf");
   const at = b.at("oneOf");
+  const message = "must match exactly one schema in oneOf";
   b.add(COMMON, (inst, ctx, ev) => {
     let passed = 0;
     let kept = null;
     for (let i = 0; i < nodes.length; i++) {
       const own = ev === null ? null : newEvaluated();
       if (!probe(nodes[i] as SchemaNode, inst, ctx, own)) continue;
-      if (++passed > 1) return report(ctx, at, "must match exactly one schema in oneOf, but matches several");
+      if (++passed > 1) return report(ctx, at, message + ", but matches several");
       kept = own;
     }
-    if (passed === 0) return report(ctx, at, "must match exactly one schema in oneOf");
+    if (passed === 0) return report(ctx, at, message);
     if (ev !== null && kept !== null) mergeEvaluated(ev, kept);
     return true;
   });
@@ -66,8 +67,8 @@ function oneOfCheck(b: Build): void {
 
 function notCheck(b: Build): void {
   const node = b.one("not");
-  const at = b.at("not");
-  b.add(COMMON, (inst, ctx) => !probe(node, inst, ctx, null) || report(ctx, at, "must not match the schema in not"));
+  const fail = b.fail("not", "must not match the schema in not");
+  b.add(COMMON, (inst, ctx) => !probe(node, inst, ctx, null) || fail(ctx));
 }
 
 function conditionalCheck(b: Build): void {
@@ -86,16 +87,16 @@ function conditionalCheck(b: Build): void {
   });
 }
 
-function refString(b: Build, kw: string): string {
-  const v = b.get(kw);
-  if (typeof v !== "string") throw b.bad(kw, "a string");
-  return v;
-}
-
-function refCheck(b: Build): void {
-  const target = b.hooks.index.resolve(refString(b, "$ref"), b.place);
-  const node = b.hooks.node(target.raw, target.place);
-  b.add(COMMON, (inst, ctx, ev) => follow(node, inst, ctx, ev));
+/**
+ * The node reference keyword `kw` (`$ref`, `$dynamicRef`, `$recursiveRef`) with
+ * value `ref` points to and, when the reference is dynamic, the anchor name it
+ * is re-resolved by: only an anchor that is itself a `$dynamicAnchor` (or a
+ * `$recursiveAnchor: true` root) makes it so.
+ */
+export function reference(hooks: CompilerHooks, kw: string, ref: string, place: Place): [SchemaNode, string | null] {
+  const target = hooks.index.resolve(ref, place);
+  const name = kw === "$dynamicRef" ? target.anchor : kw === "$recursiveRef" ? "" : null;
+  return [hooks.node(target.raw, target.place), name !== null && target.place.res.dynamic.get(name) === target.raw ? name : null];
 }
 
 /**
@@ -121,32 +122,13 @@ function dynamicCheck(b: Build, node: SchemaNode, name: string): Check {
   };
 }
 
-function dynamicRefCheck(b: Build): void {
-  const target = b.hooks.index.resolve(refString(b, "$dynamicRef"), b.place);
-  const node = b.hooks.node(target.raw, target.place);
-  const name = target.anchor;
-  // Only an anchor that is itself a $dynamicAnchor makes the reference dynamic.
-  if (name === null || target.place.res.dynamic.get(name) !== target.raw) {
-    b.add(COMMON, (inst, ctx, ev) => follow(node, inst, ctx, ev));
-  } else {
-    b.add(COMMON, dynamicCheck(b, node, name));
-  }
-}
-
-function recursiveRefCheck(b: Build): void {
-  if (refString(b, "$recursiveRef") !== "#") throw new SchemaError(`$recursiveRef must be "#" (at ${b.at("$recursiveRef")})`);
-  const target = b.hooks.index.resolve("#", b.place);
-  const node = b.hooks.node(target.raw, target.place);
-  if (target.place.res.dynamic.get("") === target.raw) b.add(COMMON, dynamicCheck(b, node, ""));
-  else b.add(COMMON, (inst, ctx, ev) => follow(node, inst, ctx, ev));
-}
-
-/** Adds the references present in `b`. */
+/** Adds the references present in `b` ($dynamicRef and $recursiveRef are not draft 7 keywords). */
 export function addReferences(b: Build): void {
-  if (b.has("$ref")) refCheck(b);
-  if (b.dialect === "draft-07") return;
-  if (b.has("$dynamicRef")) dynamicRefCheck(b);
-  if (b.has("$recursiveRef")) recursiveRefCheck(b);
+  for (const kw of ["$ref", "$dynamicRef", "$recursiveRef"]) {
+    if (!b.has(kw) || (kw !== "$ref" && b.dialect === "draft-07")) continue;
+    const [node, name] = reference(b.hooks, kw, b.get(kw) as string, b.place);
+    b.add(COMMON, name === null ? (inst, ctx, ev) => follow(node, inst, ctx, ev) : dynamicCheck(b, node, name));
+  }
 }
 
 /** Adds the in-place applicators present in `b`. */

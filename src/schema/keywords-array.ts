@@ -8,7 +8,7 @@
  */
 import { ARRAY, simpleType, typeIs, type Build } from "./build.js";
 import { canonicalKey } from "./equal.js";
-import { descend, inlineOk, probeChild, report } from "./runtime.js";
+import { descend, inlineOk, probeChild } from "./runtime.js";
 import type { Evaluated, SchemaNode } from "./types.js";
 
 type Arr = unknown[];
@@ -33,7 +33,7 @@ function tupleCheck(b: Build, nodes: SchemaNode[]): void {
 /** Items from index `from` on against one schema. */
 function restCheck(b: Build, kw: string, from: number): void {
   const node = b.one(kw);
-  const at = b.at(kw);
+  const fail = b.fail(kw, "must not have more items");
   const never = b.get(kw) === false;
   const simple = simpleType(b.get(kw), b.place);
   b.add(ARRAY, (inst, ctx, ev) => {
@@ -42,7 +42,7 @@ function restCheck(b: Build, kw: string, from: number): void {
     const inline = simple !== 0 && inlineOk(ctx);
     for (let i = from; i < a.length; i++) {
       if (inline && typeIs(simple, a[i])) continue;
-      if (!(never ? report(ctx, at, "must not have more items", i) : descend(node, a[i], i, ctx))) {
+      if (!(never ? fail(ctx, i) : descend(node, a[i], i, ctx))) {
         if (ctx.errs === null) return false;
         ok = false;
       }
@@ -76,11 +76,13 @@ function itemsChecks(b: Build): void {
 function containsCheck(b: Build): void {
   const node = b.one("contains");
   const modern = b.dialect !== "draft-07";
-  const min = modern && b.has("minContains") ? b.count("minContains") : 1;
-  const max = modern && b.has("maxContains") ? b.count("maxContains") : Infinity;
-  const at = b.at("contains");
-  const atMin = min === 1 && !(modern && b.has("minContains")) ? at : b.at("minContains");
-  const atMax = b.at("maxContains");
+  const min = modern && b.has("minContains") ? (b.get("minContains") as number) : 1;
+  const max = modern && b.has("maxContains") ? (b.get("maxContains") as number) : Infinity;
+  const tooFew = b.fail(
+    min === 1 && !(modern && b.has("minContains")) ? "contains" : "minContains",
+    `must contain at least ${min} matching item${min === 1 ? "" : "s"}`,
+  );
+  const tooMany = b.fail("maxContains", `must contain at most ${max} matching items`);
   b.add(ARRAY, (inst, ctx, ev) => {
     const a = inst as Arr;
     let found = 0;
@@ -91,26 +93,20 @@ function containsCheck(b: Build): void {
       if (ev !== null) (ev.itemSet ??= new Set()).add(i);
       if (!all && found >= min) return true;
     }
-    if (found < min) {
-      return report(ctx, atMin, `must contain at least ${min} matching item${min === 1 ? "" : "s"}`);
-    }
-    if (found > max) return report(ctx, atMax, `must contain at most ${max} matching items`);
-    return true;
+    return found < min ? tooFew(ctx) : found <= max || tooMany(ctx);
   });
 }
 
 function sizeChecks(b: Build): void {
   if (b.has("maxItems")) {
-    const max = b.count("maxItems");
-    const at = b.at("maxItems");
-    const msg = `must have at most ${max} items`;
-    b.add(ARRAY, (inst, ctx) => (inst as Arr).length <= max || report(ctx, at, msg));
+    const max = b.get("maxItems") as number;
+    const fail = b.fail("maxItems", `must have at most ${max} items`);
+    b.add(ARRAY, (inst, ctx) => (inst as Arr).length <= max || fail(ctx));
   }
   if (b.has("minItems")) {
-    const min = b.count("minItems");
-    const at = b.at("minItems");
-    const msg = `must have at least ${min} items`;
-    b.add(ARRAY, (inst, ctx) => (inst as Arr).length >= min || report(ctx, at, msg));
+    const min = b.get("minItems") as number;
+    const fail = b.fail("minItems", `must have at least ${min} items`);
+    b.add(ARRAY, (inst, ctx) => (inst as Arr).length >= min || fail(ctx));
   }
 }
 
@@ -118,10 +114,8 @@ function sizeChecks(b: Build): void {
 const SMALL = 16;
 
 function uniqueCheck(b: Build): void {
-  const v = b.get("uniqueItems");
-  if (typeof v !== "boolean") throw b.bad("uniqueItems", "a boolean");
-  if (!v) return;
-  const at = b.at("uniqueItems");
+  if (b.get("uniqueItems") !== true) return;
+  const fail = b.fail("uniqueItems", "must not have duplicate items");
   b.add(ARRAY, (inst, ctx) => {
     const a = inst as Arr;
     if (a.length < 2) return true;
@@ -135,7 +129,7 @@ function uniqueCheck(b: Build): void {
           for (let j = 0; j < i; j++) {
             const y = a[j];
             // SameValueZero, as the Set below.
-            if (x === y || (x !== x && y !== y)) return report(ctx, at, "must not have duplicate items", i);
+            if (x === y || (x !== x && y !== y)) return fail(ctx, i);
           }
         }
         return true;
@@ -148,12 +142,12 @@ function uniqueCheck(b: Build): void {
     for (let i = 0; i < a.length; i++) {
       const x = a[i];
       if (x === null || typeof x !== "object") {
-        if (prims.has(x)) return report(ctx, at, "must not have duplicate items", i);
+        if (prims.has(x)) return fail(ctx, i);
         prims.add(x);
       } else {
         const k = canonicalKey(x);
         keys ??= new Set();
-        if (keys.has(k)) return report(ctx, at, "must not have duplicate items", i);
+        if (keys.has(k)) return fail(ctx, i);
         keys.add(k);
       }
     }
@@ -172,7 +166,7 @@ export function addArrayKeywords(b: Build): void {
 /** unevaluatedItems (2020-12 core §11.2): runs last, after every annotation is in. */
 export function addUnevaluatedItems(b: Build): void {
   const node = b.one("unevaluatedItems");
-  const at = b.at("unevaluatedItems");
+  const fail = b.fail("unevaluatedItems", "must not have unevaluated items");
   const never = b.get("unevaluatedItems") === false;
   b.tracked = true;
   b.add(ARRAY, (inst, ctx, ev) => {
@@ -182,7 +176,7 @@ export function addUnevaluatedItems(b: Build): void {
     let ok = true;
     for (let i = seen.items; i < a.length; i++) {
       if (seen.itemSet !== null && seen.itemSet.has(i)) continue;
-      if (!(never ? report(ctx, at, "must not have unevaluated items", i) : descend(node, a[i], i, ctx))) {
+      if (!(never ? fail(ctx, i) : descend(node, a[i], i, ctx))) {
         if (ctx.errs === null) return false;
         ok = false;
       }

@@ -5,168 +5,102 @@
  *
  * @module
  */
-import { ARRAY, COMMON, NUMBER, OBJECT, STRING, type Build, type Kind } from "./build.js";
+import { ARRAY, COMMON, NUMBER, OBJECT, STRING, TYPE_CODES, typeIs, type Build, type Kind } from "./build.js";
 import { isRec } from "../util/record.js";
 import { jsonEqual } from "./equal.js";
 import { formatChecker } from "./formats.js";
 import { compileRegex } from "./pattern.js";
-import { report } from "./runtime.js";
 import type { Check } from "./types.js";
-
-const TYPES = ["null", "boolean", "object", "array", "number", "integer", "string"] as const;
-type TypeName = (typeof TYPES)[number];
-
-function isType(t: TypeName, v: unknown): boolean {
-  switch (t) {
-    case "string":
-      return typeof v === "string";
-    case "number":
-      return typeof v === "number";
-    // 2020-12 validation §6.1.1: any number with a zero fractional part is an integer.
-    case "integer":
-      return Number.isInteger(v);
-    case "boolean":
-      return typeof v === "boolean";
-    case "null":
-      return v === null;
-    case "array":
-      return Array.isArray(v);
-    case "object":
-      return isRec(v);
-  }
-}
 
 /** Is `raw` a valid `type` value: a type name or a non-empty array of them? */
 export function isTypeKeyword(raw: unknown): boolean {
-  if (typeof raw === "string") return TYPES.includes(raw as TypeName);
-  return Array.isArray(raw) && raw.length !== 0 && raw.every((n) => TYPES.includes(n as TypeName));
+  const isName = (n: unknown) => typeof n === "string" && Object.hasOwn(TYPE_CODES, n);
+  return isName(raw) || (Array.isArray(raw) && raw.length !== 0 && raw.every(isName));
 }
 
 /** What a malformed `type` must be, for its SchemaError. */
-export const TYPE_KEYWORD_SHAPE = `one of ${TYPES.join(", ")} or an array of them`;
+export const TYPE_KEYWORD_SHAPE = `one of ${Object.keys(TYPE_CODES).join(", ")} or an array of them`;
+
+// The instances a single `type` lets through, by its typeIs code (boolean and null have no keyword list).
+const KIND_OF: readonly Kind[] = [COMMON, STRING, NUMBER, NUMBER, COMMON, COMMON, OBJECT, ARRAY];
 
 function typeCheck(b: Build): void {
   const raw = b.get("type");
-  if (!isTypeKeyword(raw)) throw b.bad("type", TYPE_KEYWORD_SHAPE);
-  const types = (typeof raw === "string" ? [raw] : raw) as TypeName[];
-  const at = b.at("type");
-  const msg = `must be ${types.join(" or ")}`;
+  const names = (typeof raw === "string" ? [raw] : raw) as string[];
+  const codes = names.map((n) => TYPE_CODES[n] as number);
+  const fail = b.fail("type", `must be ${names.join(" or ")}`);
+  const code = codes[0] as number;
   let check: Check;
-  if (types.length === 1) {
-    const t = types[0] as TypeName;
-    switch (t) {
-      case "string":
-        check = (v, ctx) => typeof v === "string" || report(ctx, at, msg);
-        break;
-      case "object":
-        check = (v, ctx) => isRec(v) || report(ctx, at, msg);
-        break;
-      case "number":
-        check = (v, ctx) => typeof v === "number" || report(ctx, at, msg);
-        break;
-      default:
-        check = (v, ctx) => isType(t, v) || report(ctx, at, msg);
-    }
-  } else {
+  // The common single types get a closure of their own (the hot path of tool schemas).
+  if (codes.length > 1) {
     check = (v, ctx) => {
-      for (let i = 0; i < types.length; i++) if (isType(types[i] as TypeName, v)) return true;
-      return report(ctx, at, msg);
+      for (let i = 0; i < codes.length; i++) if (typeIs(codes[i] as number, v)) return true;
+      return fail(ctx);
     };
-  }
+  } else if (code === 1) check = (v, ctx) => typeof v === "string" || fail(ctx);
+  else if (code === 2) check = (v, ctx) => typeof v === "number" || fail(ctx);
+  else if (code === 6) check = (v, ctx) => isRec(v) || fail(ctx);
+  else check = (v, ctx) => typeIs(code, v) || fail(ctx);
   b.add(COMMON, check);
-  if (types.length === 1) b.singleKind = KIND_OF[types[0] as TypeName];
+  if (codes.length === 1) b.singleKind = KIND_OF[code] as Kind;
 }
-
-const KIND_OF: Record<TypeName, Kind> = {
-  string: STRING,
-  number: NUMBER,
-  integer: NUMBER,
-  object: OBJECT,
-  array: ARRAY,
-  boolean: COMMON,
-  null: COMMON,
-};
 
 function isPrimitive(v: unknown): boolean {
   return v === null || typeof v !== "object";
 }
 
 function enumCheck(b: Build): void {
-  const values = b.get("enum");
-  if (!Array.isArray(values)) throw b.bad("enum", "an array");
-  const at = b.at("enum");
-  const msg = "must be one of the allowed values";
+  const values = b.get("enum") as unknown[];
+  const fail = b.fail("enum", "must be one of the allowed values");
   const prims = new Set(values.filter(isPrimitive));
   const objects = values.filter((v) => !isPrimitive(v));
-  if (objects.length === 0) {
-    b.add(COMMON, (v, ctx) => prims.has(v) || report(ctx, at, msg));
-    return;
-  }
-  b.add(COMMON, (v, ctx) => {
-    if (isPrimitive(v)) return prims.has(v) || report(ctx, at, msg);
-    for (let i = 0; i < objects.length; i++) if (jsonEqual(v, objects[i])) return true;
-    return report(ctx, at, msg);
-  });
+  if (objects.length === 0) b.add(COMMON, (v, ctx) => prims.has(v) || fail(ctx));
+  else b.add(COMMON, (v, ctx) => (isPrimitive(v) ? prims.has(v) : objects.some((o) => jsonEqual(v, o))) || fail(ctx));
 }
 
 function constCheck(b: Build): void {
   const c = b.get("const");
-  const at = b.at("const");
-  const msg = "must be equal to the constant";
-  if (isPrimitive(c)) b.add(COMMON, (v, ctx) => v === c || report(ctx, at, msg));
-  else b.add(COMMON, (v, ctx) => jsonEqual(v, c) || report(ctx, at, msg));
+  const fail = b.fail("const", "must be equal to the constant");
+  if (isPrimitive(c)) b.add(COMMON, (v, ctx) => v === c || fail(ctx));
+  else b.add(COMMON, (v, ctx) => jsonEqual(v, c) || fail(ctx));
+}
+
+/** `instance op n` on numbers, one closure per operator. */
+function bound(b: Build, kw: string, op: "<" | "<=" | ">" | ">=", n: number): void {
+  const fail = b.fail(kw, `must be ${op} ${n}`);
+  b.add(
+    NUMBER,
+    op === "<"
+      ? (v, ctx) => (v as number) < n || fail(ctx)
+      : op === "<="
+        ? (v, ctx) => (v as number) <= n || fail(ctx)
+        : op === ">"
+          ? (v, ctx) => (v as number) > n || fail(ctx)
+          : (v, ctx) => (v as number) >= n || fail(ctx),
+  );
 }
 
 function numberChecks(b: Build): void {
-  // Draft 4 spelled exclusive bounds as booleans beside maximum / minimum.
-  const exMaxFlag = b.dialect === "draft-07" && typeof b.get("exclusiveMaximum") === "boolean";
-  const exMinFlag = b.dialect === "draft-07" && typeof b.get("exclusiveMinimum") === "boolean";
-  if (b.has("maximum")) {
-    const max = b.num("maximum");
-    const at = b.at("maximum");
-    if (exMaxFlag && b.get("exclusiveMaximum") === true) {
-      const msg = `must be < ${max}`;
-      b.add(NUMBER, (v, ctx) => (v as number) < max || report(ctx, at, msg));
-    } else {
-      const msg = `must be <= ${max}`;
-      b.add(NUMBER, (v, ctx) => (v as number) <= max || report(ctx, at, msg));
-    }
-  }
-  if (b.has("minimum")) {
-    const min = b.num("minimum");
-    const at = b.at("minimum");
-    if (exMinFlag && b.get("exclusiveMinimum") === true) {
-      const msg = `must be > ${min}`;
-      b.add(NUMBER, (v, ctx) => (v as number) > min || report(ctx, at, msg));
-    } else {
-      const msg = `must be >= ${min}`;
-      b.add(NUMBER, (v, ctx) => (v as number) >= min || report(ctx, at, msg));
-    }
-  }
-  if (b.has("exclusiveMaximum") && !exMaxFlag) {
-    const max = b.num("exclusiveMaximum");
-    const at = b.at("exclusiveMaximum");
-    const msg = `must be < ${max}`;
-    b.add(NUMBER, (v, ctx) => (v as number) < max || report(ctx, at, msg));
-  }
-  if (b.has("exclusiveMinimum") && !exMinFlag) {
-    const min = b.num("exclusiveMinimum");
-    const at = b.at("exclusiveMinimum");
-    const msg = `must be > ${min}`;
-    b.add(NUMBER, (v, ctx) => (v as number) > min || report(ctx, at, msg));
-  }
+  // Draft 4 spelled exclusive bounds as booleans beside maximum / minimum (the
+  // compiler lets a boolean through in draft 7 schemas only).
+  const exMax = b.get("exclusiveMaximum");
+  const exMin = b.get("exclusiveMinimum");
+  if (b.has("maximum")) bound(b, "maximum", exMax === true ? "<" : "<=", b.get("maximum") as number);
+  if (b.has("minimum")) bound(b, "minimum", exMin === true ? ">" : ">=", b.get("minimum") as number);
+  if (typeof exMax === "number" && b.has("exclusiveMaximum")) bound(b, "exclusiveMaximum", "<", exMax);
+  if (typeof exMin === "number" && b.has("exclusiveMinimum")) bound(b, "exclusiveMinimum", ">", exMin);
   if (b.has("multipleOf")) {
-    const m = b.num("multipleOf");
-    if (m <= 0) throw b.bad("multipleOf", "a number greater than 0");
-    const at = b.at("multipleOf");
-    const msg = `must be a multiple of ${m}`;
+    const m = b.get("multipleOf") as number;
+    const fail = b.fail("multipleOf", `must be a multiple of ${m}`);
     b.add(NUMBER, (v, ctx) => {
       const q = (v as number) / m;
-      if (Number.isInteger(q)) return true;
       // Binary floating point: 0.0075 / 0.0001 is 74.99999999999999. Accept a
       // quotient within a few ulps of an integer; an infinite quotient is not one.
-      if (Number.isFinite(q) && Math.abs(q - Math.round(q)) <= 4 * Number.EPSILON * Math.abs(q)) return true;
-      return report(ctx, at, msg);
+      return (
+        Number.isInteger(q) ||
+        (Number.isFinite(q) && Math.abs(q - Math.round(q)) <= 4 * Number.EPSILON * Math.abs(q)) ||
+        fail(ctx)
+      );
     });
   }
 }
@@ -187,43 +121,33 @@ function codePoints(s: string): number {
 
 function stringChecks(b: Build): void {
   if (b.has("maxLength")) {
-    const max = b.count("maxLength");
-    const at = b.at("maxLength");
-    const msg = `must have at most ${max} characters`;
+    const max = b.get("maxLength") as number;
+    const fail = b.fail("maxLength", `must have at most ${max} characters`);
     // A string never has more code points than UTF-16 units: count only when needed.
-    b.add(STRING, (v, ctx) => (v as string).length <= max || codePoints(v as string) <= max || report(ctx, at, msg));
+    b.add(STRING, (v, ctx) => (v as string).length <= max || codePoints(v as string) <= max || fail(ctx));
   }
   if (b.has("minLength")) {
-    const min = b.count("minLength");
-    const at = b.at("minLength");
-    const msg = `must have at least ${min} characters`;
+    const min = b.get("minLength") as number;
+    const fail = b.fail("minLength", `must have at least ${min} characters`);
     // At most two UTF-16 units per code point.
     b.add(STRING, (v, ctx) => {
       const n = (v as string).length;
-      return (n >= min && (n >= 2 * min || codePoints(v as string) >= min)) || report(ctx, at, msg);
+      return (n >= min && (n >= 2 * min || codePoints(v as string) >= min)) || fail(ctx);
     });
   }
   if (b.has("pattern")) {
-    const src = b.get("pattern");
-    if (typeof src !== "string") throw b.bad("pattern", "a string");
-    const at = b.at("pattern");
-    const re = compileRegex(src, at);
-    b.add(STRING, (v, ctx) => re.test(v as string) || report(ctx, at, "must match the pattern"));
+    const re = compileRegex(b.get("pattern") as string, b.at("pattern"));
+    const fail = b.fail("pattern", "must match the pattern");
+    b.add(STRING, (v, ctx) => re.test(v as string) || fail(ctx));
   }
-}
-
-function formatCheck(b: Build): void {
-  const name = b.get("format");
-  if (typeof name !== "string") throw b.bad("format", "a string");
   // 2020-12 validation §7.2.1: format is an annotation unless assertion is asked
   // for (the caller's option, or the format-assertion vocabulary).
-  const assert = b.hooks.assertFormats || b.place.vocab?.has("format-assertion") === true;
-  if (!assert) return;
-  const test = formatChecker(name);
-  if (test === null) return;
-  const at = b.at("format");
-  const msg = `must be a valid ${name}`;
-  b.add(STRING, (v, ctx) => test(v as string) || report(ctx, at, msg));
+  const name = b.get("format") as string;
+  const test = b.has("format") && (b.hooks.assertFormats || b.place.res.vocab?.has("format-assertion") === true) ? formatChecker(name) : null;
+  if (test !== null) {
+    const fail = b.fail("format", `must be a valid ${name}`);
+    b.add(STRING, (v, ctx) => test(v as string) || fail(ctx));
+  }
 }
 
 /** Adds the single-value assertions present in `b`. */
@@ -233,5 +157,4 @@ export function addCoreKeywords(b: Build): void {
   if (b.has("enum")) enumCheck(b);
   numberChecks(b);
   stringChecks(b);
-  if (b.has("format")) formatCheck(b);
 }

@@ -8,11 +8,10 @@
  * @module
  */
 import { OBJECT, simpleType, typeIs, type Build } from "./build.js";
-import { isRec } from "../util/record.js";
 import { compileRegex } from "./pattern.js";
 import type { LinearRegex } from "./regex.js";
 import { apply, descend, inlineOk, ownOnly, probeChild, report } from "./runtime.js";
-import type { Evaluated, SchemaNode } from "./types.js";
+import type { Ctx, Evaluated, SchemaNode } from "./types.js";
 
 type Obj = Record<string, unknown>;
 
@@ -50,13 +49,13 @@ function objectPass(b: Build, required: readonly string[] | null): boolean {
   for (const [k, node] of entries) props[k] = { node, required: absorbs && reqSet.has(k), simple: simpleType(rawProps[k], b.place) };
   const nReq = absorbs ? reqSet.size : 0;
   const reqNames = [...reqSet];
-  const reqMsgs = reqNames.map((k) => `must have required property '${k}'`);
+  const reqMessages = requiredMessages(reqNames, "");
   const reqAt = b.at("required");
   const pats = b.has("patternProperties") ? patternsOf(b) : [];
   const nPats = pats.length;
   const extra = b.has("additionalProperties") ? b.one("additionalProperties") : null;
   const never = b.get("additionalProperties") === false;
-  const extraAt = b.at("additionalProperties");
+  const fail = b.fail("additionalProperties", "must not have additional properties");
   if (entries.length === 0 && nPats === 0 && extra === null) return false;
   b.add(OBJECT, (inst, ctx, ev) => {
     const o = inst as Obj;
@@ -89,17 +88,13 @@ function objectPass(b: Build, required: readonly string[] | null): boolean {
         }
       }
       if (matched || extra === null) continue;
-      if (!(never ? report(ctx, extraAt, "must not have additional properties", k) : descend(extra, o[k], k, ctx))) {
+      if (!(never ? fail(ctx, k) : descend(extra, o[k], k, ctx))) {
         if (ctx.errs === null) return false;
         ok = false;
       }
     }
-    if (seen < nReq) {
-      for (let i = 0; i < reqNames.length; i++) {
-        if (Object.hasOwn(o, reqNames[i] as string)) continue;
-        report(ctx, reqAt, reqMsgs[i] as string);
-        if (ctx.errs === null) return false;
-      }
+    if (seen < nReq && !missing(o, reqNames, reqMessages, reqAt, ctx)) {
+      if (ctx.errs === null) return false;
       ok = false;
     }
     // additionalProperties evaluates every remaining property (2020-12 core §10.3.2.3).
@@ -109,30 +104,31 @@ function objectPass(b: Build, required: readonly string[] | null): boolean {
   return absorbs;
 }
 
-function requiredCheck(b: Build, kw: string, names: readonly string[]): void {
-  const at = b.at(kw);
-  const msgs = names.map((k) => `must have required property '${k}'`);
-  b.add(OBJECT, (inst, ctx) => {
-    const o = inst as Obj;
-    let ok = true;
-    for (let i = 0; i < names.length; i++) {
-      if (Object.hasOwn(o, names[i] as string)) continue;
-      report(ctx, at, msgs[i] as string);
-      if (ctx.errs === null) return false;
-      ok = false;
-    }
-    return ok;
-  });
+/** The message for each of `names` when missing; `when` names the property that requires them. */
+function requiredMessages(names: readonly string[], when: string): string[] {
+  return names.map((n) => (when === "" ? `must have required property '${n}'` : `must have property '${n}' when property '${when}' is present`));
+}
+
+/** Reports each of `names` that `o` lacks with its message; returns whether none is missing. */
+function missing(o: Obj, names: readonly string[], messages: readonly string[], at: string, ctx: Ctx): boolean {
+  let ok = true;
+  for (let i = 0; i < names.length; i++) {
+    if (Object.hasOwn(o, names[i] as string)) continue;
+    report(ctx, at, messages[i] as string);
+    if (ctx.errs === null) return false;
+    ok = false;
+  }
+  return ok;
 }
 
 function propertyNamesCheck(b: Build): void {
   const node = b.one("propertyNames");
-  const at = b.at("propertyNames");
+  const fail = b.fail("propertyNames", "property name must match the propertyNames schema");
   b.add(OBJECT, (inst, ctx) => {
     let ok = true;
     for (const k of Object.keys(inst as Obj)) {
       if (probeChild(node, k, ctx)) continue;
-      report(ctx, at, "property name must match the propertyNames schema", k);
+      fail(ctx, k);
       if (ctx.errs === null) return false;
       ok = false;
     }
@@ -148,66 +144,52 @@ function countProps(o: Obj): number {
 
 function sizeChecks(b: Build): void {
   if (b.has("maxProperties")) {
-    const max = b.count("maxProperties");
-    const at = b.at("maxProperties");
-    const msg = `must have at most ${max} properties`;
-    b.add(OBJECT, (inst, ctx) => countProps(inst as Obj) <= max || report(ctx, at, msg));
+    const max = b.get("maxProperties") as number;
+    const fail = b.fail("maxProperties", `must have at most ${max} properties`);
+    b.add(OBJECT, (inst, ctx) => countProps(inst as Obj) <= max || fail(ctx));
   }
   if (b.has("minProperties")) {
-    const min = b.count("minProperties");
-    const at = b.at("minProperties");
-    const msg = `must have at least ${min} properties`;
-    b.add(OBJECT, (inst, ctx) => countProps(inst as Obj) >= min || report(ctx, at, msg));
+    const min = b.get("minProperties") as number;
+    const fail = b.fail("minProperties", `must have at least ${min} properties`);
+    b.add(OBJECT, (inst, ctx) => countProps(inst as Obj) >= min || fail(ctx));
   }
 }
 
 /** `dependencies` (draft 7 §6.5.7) splits into the two 2019-09 keywords. */
-function dependencyChecks(b: Build, kw: string, allowNames: boolean, allowSchemas: boolean): void {
-  const v = b.get(kw);
-  if (!isRec(v)) throw b.bad(kw, "an object");
-  const deps = v as Obj;
+function dependencyChecks(b: Build, kw: string): void {
+  const deps = b.get(kw) as Obj;
   for (const key of Object.keys(deps)) {
     const d = deps[key];
-    if (Array.isArray(d) && allowNames) {
-      const names = b.strings(kw, d);
+    // The compiler checked the shapes: an array lists property names, anything else is a schema.
+    if (Array.isArray(d)) {
       const at = b.at(kw, key);
-      b.add(OBJECT, (inst, ctx) => {
-        const o = inst as Obj;
-        if (!Object.hasOwn(o, key)) return true;
-        let ok = true;
-        for (const n of names) {
-          if (Object.hasOwn(o, n)) continue;
-          report(ctx, at, `must have property '${n}' when property '${key}' is present`);
-          if (ctx.errs === null) return false;
-          ok = false;
-        }
-        return ok;
-      });
-    } else if (!Array.isArray(d) && allowSchemas) {
+      const messages = requiredMessages(d as string[], key);
+      b.add(OBJECT, (inst, ctx) => !Object.hasOwn(inst as Obj, key) || missing(inst as Obj, d as string[], messages, at, ctx));
+    } else {
       const node = b.child(d, kw, key);
       b.add(OBJECT, (inst, ctx, ev) => !Object.hasOwn(inst as Obj, key) || apply(node, inst, ctx, ev));
-    } else {
-      throw b.bad(kw, allowNames ? "an object of string arrays" : "an object of schemas");
     }
   }
 }
 
 /** Adds the object keywords present in `b`, except unevaluatedProperties. */
 export function addObjectKeywords(b: Build): void {
-  const required = b.has("required") ? b.strings("required") : null;
-  if (!objectPass(b, required) && required !== null) requiredCheck(b, "required", required);
+  const required = b.has("required") ? (b.get("required") as string[]) : null;
+  if (!objectPass(b, required) && required !== null) {
+    const at = b.at("required");
+    const messages = requiredMessages(required, "");
+    b.add(OBJECT, (inst, ctx) => missing(inst as Obj, required, messages, at, ctx));
+  }
   if (b.has("propertyNames")) propertyNamesCheck(b);
   sizeChecks(b);
-  if (b.has("dependentRequired")) dependencyChecks(b, "dependentRequired", true, false);
-  if (b.has("dependentSchemas")) dependencyChecks(b, "dependentSchemas", false, true);
-  // Kept in 2020-12 too: older MCP servers still emit it, and it only ever adds checks.
-  if (b.has("dependencies")) dependencyChecks(b, "dependencies", true, true);
+  // `dependencies` is kept in 2020-12 too: older MCP servers still emit it, and it only ever adds checks.
+  for (const kw of ["dependentRequired", "dependentSchemas", "dependencies"]) if (b.has(kw)) dependencyChecks(b, kw);
 }
 
 /** unevaluatedProperties (2020-12 core §11.3): runs last, after every annotation is in. */
 export function addUnevaluatedProperties(b: Build): void {
   const node = b.one("unevaluatedProperties");
-  const at = b.at("unevaluatedProperties");
+  const fail = b.fail("unevaluatedProperties", "must not have unevaluated properties");
   const never = b.get("unevaluatedProperties") === false;
   b.tracked = true;
   b.add(OBJECT, (inst, ctx, ev) => {
@@ -217,7 +199,7 @@ export function addUnevaluatedProperties(b: Build): void {
     let ok = true;
     for (const k of Object.keys(o)) {
       if (seen.props !== null && seen.props.has(k)) continue;
-      if (!(never ? report(ctx, at, "must not have unevaluated properties", k) : descend(node, o[k], k, ctx))) {
+      if (!(never ? fail(ctx, k) : descend(node, o[k], k, ctx))) {
         if (ctx.errs === null) return false;
         ok = false;
       }

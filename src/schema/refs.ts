@@ -10,45 +10,28 @@
 import { LimitError, SchemaError } from "../errors.js";
 import { MAX_SCHEMA_DEPTH } from "../limits.js";
 import { isRec } from "../util/record.js";
-import type { Dialect, Resource, SchemaNode } from "./types.js";
+import { ANY, DEPENDENCIES, ITEMS, KEYWORDS, SCHEMA, SCHEMAS, SHAPE } from "./keywords.js";
+import type { Dialect, Resource } from "./types.js";
 
-/** Where a raw subschema sits: its resource, its display location and its rules. */
+/** Where a raw subschema sits: its resource and its display location. */
 export interface Place {
   readonly res: IndexedResource;
-  /** JSON pointer from the document root. */
-  readonly pointer: string;
-  /** "" for the compiled schema, `uri#` for registry documents. */
-  readonly label: string;
-  readonly dialect: Dialect;
-  /** Enabled vocabularies (validation, applicator, ...) or null for all. */
-  readonly vocab: ReadonlySet<string> | null;
+  /** JSON pointer from the document root, after `uri#` for registry documents. */
+  readonly at: string;
 }
 
 /** A resource with what resolution needs. */
 export interface IndexedResource extends Resource {
   readonly raw: unknown;
   root: Place;
+  /** The rules of every subschema in the resource. */
+  readonly dialect: Dialect;
+  /** Enabled vocabularies (validation, applicator, ...) or null for all. */
+  readonly vocab: ReadonlySet<string> | null;
 }
 
 /** Base URI of a schema without `$id`; a hierarchical URI so relative refs still resolve. */
 export const ROOT_URI = "yada:/schema";
-
-// Where subschemas sit, by keyword: one schema, an array of them, an object of them.
-const ONE = 0;
-const LIST = 1;
-const MAP = 2;
-const ITEMS = 3;
-const CHILDREN = new Map<string, number>([
-  ...["additionalItems", "additionalProperties", "contains", "propertyNames", "not", "if", "then", "else"].map(
-    (k): [string, number] => [k, ONE],
-  ),
-  ...["unevaluatedItems", "unevaluatedProperties"].map((k): [string, number] => [k, ONE]),
-  ...["allOf", "anyOf", "oneOf", "prefixItems"].map((k): [string, number] => [k, LIST]),
-  ...["properties", "patternProperties", "$defs", "definitions", "dependentSchemas", "dependencies"].map(
-    (k): [string, number] => [k, MAP],
-  ),
-  ["items", ITEMS],
-]);
 
 /** A fragment-only reference of printable ASCII (the URL parser would strip or re-encode nothing else). */
 const SAME_DOCUMENT = /^#[\x21-\x7e]*$/;
@@ -56,13 +39,13 @@ const SAME_DOCUMENT = /^#[\x21-\x7e]*$/;
 /** Escapes one JSON pointer token (RFC 6901 §3). */
 export function escapeToken(s: string | number): string {
   if (typeof s === "number") return String(s);
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c === 0x7e || c === 0x2f) return s.replace(/~/g, "~0").replace(/\//g, "~1");
-  }
-  return s;
+  return s.includes("~") || s.includes("/") ? s.replace(/~/g, "~0").replace(/\//g, "~1") : s;
 }
 
+/** The SchemaError for a subschema that is neither an object nor a boolean. */
+export function notSchema(at: string): SchemaError {
+  return new SchemaError(`schema at ${at || "/"} must be an object or a boolean`);
+}
 
 function own(o: Record<string, unknown>, k: string): unknown {
   return Object.hasOwn(o, k) ? o[k] : undefined;
@@ -81,98 +64,82 @@ function parseUri(ref: string, base: string): URL {
   }
 }
 
+/** Percent-decodes a URI fragment; a SchemaError when it is malformed. */
+function decodeFragment(frag: string, ref: string): string {
+  try {
+    return decodeURIComponent(frag);
+  } catch {
+    throw new SchemaError(`malformed percent-encoding in URI fragment of "${clip(ref)}"`);
+  }
+}
+
 function splitFragment(url: URL): [uri: string, fragment: string] {
   const hash = url.hash;
   url.hash = "";
   let uri = url.href;
   if (uri.endsWith("#")) uri = uri.slice(0, -1);
-  let frag = hash.startsWith("#") ? hash.slice(1) : hash;
-  try {
-    frag = decodeURIComponent(frag);
-  } catch {
-    throw new SchemaError(`malformed percent-encoding in URI fragment of "${clip(url.href)}"`);
-  }
-  return [uri, frag];
+  return [uri, decodeFragment(hash.startsWith("#") ? hash.slice(1) : hash, url.href)];
 }
 
-/** The dialect a `$schema` URI names, or null when it names none we know. */
+/**
+ * The dialect a `$schema` URI names, or null when it names none we know. Draft 4
+ * and 6 are validated with draft 7 rules (plus draft 4's boolean
+ * exclusiveMaximum / exclusiveMinimum); their differences rarely matter for tool schemas.
+ */
 export function knownDialect(uri: string): Dialect | null {
-  const u = uri.replace(/^https?:\/\//, "").replace(/#$/, "");
-  switch (u) {
-    case "json-schema.org/draft/2020-12/schema":
-      return "2020-12";
-    case "json-schema.org/draft/2019-09/schema":
-      return "2019-09";
-    // Draft 4 and 6 are validated with draft 7 rules (plus draft 4's boolean
-    // exclusiveMaximum / exclusiveMinimum); their differences rarely matter for tool schemas.
-    case "json-schema.org/draft-07/schema":
-    case "json-schema.org/draft-06/schema":
-    case "json-schema.org/draft-04/schema":
-      return "draft-07";
-    default:
-      return null;
-  }
+  const m = /^(?:https?:\/\/)?json-schema\.org\/(?:draft\/(2019-09|2020-12)|draft-0[467])\/schema#?$/.exec(uri);
+  return m === null ? null : ((m[1] as Dialect | undefined) ?? "draft-07");
 }
 
 /** Every raw subschema of one compile, indexed by resource URI, anchor and object identity. */
 export class SchemaIndex {
-  readonly resources = new Map<string, IndexedResource>();
-  readonly places = new Map<object, Place>();
-  private readonly registry = new Map<string, unknown>();
-  private readonly loaded = new Set<string>();
-  private allLoaded = false;
+  readonly #resources = new Map<string, IndexedResource>();
+  readonly #places = new Map<object, Place>();
+  readonly #registry = new Map<string, unknown>();
+  /** Registry documents not indexed yet. */
+  readonly #pending: Map<string, unknown>;
+  readonly #defaultDialect: Dialect;
 
-  constructor(registry: ReadonlyMap<string, unknown>, private readonly defaultDialect: Dialect) {
-    for (const [k, v] of registry) {
-      const [uri] = splitFragment(parseUri(k, ROOT_URI));
-      this.registry.set(uri, v);
-    }
+  constructor(registry: ReadonlyMap<string, unknown>, defaultDialect: Dialect) {
+    this.#defaultDialect = defaultDialect;
+    for (const [k, v] of registry) this.#registry.set(splitFragment(parseUri(k, ROOT_URI))[0], v);
+    this.#pending = new Map(this.#registry);
   }
 
   /** Indexes a whole document retrieved from `uri` (the root schema or a registry entry). */
   addDocument(raw: unknown, uri: string, label: string): IndexedResource {
-    let dialect = this.defaultDialect;
-    let vocab: ReadonlySet<string> | null = null;
+    let rules = { dialect: this.#defaultDialect, vocab: null as ReadonlySet<string> | null };
     let id = uri;
     let anchor = "";
     if (isRec(raw)) {
-      const d = this.dialectOf(raw, dialect);
-      dialect = d.dialect;
-      vocab = d.vocab;
+      rules = this.#rulesOf(raw, rules.dialect);
       const idv = own(raw, "$id");
-      if (typeof idv === "string" && !(dialect === "draft-07" && own(raw, "$ref") !== undefined)) {
+      if (typeof idv === "string" && !(rules.dialect === "draft-07" && own(raw, "$ref") !== undefined)) {
         [id, anchor] = splitFragment(parseUri(idv, uri));
       }
     }
-    const res = this.newResource(id, raw);
-    res.root = { res, pointer: "", label, dialect, vocab };
-    if (anchor !== "" && dialect === "draft-07") res.anchors.set(anchor, raw);
-    this.resources.set(id, res);
-    if (!this.resources.has(uri)) this.resources.set(uri, res);
-    this.scan(raw, res.root, 0, true);
+    const res = this.#newResource(id, raw, label, rules.dialect, rules.vocab);
+    if (anchor !== "" && rules.dialect === "draft-07") res.anchors.set(anchor, raw);
+    this.#resources.set(id, res);
+    if (!this.#resources.has(uri)) this.#resources.set(uri, res);
+    this.#scan(raw, res.root, 0, true);
     return res;
   }
 
-  private newResource(uri: string, raw: unknown): IndexedResource {
-    return {
-      uri,
-      raw,
-      anchors: new Map(),
-      dynamic: new Map(),
-      dynamicNodes: new Map<string, SchemaNode>(),
-      root: undefined as unknown as Place,
-    };
+  #newResource(uri: string, raw: unknown, at: string, dialect: Dialect, vocab: ReadonlySet<string> | null): IndexedResource {
+    const res: IndexedResource = { uri, raw, anchors: new Map(), dynamic: new Map(), dynamicNodes: new Map(), root: undefined as unknown as Place, dialect, vocab };
+    res.root = { res, at };
+    return res;
   }
 
   /** Dialect and vocabularies a resource root declares with `$schema` (2020-12 core §8.1.1). */
-  private dialectOf(o: Record<string, unknown>, fallback: Dialect): { dialect: Dialect; vocab: ReadonlySet<string> | null } {
+  #rulesOf(o: Record<string, unknown>, fallback: Dialect): { dialect: Dialect; vocab: ReadonlySet<string> | null } {
     const s = own(o, "$schema");
     if (typeof s !== "string") return { dialect: fallback, vocab: null };
     const known = knownDialect(s);
     if (known !== null) return { dialect: known, vocab: null };
     // A custom meta-schema from the registry: its own dialect, and its $vocabulary.
-    const [uri] = splitFragment(parseUri(s, ROOT_URI));
-    const meta = this.registry.get(uri);
+    const meta = this.#registry.get(splitFragment(parseUri(s, ROOT_URI))[0]);
     if (!isRec(meta)) return { dialect: "2020-12", vocab: null };
     const ms = own(meta, "$schema");
     const dialect = (typeof ms === "string" ? knownDialect(ms) : null) ?? "2020-12";
@@ -186,99 +153,86 @@ export class SchemaIndex {
     return { dialect, vocab };
   }
 
-  /** Indexes `raw` found at `pointer` under `parent` (only objects not indexed yet get a place). */
-  private visit(raw: unknown, parent: Place, pointer: string, depth: number): void {
-    if (typeof raw !== "object" || raw === null) return;
-    if (Array.isArray(raw)) throw new SchemaError(`schema at ${parent.label + pointer || "/"} must be an object or a boolean`);
-    if (depth <= MAX_SCHEMA_DEPTH && this.places.has(raw)) return;
-    this.scan(raw, { res: parent.res, pointer, label: parent.label, dialect: parent.dialect, vocab: parent.vocab }, depth);
-  }
-
-  private scan(raw: unknown, place: Place, depth: number, isDocRoot = false): void {
+  /** Indexes `raw` found at `place` (only objects not indexed yet). */
+  #scan(raw: unknown, place: Place, depth: number, isDocRoot = false): void {
     if (!isRec(raw)) {
-      if (Array.isArray(raw)) throw new SchemaError(`schema at ${place.label + place.pointer || "/"} must be an object or a boolean`);
+      if (Array.isArray(raw)) throw notSchema(place.at);
       return;
     }
     if (depth > MAX_SCHEMA_DEPTH) {
       throw new LimitError("MAX_SCHEMA_DEPTH", MAX_SCHEMA_DEPTH, `schema nested deeper than ${MAX_SCHEMA_DEPTH} levels`);
     }
-    if (this.places.has(raw)) return;
+    if (this.#places.has(raw)) return;
+    const where = place.at || "/";
     const async = own(raw, "$async");
-    if (async !== undefined && async !== false) {
-      throw new SchemaError(`asynchronous schemas ($async) are not supported (at ${place.label + place.pointer || "/"})`);
-    }
+    if (async !== undefined && async !== false) throw new SchemaError(`$async schemas are not supported (at ${where})`);
     let p = place;
+    const parent = p.res;
     const idv = own(raw, "$id");
-    const draft7 = p.dialect === "draft-07";
-    if (!isDocRoot && idv !== undefined && !(draft7 && own(raw, "$ref") !== undefined)) {
-      if (typeof idv !== "string") throw new SchemaError(`$id must be a string (at ${place.label + place.pointer || "/"})`);
-      const [uri, frag] = splitFragment(parseUri(idv, p.res.uri));
-      if (uri === p.res.uri) {
-        if (frag !== "") p.res.anchors.set(frag, raw);
+    if (!isDocRoot && idv !== undefined && !(parent.dialect === "draft-07" && own(raw, "$ref") !== undefined)) {
+      if (typeof idv !== "string") throw new SchemaError(`$id must be a string (at ${where})`);
+      const [uri, frag] = splitFragment(parseUri(idv, parent.uri));
+      if (uri === parent.uri) {
+        if (frag !== "") parent.anchors.set(frag, raw);
       } else {
-        const d = this.dialectOf(raw, p.dialect);
-        const res = this.newResource(uri, raw);
-        const vocab = Object.hasOwn(raw, "$schema") ? d.vocab : p.vocab;
-        res.root = { res, pointer: p.pointer, label: p.label, dialect: d.dialect, vocab };
+        const d = this.#rulesOf(raw, parent.dialect);
+        const res = this.#newResource(uri, raw, p.at, d.dialect, Object.hasOwn(raw, "$schema") ? d.vocab : parent.vocab);
         if (frag !== "") res.anchors.set(frag, raw);
-        if (!this.resources.has(uri)) this.resources.set(uri, res);
+        if (!this.#resources.has(uri)) this.#resources.set(uri, res);
         p = res.root;
       }
     }
-    this.places.set(raw, p);
-    if (p.dialect !== "draft-07") {
+    this.#places.set(raw, p);
+    const res = p.res;
+    if (res.dialect !== "draft-07") {
       const a = own(raw, "$anchor");
-      if (typeof a === "string") p.res.anchors.set(a, raw);
+      if (typeof a === "string") res.anchors.set(a, raw);
       const da = own(raw, "$dynamicAnchor");
       if (typeof da === "string") {
-        p.res.anchors.set(da, raw);
-        p.res.dynamic.set(da, raw);
+        res.anchors.set(da, raw);
+        res.dynamic.set(da, raw);
       }
-      if (own(raw, "$recursiveAnchor") === true && p.res.raw === raw) p.res.dynamic.set("", raw);
+      if (own(raw, "$recursiveAnchor") === true && res.raw === raw) res.dynamic.set("", raw);
     }
     const next = depth + 1;
     for (const k in raw) {
       if (!Object.hasOwn(raw, k)) continue;
-      const kind = CHILDREN.get(k);
-      if (kind === undefined) continue;
+      const shape = (KEYWORDS.get(k) ?? ANY) & SHAPE;
       const v = raw[k];
-      if (typeof v !== "object" || v === null) continue;
-      const at = p.pointer + "/" + k;
-      if (kind === ONE || (kind === ITEMS && !Array.isArray(v))) this.visit(v, p, at, next);
-      else if (kind === LIST || kind === ITEMS) {
-        if (Array.isArray(v)) for (let i = 0; i < v.length; i++) this.visit(v[i], p, at + "/" + i, next);
+      // Shapes SCHEMA to ITEMS hold subschemas.
+      if (shape === ANY || shape > ITEMS || typeof v !== "object" || v === null) continue;
+      const at = p.at + "/" + k;
+      if (shape === SCHEMA || (shape === ITEMS && !Array.isArray(v))) this.#scan(v, { res, at }, next);
+      else if (shape === SCHEMAS || shape === ITEMS) {
+        if (Array.isArray(v)) for (let i = 0; i < v.length; i++) this.#scan(v[i], { res, at: at + "/" + i }, next);
       } else if (isRec(v)) {
         for (const name of Object.keys(v)) {
           const s = v[name];
           // `dependencies` mixes schemas and property-name arrays (draft 7 §6.5.7).
-          if (k === "dependencies" && Array.isArray(s)) continue;
-          this.visit(s, p, at + "/" + escapeToken(name), next);
+          if (shape !== DEPENDENCIES || !Array.isArray(s)) this.#scan(s, { res, at: at + "/" + escapeToken(name) }, next);
         }
       }
     }
   }
 
   /** The resource at `uri`, indexing registry documents on first use. */
-  private resource(uri: string): IndexedResource | undefined {
-    const hit = this.resources.get(uri);
+  #resource(uri: string): IndexedResource | undefined {
+    const hit = this.#resources.get(uri);
     if (hit !== undefined) return hit;
-    if (this.registry.has(uri) && !this.loaded.has(uri)) {
-      this.loaded.add(uri);
-      this.addDocument(this.registry.get(uri), uri, uri + "#");
-      const r = this.resources.get(uri);
+    if (this.#pending.has(uri)) {
+      this.#load(uri);
+      const r = this.#resources.get(uri);
       if (r !== undefined) return r;
     }
     // The URI may be an `$id` embedded in a registry document not indexed yet.
-    if (!this.allLoaded) {
-      this.allLoaded = true;
-      for (const [u, raw] of this.registry) {
-        if (this.loaded.has(u)) continue;
-        this.loaded.add(u);
-        this.addDocument(raw, u, u + "#");
-      }
-      return this.resources.get(uri);
-    }
-    return undefined;
+    for (const u of [...this.#pending.keys()]) this.#load(u);
+    return this.#resources.get(uri);
+  }
+
+  #load(uri: string): void {
+    const raw = this.#pending.get(uri);
+    this.#pending.delete(uri);
+    this.addDocument(raw, uri, uri + "#");
   }
 
   /**
@@ -289,58 +243,48 @@ export class SchemaIndex {
   resolve(ref: string, from: Place): { raw: unknown; place: Place; anchor: string | null } {
     let uri: string;
     let frag: string;
-    if (SAME_DOCUMENT.test(ref)) {
-      // "#..." in the current resource: no URI parse (it would keep the base and
-      // only percent-encode characters the decoding below restores).
-      uri = from.res.uri;
-      try {
-        frag = decodeURIComponent(ref.slice(1));
-      } catch {
-        throw new SchemaError(`malformed percent-encoding in URI fragment of "${clip(ref)}"`);
-      }
-    } else [uri, frag] = splitFragment(parseUri(ref, from.res.uri));
-    const res = this.resource(uri);
-    if (res === undefined) {
-      throw new SchemaError(
-        `$ref "${clip(ref)}" at ${from.label + from.pointer || "/"} points outside the schema; ` +
-          "remote schemas are never fetched, pass them in the registry option",
-      );
-    }
+    // "#..." in the current resource: no URI parse (it would keep the base and
+    // only percent-encode characters the decoding restores).
+    if (SAME_DOCUMENT.test(ref)) [uri, frag] = [from.res.uri, decodeFragment(ref.slice(1), ref)];
+    else [uri, frag] = splitFragment(parseUri(ref, from.res.uri));
+    const res = this.#resource(uri);
+    const unresolved = (why: string) => new SchemaError(`$ref "${clip(ref)}" at ${from.at || "/"} ${why}`);
+    if (res === undefined) throw unresolved("points outside the schema; remote schemas are never fetched, pass them in the registry option");
     if (frag === "") return { raw: res.raw, place: res.root, anchor: null };
     if (!frag.startsWith("/")) {
-      if (!res.anchors.has(frag)) throw new SchemaError(`$ref "${clip(ref)}": no anchor "${clip(frag)}" in ${clip(uri)}`);
+      if (!res.anchors.has(frag)) throw unresolved(`names no anchor in ${clip(uri)}`);
       const raw = res.anchors.get(frag);
-      return { raw, place: this.placeOf(raw, res.root), anchor: frag };
+      return { raw, place: this.placeOf(raw) ?? res.root, anchor: frag };
     }
     let cur: unknown = res.raw;
     // The place of the last indexed value on the way, and the pointer from it.
     let base = res.root;
     let rest = "";
     for (const tok of frag.slice(1).split("/")) {
-      const key = tok.includes("~") ? tok.replace(/~1/g, "/").replace(/~0/g, "~") : tok;
+      const key = tok.replace(/~1/g, "/").replace(/~0/g, "~");
       if (Array.isArray(cur) && /^(?:0|[1-9][0-9]*)$/.test(key) && Number(key) < cur.length) cur = cur[Number(key)];
       else if (isRec(cur) && Object.hasOwn(cur, key)) cur = cur[key];
-      else throw new SchemaError(`$ref "${clip(ref)}": JSON pointer does not resolve in ${clip(uri)}`);
-      const known = typeof cur === "object" && cur !== null ? this.places.get(cur) : undefined;
+      else throw unresolved(`does not resolve in ${clip(uri)}`);
+      const known = this.placeOf(cur);
       if (known !== undefined) {
         base = known;
         rest = "";
       } else rest += "/" + escapeToken(key);
     }
     if (rest === "") return { raw: cur, place: base, anchor: null };
-    const place: Place = { res: base.res, pointer: base.pointer + rest, label: base.label, dialect: base.dialect, vocab: base.vocab };
+    const place: Place = { res: base.res, at: base.at + rest };
     // A pointer into a location the scan did not visit (e.g. an unknown keyword).
-    if (isRec(cur)) this.scan(cur, place, 0);
-    return { raw: cur, place: this.placeOf(cur, place), anchor: null };
+    if (isRec(cur)) this.#scan(cur, place, 0);
+    return { raw: cur, place: this.placeOf(cur) ?? place, anchor: null };
   }
 
-  /** The place recorded for `raw`, or `fallback` (boolean schemas, unscanned spots). */
-  placeOf(raw: unknown, fallback: Place): Place {
-    return (typeof raw === "object" && raw !== null ? this.places.get(raw) : undefined) ?? fallback;
+  /** The place recorded for `raw` (none for boolean schemas and unscanned spots). */
+  placeOf(raw: unknown): Place | undefined {
+    return typeof raw === "object" && raw !== null ? this.#places.get(raw) : undefined;
   }
 
   /** Every resource indexed so far (each once). */
   allResources(): IndexedResource[] {
-    return [...new Set(this.resources.values())];
+    return [...new Set(this.#resources.values())];
   }
 }

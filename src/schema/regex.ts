@@ -26,17 +26,14 @@ export interface LinearRegex {
 }
 
 type CharTest = (cp: number) => boolean;
-type Node =
-  | { k: "char"; test: CharTest }
-  | { k: "seq"; items: Node[] }
-  | { k: "alt"; alts: Node[] }
-  | { k: "rep"; node: Node; min: number; max: number }
-  | { k: "assert"; what: "bol" | "eol" | "wb" | "nwb" };
+/** A zero-width assertion: start, end, word boundary, not a word boundary. */
+type Assertion = "bol" | "eol" | "wb" | "nwb";
 
 const LINE_TERMINATORS = new Set([0x0a, 0x0d, 0x2028, 0x2029]);
 const isWord = (c: number): boolean => (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || c === 0x5f;
 
 class Unsupported extends Error {}
+/** Not a regular expression (the reason is not reported: the caller only learns that). */
 class Invalid extends Error {}
 
 // A test for one character, delegated to the engine (it cannot backtrack over a
@@ -49,7 +46,7 @@ function nativeTest(source: string): CharTest {
     try {
       re = new RegExp(`^(?:${source})$`);
     } catch {
-      throw new Invalid(source);
+      throw new Invalid();
     }
   }
   const ascii = new Uint8Array(128);
@@ -65,135 +62,6 @@ function nativeTest(source: string): CharTest {
   };
 }
 
-function parse(src: string): Node {
-  let i = 0;
-  const peek = (): string | undefined => src[i];
-
-  function alternation(): Node {
-    const alts = [sequence()];
-    while (peek() === "|") {
-      i++;
-      alts.push(sequence());
-    }
-    return alts.length === 1 ? (alts[0] as Node) : { k: "alt", alts };
-  }
-
-  function sequence(): Node {
-    const items: Node[] = [];
-    while (i < src.length && peek() !== "|" && peek() !== ")") {
-      const a = atom();
-      items.push(quantified(a));
-    }
-    return { k: "seq", items };
-  }
-
-  function quantified(node: Node): Node {
-    let out = node;
-    for (;;) {
-      const c = peek();
-      let min: number;
-      let max: number;
-      if (c === "*") [min, max] = [0, Infinity];
-      else if (c === "+") [min, max] = [1, Infinity];
-      else if (c === "?") [min, max] = [0, 1];
-      else if (c === "{") {
-        const m = /^\{(\d+)(,(\d*))?\}/.exec(src.slice(i));
-        if (!m) return out; // a literal "{" (legacy syntax)
-        min = Number(m[1]);
-        max = m[2] === undefined ? min : m[3] === "" ? Infinity : Number(m[3]);
-        if (max < min) throw new Invalid("numbers out of order in {} quantifier");
-        i += m[0].length - 1;
-      } else return out;
-      i++;
-      if (peek() === "?") i++; // lazy: same yes / no answer
-      if (out.k === "assert") throw new Invalid("nothing to repeat");
-      out = { k: "rep", node: out, min, max };
-    }
-  }
-
-  function atom(): Node {
-    const c = src[i] as string;
-    switch (c) {
-      case "(": {
-        i++;
-        if (src.startsWith("?:", i)) i += 2;
-        else if (src.startsWith("?=", i) || src.startsWith("?!", i) || src.startsWith("?<=", i) || src.startsWith("?<!", i)) {
-          throw new Unsupported("lookaround");
-        } else if (src.startsWith("?<", i)) {
-          const close = src.indexOf(">", i);
-          if (close < 0) throw new Invalid("unterminated group name");
-          i = close + 1;
-        } else if (src[i] === "?") throw new Invalid("invalid group");
-        const inner = alternation();
-        if (peek() !== ")") throw new Invalid("unterminated group");
-        i++;
-        return inner;
-      }
-      case ")":
-        throw new Invalid("unmatched )");
-      case "*":
-      case "+":
-      case "?":
-        throw new Invalid("nothing to repeat");
-      case "^":
-        i++;
-        return { k: "assert", what: "bol" };
-      case "$":
-        i++;
-        return { k: "assert", what: "eol" };
-      case ".":
-        i++;
-        return { k: "char", test: (cp) => !LINE_TERMINATORS.has(cp) };
-      case "[": {
-        const start = i;
-        i++;
-        if (peek() === "^") i++;
-        if (peek() === "]") i++; // a leading "]" is a literal in the legacy syntax
-        while (i < src.length && src[i] !== "]") i += src[i] === "\\" ? 2 : 1;
-        if (i >= src.length) throw new Invalid("unterminated class");
-        i++;
-        return { k: "char", test: nativeTest(src.slice(start, i)) };
-      }
-      case "\\":
-        return escape();
-      default: {
-        const cp = src.codePointAt(i) as number;
-        i += cp > 0xffff ? 2 : 1;
-        return { k: "char", test: (x) => x === cp };
-      }
-    }
-  }
-
-  function escape(): Node {
-    const start = i;
-    const c = src[i + 1];
-    if (c === undefined) throw new Invalid("\\ at end of pattern");
-    if (c === "b" || c === "B") {
-      i += 2;
-      return { k: "assert", what: c === "b" ? "wb" : "nwb" };
-    }
-    if (/[1-9]/.test(c) || (c === "k" && src[i + 2] === "<")) throw new Unsupported("backreference");
-    i += 2;
-    if ((c === "p" || c === "P") && src[i] === "{") {
-      const close = src.indexOf("}", i);
-      if (close < 0) throw new Invalid("unterminated property escape");
-      i = close + 1;
-    } else if (c === "x") i += 2;
-    else if (c === "u") {
-      if (src[i] === "{") {
-        const close = src.indexOf("}", i);
-        if (close < 0) throw new Invalid("unterminated code point escape");
-        i = close + 1;
-      } else i += 4;
-    } else if (c === "c") i += 1;
-    return { k: "char", test: nativeTest(src.slice(start, i)) };
-  }
-
-  const node = alternation();
-  if (i < src.length) throw new Invalid("unmatched )");
-  return node;
-}
-
 // ── program ───────────────────────────────────────────────────────────────────
 
 const CHAR = 0;
@@ -204,67 +72,193 @@ const MATCH = 4;
 interface Instr {
   op: number;
   test?: CharTest;
-  what?: "bol" | "eol" | "wb" | "nwb";
+  what?: Assertion;
   x: number;
   y: number;
 }
 
-function compile(node: Node): Instr[] {
+/** Appends the instructions of one parsed piece; a counted repeat calls it again. */
+type Emit = () => void;
+
+/**
+ * Parses `src` into pieces that emit their instructions, then emits them. The
+ * parser is a recursive descent over alternation, sequence, quantifier, atom.
+ */
+function compile(src: string): Instr[] {
   const prog: Instr[] = [];
-  const emit = (ins: Instr): number => {
+  let i = 0;
+  // The last assertion parsed: an assertion cannot be quantified.
+  let assertion: Emit | null = null;
+
+  const emit = (op: number, x: number, test?: CharTest, what?: Assertion): number => {
     if (prog.length >= MAX_REGEX_PROGRAM) {
       throw new LimitError("MAX_REGEX_PROGRAM", MAX_REGEX_PROGRAM, `a schema pattern expands to more than ${MAX_REGEX_PROGRAM} instructions`);
     }
-    prog.push(ins);
+    // One object shape for every instruction keeps the matcher's loads monomorphic.
+    prog.push({ op, test, what, x, y: -1 });
     return prog.length - 1;
   };
-  const at = (pc: number): Instr => prog[pc] as Instr;
-  function gen(n: Node): void {
-    switch (n.k) {
-      case "char":
-        emit({ op: CHAR, test: n.test, x: -1, y: -1 });
-        at(prog.length - 1).x = prog.length;
-        return;
-      case "assert":
-        emit({ op: ASSERT, what: n.what, x: prog.length + 1, y: -1 });
-        return;
-      case "seq":
-        for (const item of n.items) gen(item);
-        return;
-      case "alt": {
-        const jumps: number[] = [];
-        n.alts.forEach((alt, idx) => {
-          if (idx < n.alts.length - 1) {
-            const split = emit({ op: SPLIT, x: prog.length + 1, y: -1 });
-            gen(alt);
-            jumps.push(emit({ op: JMP, x: -1, y: -1 }));
-            at(split).y = prog.length;
-          } else gen(alt);
-        });
-        for (const j of jumps) at(j).x = prog.length;
+  const instr = (pc: number): Instr => prog[pc] as Instr;
+  const char = (test: CharTest): Emit => () => emit(CHAR, prog.length + 1, test);
+  const assert = (what: Assertion): Emit => (assertion = () => emit(ASSERT, prog.length + 1, undefined, what));
+
+  function alternation(): Emit {
+    const alts = [sequence()];
+    while (src[i] === "|") {
+      i++;
+      alts.push(sequence());
+    }
+    if (alts.length === 1) return alts[0] as Emit;
+    return () => {
+      const jumps: number[] = [];
+      const last = alts.length - 1;
+      for (let a = 0; a < last; a++) {
+        const split = emit(SPLIT, prog.length + 1);
+        (alts[a] as Emit)();
+        jumps.push(emit(JMP, -1));
+        instr(split).y = prog.length;
+      }
+      (alts[last] as Emit)();
+      for (const j of jumps) instr(j).x = prog.length;
+    };
+  }
+
+  function sequence(): Emit {
+    const items: Emit[] = [];
+    while (i < src.length && src[i] !== "|" && src[i] !== ")") items.push(quantified(atom()));
+    return () => {
+      for (const item of items) item();
+    };
+  }
+
+  function quantified(piece: Emit): Emit {
+    let out = piece;
+    for (;;) {
+      const c = src[i];
+      let min: number;
+      let max: number;
+      if (c === "*") [min, max] = [0, Infinity];
+      else if (c === "+") [min, max] = [1, Infinity];
+      else if (c === "?") [min, max] = [0, 1];
+      else if (c === "{") {
+        const m = /^\{(\d+)(,(\d*))?\}/.exec(src.slice(i));
+        if (!m) return out; // a literal "{" (legacy syntax)
+        min = Number(m[1]);
+        max = m[2] === undefined ? min : m[3] === "" ? Infinity : Number(m[3]);
+        if (max < min) throw new Invalid();
+        i += m[0].length - 1;
+      } else return out;
+      i++;
+      if (src[i] === "?") i++; // lazy: same yes / no answer
+      if (out === assertion) throw new Invalid();
+      out = repeat(out, min, max);
+    }
+  }
+
+  function repeat(piece: Emit, min: number, max: number): Emit {
+    return () => {
+      const start = prog.length;
+      for (let r = 0; r < min; r++) {
+        piece();
+        // A piece that emits nothing (an empty group) is done: no count can loop on it.
+        if (prog.length === start) return;
+      }
+      if (max === Infinity) {
+        const split = emit(SPLIT, prog.length + 1);
+        piece();
+        emit(JMP, split);
+        instr(split).y = prog.length;
         return;
       }
-      case "rep": {
-        for (let r = 0; r < n.min; r++) gen(n.node);
-        if (n.max === Infinity) {
-          const split = emit({ op: SPLIT, x: prog.length + 1, y: -1 });
-          gen(n.node);
-          emit({ op: JMP, x: split, y: -1 });
-          at(split).y = prog.length;
-          return;
+      const splits: number[] = [];
+      for (let r = min; r < max; r++) {
+        const before = prog.length;
+        splits.push(emit(SPLIT, before + 1));
+        piece();
+        if (prog.length === before + 1) break;
+      }
+      for (const s of splits) instr(s).y = prog.length;
+    };
+  }
+
+  function atom(): Emit {
+    const c = src[i] as string;
+    switch (c) {
+      case "(": {
+        i++;
+        // "(?:", lookaround "(?=", "(?!", "(?<=", "(?<!", a named group "(?<", or "(".
+        const kind = /^\?(?::|<?[=!]|<|)/.exec(src.slice(i, i + 3))?.[0] ?? "";
+        if (kind === "?") throw new Invalid();
+        if (kind.endsWith("=") || kind.endsWith("!")) throw new Unsupported("lookaround");
+        i += kind.length;
+        if (kind === "?<") {
+          const close = src.indexOf(">", i);
+          if (close < 0) throw new Invalid();
+          i = close + 1;
         }
-        const splits: number[] = [];
-        for (let r = n.min; r < n.max; r++) {
-          splits.push(emit({ op: SPLIT, x: prog.length + 1, y: -1 }));
-          gen(n.node);
-        }
-        for (const s of splits) at(s).y = prog.length;
-        return;
+        const inner = alternation();
+        if (src[i] !== ")") throw new Invalid();
+        i++;
+        return inner;
+      }
+      case ")":
+      case "*":
+      case "+":
+      case "?":
+        throw new Invalid();
+      case "^":
+        i++;
+        return assert("bol");
+      case "$":
+        i++;
+        return assert("eol");
+      case ".":
+        i++;
+        return char((cp) => !LINE_TERMINATORS.has(cp));
+      case "[": {
+        const start = i;
+        i++;
+        if (src[i] === "^") i++;
+        if (src[i] === "]") i++; // a leading "]" is a literal in the legacy syntax
+        while (i < src.length && src[i] !== "]") i += src[i] === "\\" ? 2 : 1;
+        if (i >= src.length) throw new Invalid();
+        i++;
+        return char(nativeTest(src.slice(start, i)));
+      }
+      case "\\":
+        return escape();
+      default: {
+        const cp = src.codePointAt(i) as number;
+        i += cp > 0xffff ? 2 : 1;
+        return char((x) => x === cp);
       }
     }
   }
-  gen(node);
-  emit({ op: MATCH, x: -1, y: -1 });
+
+  function escape(): Emit {
+    const start = i;
+    const c = src[i + 1];
+    if (c === undefined) throw new Invalid();
+    if (c === "b" || c === "B") {
+      i += 2;
+      return assert(c === "b" ? "wb" : "nwb");
+    }
+    if (/[1-9]/.test(c) || (c === "k" && src[i + 2] === "<")) throw new Unsupported("backreference");
+    i += 2;
+    if (((c === "p" || c === "P") && src[i] === "{") || (c === "u" && src[i] === "{")) {
+      const close = src.indexOf("}", i);
+      if (close < 0) throw new Invalid();
+      i = close + 1;
+    } else if (c === "x") i += 2;
+    else if (c === "u") i += 4;
+    else if (c === "c") i += 1;
+    return char(nativeTest(src.slice(start, i)));
+  }
+
+  const whole = alternation();
+  if (i < src.length) throw new Invalid(); // an unmatched ")"
+  whole();
+  emit(MATCH, -1);
   return prog;
 }
 
@@ -285,7 +279,7 @@ class Machine implements LinearRegex {
   constructor(prog: Instr[]) {
     this.#prog = prog;
     const first = prog[0];
-    this.#anchored = first?.op === ASSERT && first.what === "bol";
+    this.#anchored = first?.what === "bol";
     const m = prog.length;
     this.#marks = new Int32Array(m).fill(-1);
     this.#clist = new Int32Array(m);
@@ -383,11 +377,11 @@ class Machine implements LinearRegex {
 export function compileLinearRegex(source: string): LinearRegex | null {
   let prog: Instr[];
   try {
-    prog = compile(parse(source));
+    prog = compile(source);
   } catch (e) {
     if (e instanceof Invalid) return null;
     if (e instanceof Unsupported) {
-      throw new SchemaError(`schema pattern uses ${e.message}, which yada does not match (it matches patterns in linear time only)`);
+      throw new SchemaError(`schema pattern uses ${e.message}, which the linear-time matcher does not support`);
     }
     throw e;
   }

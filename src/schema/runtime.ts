@@ -10,8 +10,10 @@ import { LimitError, type ValidationIssue } from "../errors.js";
 import {
   MAX_INSTANCE_DEPTH,
   MAX_SCHEMA_EVAL_NESTING,
+  MAX_SCHEMA_ISSUES,
   MAX_SCHEMA_REF_EXPANSIONS,
 } from "../limits.js";
+import { tooDeep } from "./equal.js";
 import { escapeToken } from "./refs.js";
 import type { Ctx, Evaluated, SchemaNode } from "./types.js";
 
@@ -36,7 +38,7 @@ export function report(ctx: Ctx, schemaPath: string, message: string, key?: stri
   for (const s of ctx.path) p += "/" + escapeToken(s);
   if (key !== undefined) p += "/" + escapeToken(key);
   errs.push({ instancePath: p, schemaPath, message });
-  if (errs.length >= ctx.maxIssues) throw STOP_COLLECTING;
+  if (errs.length >= MAX_SCHEMA_ISSUES) throw STOP_COLLECTING;
   return false;
 }
 
@@ -46,10 +48,6 @@ export function lastFailure(ctx: Ctx): ValidationIssue {
   for (let i = ctx.trailLength - 1; i >= 0; i--) p += "/" + escapeToken(ctx.trail[i] as string | number);
   if (ctx.failKey !== undefined) p += "/" + escapeToken(ctx.failKey);
   return { instancePath: p, schemaPath: ctx.failAt, message: ctx.failMessage };
-}
-
-function tooDeep(): LimitError {
-  return new LimitError("MAX_INSTANCE_DEPTH", MAX_INSTANCE_DEPTH, `instance nested deeper than ${MAX_INSTANCE_DEPTH} levels`);
 }
 
 function tooNested(): LimitError {

@@ -62,8 +62,6 @@ export interface Ctx {
   scope: Resource[] | null;
   /** Object.prototype has no enumerable property (so for-in yields own keys of JSON objects). */
   cleanProto: boolean;
-  /** Issues to collect before stopping. */
-  maxIssues: number;
 }
 
 /** A keyword (or a whole subschema) compiled to a closure. */

@@ -7,7 +7,6 @@
  * @module
  */
 import { ValidationError, type ValidationIssue } from "../errors.js";
-import { MAX_SCHEMA_ISSUES } from "../limits.js";
 import type { IndexedResource } from "./refs.js";
 import { hasCleanPrototype, lastFailure, STOP_COLLECTING } from "./runtime.js";
 import type { Ctx, SchemaNode } from "./types.js";
@@ -26,6 +25,11 @@ export interface ValidateOptions {
 }
 
 const VALID: ValidationResult = Object.freeze({ valid: true });
+
+/** The issue of a failure no keyword reported (none expected; kept so a result always has one). */
+function noIssue(): ValidationIssue {
+  return { instancePath: "", schemaPath: "", message: "does not match the schema" };
+}
 
 /**
  * A schema compiled by {@link compileSchema}; reusable and cheap to call. Not
@@ -49,7 +53,6 @@ export class CompiledSchema {
     refs: 0,
     scope: null,
     cleanProto: true,
-    maxIssues: MAX_SCHEMA_ISSUES,
   };
 
   /** @internal Use {@link compileSchema}. */
@@ -96,11 +99,7 @@ export class CompiledSchema {
     const fast = this.#reset(null);
     if (this.#node.v(instance, fast, null)) return VALID;
     if (!(options?.allIssues ?? this.#allIssues)) {
-      const issue: ValidationIssue =
-        fast.failMessage === ""
-          ? { instancePath: "", schemaPath: "", message: "does not match the schema" }
-          : lastFailure(fast);
-      return { valid: false, issues: [issue] };
+      return { valid: false, issues: [fast.failMessage === "" ? noIssue() : lastFailure(fast)] };
     }
     const issues: ValidationIssue[] = [];
     const ctx = this.#reset(issues);
@@ -111,7 +110,7 @@ export class CompiledSchema {
     } finally {
       ctx.errs = null;
     }
-    if (issues.length === 0) issues.push({ instancePath: "", schemaPath: "", message: "does not match the schema" });
+    if (issues.length === 0) issues.push(noIssue());
     return { valid: false, issues };
   }
 
