@@ -15,7 +15,7 @@ const root = fileURLToPath(new URL("..", import.meta.url));
 /** The web bundle's budget in gzip bytes (X3). */
 export const WEB_BUDGET_GZIP = 30_000;
 
-async function measure({ entry, contents, platform }, metafile = false) {
+async function measure({ entry, contents, platform, loader = "js" }, metafile = false) {
   const options = {
     metafile,
     bundle: true,
@@ -30,7 +30,7 @@ async function measure({ entry, contents, platform }, metafile = false) {
   };
   if (platform === "neutral") options.mainFields = ["module", "main"];
   if (entry) options.entryPoints = [join(root, entry)];
-  else options.stdin = { contents, resolveDir: root, loader: "js" };
+  else options.stdin = { contents, resolveDir: root, loader };
   const out = await esbuild.build(options);
   const bytes = out.outputFiles[0].contents;
   const result = { min: bytes.length, gzip: gzipSync(bytes, { level: 9 }).length };
@@ -57,6 +57,12 @@ const rows = [
   { name: "yada (web: client, HTTP, schema, tools, agent, providers)", entry: "src/index.ts", platform: "neutral" },
   { name: "yada/node (adds stdio, Node built-ins)", entry: "src/node.ts", platform: "node" },
   { name: "yada CLI", entry: "src/cli/main.ts", platform: "node" },
+  {
+    name: "yada: McpClient + HttpTransport alone (what the SDK rows hold), tree-shaken from the web entry",
+    contents: 'export { McpClient, HttpTransport } from "./src/index.ts";',
+    loader: "ts",
+    platform: "neutral",
+  },
   {
     name: "SDK v1 1.32.2: Client + StreamableHTTPClientTransport",
     contents: 'export { Client } from "@modelcontextprotocol/sdk/client/index.js"; export { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";',
