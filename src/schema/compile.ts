@@ -147,7 +147,7 @@ class Compiler implements CompilerHooks {
   }
 
   /**
-   * The compile-time half of {@link build}: every shape the keyword builders rely
+   * The compile-time half of {@link #build}: every shape the keyword builders rely
    * on (they read values without checking them again), every regex and reference,
    * and the subschemas they would compile, queued. Keywords the builders ignore
    * are ignored here too.
@@ -155,7 +155,7 @@ class Compiler implements CompilerHooks {
   #check(raw: Record<string, unknown>, place: Place): void {
     const b = new Build(this, raw, place);
     const modern = place.res.dialect !== "draft-07";
-    const tuple = Array.isArray(raw.items) && !(modern && b.has("prefixItems"));
+    const tuple = Array.isArray(b.get("items")) && !(modern && b.has("prefixItems"));
     // Draft 7 §8.3: all other properties in a "$ref" object MUST be ignored.
     for (const kw of !modern && Object.hasOwn(raw, "$ref") ? ["$ref"] : Object.keys(raw)) {
       const entry = KEYWORDS.get(kw);
@@ -283,7 +283,8 @@ function registryMap(r: CompileOptions["registry"]): Map<string, unknown> {
  * @throws SchemaError (code `schema`) when the schema is malformed, a `$ref` does
  *   not resolve, a `pattern` is not a valid regex, or `$async` is used.
  * @throws LimitError (code `limit`) when the schema nests deeper than
- *   `MAX_SCHEMA_DEPTH` or a pattern is longer than `MAX_SCHEMA_PATTERN_CHARS`.
+ *   `MAX_SCHEMA_DEPTH`, a pattern is longer than `MAX_SCHEMA_PATTERN_CHARS` or
+ *   its counted repetitions expand past `MAX_REGEX_PROGRAM`.
  *
  * @example
  * ```ts
