@@ -42,3 +42,16 @@ test("T5: a polluted Object.prototype does not hide or add instance keys", () =>
     delete proto.injected;
   }
 });
+
+test("T5: schema keywords, formats and type names spelled like Object.prototype members are unknown, not inherited", () => {
+  for (const name of ["constructor", "__proto__", "toString", "hasOwnProperty"]) {
+    // An unknown keyword is ignored, an unknown format is not asserted.
+    const kw = compileSchema(JSON.parse(`{"type":"number","${name}":{"type":"string"}}`));
+    assert.equal(kw.validate(1).valid, true, name);
+    const format = compileSchema({ type: "string", format: name }, { formats: "assert" });
+    assert.equal(format.validate("x").valid, true, name);
+    // A type name is looked up as an own name only.
+    assert.throws(() => compileSchema({ type: name }), (e: unknown) => e instanceof Error && (e as { code?: string }).code === "schema", name);
+    assert.throws(() => compileSchema({ properties: { a: { type: name } } }), (e: unknown) => e instanceof Error && (e as { code?: string }).code === "schema", name);
+  }
+});

@@ -124,3 +124,28 @@ test("T5: 2019-09 $recursiveRef follows $recursiveAnchor to the outermost schema
   assert.equal(strict.validate({ children: [{ children: [] }] }).valid, true);
   assert.equal(strict.validate({ children: [{ extra: 1 }] }).valid, false);
 });
+
+test("T5: a reference is resolved once: an anchor rebound by a later scan does not change what is validated", () => {
+  // Resolving "#/x" scans x, whose $defs rebinds the anchor "foo" after "#foo" was walked.
+  const v = compileSchema({
+    allOf: [{ $ref: "#/x" }, { $ref: "#foo" }],
+    $defs: { f: { $anchor: "foo", type: "string" } },
+    x: { $defs: { g: { $anchor: "foo", enum: 5 } } },
+  });
+  for (let i = 0; i < 2; i++) {
+    assert.equal(v.validate("abc").valid, true);
+    assert.equal(v.validate(5).valid, false);
+  }
+});
+
+test("T5: a reference is resolved once: a registry document loaded later does not replace its target", () => {
+  // Resolving "http://x/d" loads the registry document, whose root $id rebinds "http://x/a".
+  const v = compileSchema(
+    { allOf: [{ $ref: "http://x/d" }, { $ref: "http://x/a" }], $defs: { a: { $id: "http://x/a", type: "string" } } },
+    { registry: { "http://x/c": { $id: "http://x/a", enum: 5, $defs: { d: { $id: "http://x/d" } } } } },
+  );
+  for (let i = 0; i < 2; i++) {
+    assert.equal(v.validate("abc").valid, true);
+    assert.equal(v.validate(5).valid, false);
+  }
+});

@@ -67,3 +67,16 @@ test("T5: backreferences and lookaround are refused at compile time; invalid pat
 test("T5: counted repetitions are bounded", () => {
   assert.throws(() => compileLinearRegex("(a{1000}){1000}"), (e: unknown) => e instanceof YadaError && e.code === "limit");
 });
+
+test("T5: an empty group under a huge count is compiled once, not repeated", () => {
+  const t0 = performance.now();
+  for (const source of ["^(){999999999999}a$", "^(?:){999999999999,}a$", "^(?:(?:){999999999999}){3}a$"]) {
+    const re = compileLinearRegex(source);
+    assert.ok(re, source);
+    assert.equal(re.test("a"), true, source);
+    assert.equal(re.test("b"), false, source);
+  }
+  // An optional empty group still emits its branch: counted, so bounded by MAX_REGEX_PROGRAM.
+  assert.throws(() => compileLinearRegex("(?:(?:){0,1}){999999999999}"), (e: unknown) => e instanceof YadaError && e.code === "limit");
+  assert.ok(performance.now() - t0 < 2000);
+});

@@ -28,6 +28,12 @@ export interface CompilerHooks {
   readonly assertFormats: boolean;
   /** Set when a `$dynamicRef` / `$recursiveRef` needs the dynamic scope at run time. */
   usesDynamic: boolean;
+  /**
+   * The targets of each subschema's reference keywords, by subschema and
+   * keyword: resolved once, by the compile-time walk, so a builder follows
+   * exactly the subschema the walk checked (a later scan may rebind an anchor).
+   */
+  readonly targets: Map<object, Map<string, [SchemaNode, string | null]>>;
   node(raw: unknown, place: Place): SchemaNode;
 }
 

@@ -82,8 +82,11 @@ class Compiler implements CompilerHooks {
   usesDynamic = false;
   readonly #nodes = new Map<object, SchemaNode>();
   readonly #work: [Record<string, unknown>, Place][] = [];
-  /** Set while {@link run} drains the work list. */
+  /** Subschemas whose keyword values the walk checked: the only ones {@link #build} builds. */
+  readonly #checked = new Set<object>();
+  /** Set while {@link #run} drains the work list. */
   #walking = false;
+  readonly targets = new Map<object, Map<string, [SchemaNode, string | null]>>();
 
   constructor(
     readonly index: SchemaIndex,
@@ -106,7 +109,8 @@ class Compiler implements CompilerHooks {
     };
     this.#nodes.set(raw, node);
     // Checked before it can be built, as the builders trust the shapes checked.
-    // (The walk mirrors the builders, so building meets no new subschema.)
+    // (The walk mirrors the builders and resolves their references, so building
+    // meets no new subschema.)
     this.#work.push([obj, place]);
     if (!this.#walking) this.#run();
     return node;
@@ -115,6 +119,16 @@ class Compiler implements CompilerHooks {
   /** Checks queued subschemas until none is left, then every dynamic anchor if needed. */
   #run(): void {
     this.#walking = true;
+    try {
+      this.#drain();
+    } finally {
+      // A failed check leaves the rest unchecked; #build checks them when it meets them.
+      this.#walking = false;
+      this.#work.length = 0;
+    }
+  }
+
+  #drain(): void {
     for (;;) {
       let item;
       while ((item = this.#work.pop()) !== undefined) this.#check(item[0], item[1]);
@@ -130,11 +144,10 @@ class Compiler implements CompilerHooks {
       }
       if (!added && this.#work.length === 0) break;
     }
-    this.#walking = false;
   }
 
   /**
-   * The compile-time half of {@link build}: every shape the keyword builders rely
+   * The compile-time half of {@link #build}: every shape the keyword builders rely
    * on (they read values without checking them again), every regex and reference,
    * and the subschemas they would compile, queued. Keywords the builders ignore
    * are ignored here too.
@@ -142,7 +155,7 @@ class Compiler implements CompilerHooks {
   #check(raw: Record<string, unknown>, place: Place): void {
     const b = new Build(this, raw, place);
     const modern = place.res.dialect !== "draft-07";
-    const tuple = Array.isArray(raw.items) && !(modern && b.has("prefixItems"));
+    const tuple = Array.isArray(b.get("items")) && !(modern && b.has("prefixItems"));
     // Draft 7 §8.3: all other properties in a "$ref" object MUST be ignored.
     for (const kw of !modern && Object.hasOwn(raw, "$ref") ? ["$ref"] : Object.keys(raw)) {
       const entry = KEYWORDS.get(kw);
@@ -182,7 +195,7 @@ class Compiler implements CompilerHooks {
           else if (kw === "pattern") compileRegex(v, b.at(kw));
           else if (kw === "$recursiveRef" && v !== "#") what = '"#"';
           else if (kw !== "format") {
-            if (reference(this, kw, v, place)[1] !== null) this.usesDynamic = true;
+            if (reference(b, kw)[1] !== null) this.usesDynamic = true;
           }
           break;
         case SCHEMA:
@@ -205,6 +218,7 @@ class Compiler implements CompilerHooks {
       }
       if (what !== "") throw b.bad(kw, what);
     }
+    this.#checked.add(raw);
   }
 
   /**
@@ -227,6 +241,11 @@ class Compiler implements CompilerHooks {
 
   /** Compiles one subschema's closure (its children stay stubs until they run). */
   #build(raw: Record<string, unknown>, place: Place): Check {
+    // A walk that failed (at compile time, or at validation time) left it unchecked: check it now.
+    if (!this.#checked.has(raw)) {
+      this.#work.push([raw, place]);
+      this.#run();
+    }
     const b = new Build(this, raw, place);
     // Resource roots enter the dynamic scope, which exists only for $dynamicRef / $recursiveRef.
     const resourceRoot = this.usesDynamic && place.res.raw === raw;
@@ -264,7 +283,8 @@ function registryMap(r: CompileOptions["registry"]): Map<string, unknown> {
  * @throws SchemaError (code `schema`) when the schema is malformed, a `$ref` does
  *   not resolve, a `pattern` is not a valid regex, or `$async` is used.
  * @throws LimitError (code `limit`) when the schema nests deeper than
- *   `MAX_SCHEMA_DEPTH` or a pattern is longer than `MAX_SCHEMA_PATTERN_CHARS`.
+ *   `MAX_SCHEMA_DEPTH`, a pattern is longer than `MAX_SCHEMA_PATTERN_CHARS` or
+ *   its counted repetitions expand past `MAX_REGEX_PROGRAM`.
  *
  * @example
  * ```ts

@@ -6,8 +6,7 @@
  *
  * @module
  */
-import { COMMON, type Build, type CompilerHooks } from "./build.js";
-import type { Place } from "./refs.js";
+import { COMMON, type Build } from "./build.js";
 import { apply, follow, probe, report } from "./runtime.js";
 import { mergeEvaluated, newEvaluated, type Check, type SchemaNode } from "./types.js";
 
@@ -88,15 +87,24 @@ function conditionalCheck(b: Build): void {
 }
 
 /**
- * The node reference keyword `kw` (`$ref`, `$dynamicRef`, `$recursiveRef`) with
- * value `ref` points to and, when the reference is dynamic, the anchor name it
- * is re-resolved by: only an anchor that is itself a `$dynamicAnchor` (or a
- * `$recursiveAnchor: true` root) makes it so.
+ * The node reference keyword `kw` (`$ref`, `$dynamicRef`, `$recursiveRef`) of
+ * `b` points to and, when the reference is dynamic, the anchor name it is
+ * re-resolved by: only an anchor that is itself a `$dynamicAnchor` (or a
+ * `$recursiveAnchor: true` root) makes it so. Resolved once per subschema (see
+ * `CompilerHooks.targets`).
  */
-export function reference(hooks: CompilerHooks, kw: string, ref: string, place: Place): [SchemaNode, string | null] {
-  const target = hooks.index.resolve(ref, place);
-  const name = kw === "$dynamicRef" ? target.anchor : kw === "$recursiveRef" ? "" : null;
-  return [hooks.node(target.raw, target.place), name !== null && target.place.res.dynamic.get(name) === target.raw ? name : null];
+export function reference(b: Build, kw: string): [SchemaNode, string | null] {
+  const hooks = b.hooks;
+  let known = hooks.targets.get(b.raw);
+  if (known === undefined) hooks.targets.set(b.raw, (known = new Map()));
+  let hit = known.get(kw);
+  if (hit === undefined) {
+    const target = hooks.index.resolve(b.get(kw) as string, b.place);
+    const name = kw === "$dynamicRef" ? target.anchor : kw === "$recursiveRef" ? "" : null;
+    hit = [hooks.node(target.raw, target.place), name !== null && target.place.res.dynamic.get(name) === target.raw ? name : null];
+    known.set(kw, hit);
+  }
+  return hit;
 }
 
 /**
@@ -126,7 +134,7 @@ function dynamicCheck(b: Build, node: SchemaNode, name: string): Check {
 export function addReferences(b: Build): void {
   for (const kw of ["$ref", "$dynamicRef", "$recursiveRef"]) {
     if (!b.has(kw) || (kw !== "$ref" && b.dialect === "draft-07")) continue;
-    const [node, name] = reference(b.hooks, kw, b.get(kw) as string, b.place);
+    const [node, name] = reference(b, kw);
     b.add(COMMON, name === null ? (inst, ctx, ev) => follow(node, inst, ctx, ev) : dynamicCheck(b, node, name));
   }
 }

@@ -1,7 +1,7 @@
 /**
  * The keyword table: for each keyword with a meaning here, the shape its value
  * must have (checked once by the compile-time walk), where it holds subschemas
- * (walked by the resource index) and its 2020-12 vocabulary (validation §6,
+ * (scanned by the resource index, refs.ts) and its 2020-12 vocabulary (validation §6,
  * core §10 and §11), for meta-schemas that declare `$vocabulary`.
  *
  * @module
