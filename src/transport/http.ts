@@ -600,8 +600,9 @@ export class HttpTransport implements Transport {
         this.#checkEventStream(res, sentSession, what);
         await this.#readEvents(res.body, ex, state);
       } catch (e) {
-        // Undefined when close() or the session's end aborted the stream.
-        const err = ex.error(e);
+        // Undefined when close() aborted the stream. A session 404 aborts it too (the
+        // session is over) but is still worth a warning.
+        const err = e instanceof SessionExpiredError ? e : ex.error(e);
         if (!err) return;
         this.#log("warn", err.message, { code: err.code });
         if (err.code !== "transport") return;
