@@ -444,12 +444,13 @@ export class HttpTransport implements Transport {
       if (type === "text/event-stream") {
         if (id === undefined) {
           // Unusual for a notification, but whatever it streams is delivered. A
-          // stream that ends before its first byte is an empty answer (H8).
-          let streamed!: (bytes: boolean) => void;
-          const first = new Promise<boolean>((resolve) => (streamed = resolve));
-          state.onBytes = () => streamed(true);
+          // stream that ends before its first byte is an empty answer (H8); one that
+          // fails before it (an oversized event) fails with its own error.
           handedOff = true;
-          this.#track(this.#readEvents(res.body, ex, state).finally(() => (streamed(false), ex.finish())));
+          const first = new Promise<boolean>((resolve, reject) => {
+            state.onBytes = () => resolve(true);
+            this.#track(this.#readEvents(res.body, ex, state).then(() => resolve(false), reject).finally(() => ex.finish()));
+          });
           if (!(await first)) throw proxyError(this.description, res.status, what);
           return;
         }
