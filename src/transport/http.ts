@@ -104,8 +104,10 @@ interface StreamState {
  * - H6/H7: `Mcp-Session-Id` from the initialize answer is replayed and released with
  *   DELETE on close (refusal tolerated); a 404 to a session-bearing request clears
  *   the session and fails that request with `session_expired`.
- * - H8: 202 / 204 acknowledge notifications and responses; another empty 2xx is an
- *   error ("a proxy answered, not the MCP server").
+ * - H8: 202 / 204 acknowledge notifications and responses; another empty 2xx (or an
+ *   event stream that ends before its first byte) is an error ("a proxy answered,
+ *   not the MCP server"). A notification answered by an event stream is sent once
+ *   its first bytes arrive; the rest is read in the background.
  * - H9: `MCP-Protocol-Version` once {@link HttpTransport.setProtocolVersion} ran;
  *   from revision 2026-07-28 also `Mcp-Method` and `Mcp-Name`.
  * - H10: custom headers through {@link HttpTransport.withHeader}.
