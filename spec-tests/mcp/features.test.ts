@@ -187,3 +187,41 @@ test("V2, V6: more than MAX_INPUT_REQUESTS input requests in one round is a limi
   );
   assert.equal(handled, 0);
 });
+
+test("V2, V6: an input request keyed __proto__ is answered under that key, as an own field of inputResponses", async () => {
+  const { completeWithInput } = await import("../../src/mcp/input-rounds.js");
+  const handlers: ClientHandlers = { roots: async () => [{ uri: "file:///w" }] };
+  const sent: string[] = [];
+  // JSON.parse makes "__proto__" an own key, as a server's message would.
+  const inputRequests = JSON.parse('{"__proto__": {"method": "roots/list"}, "b": {"method": "roots/list"}}') as Record<string, unknown>;
+  const result = await completeWithInput(
+    "s: tools/call",
+    "tools/call",
+    { name: "t" },
+    async (params) => {
+      sent.push(JSON.stringify(params));
+      return sent.length === 1 ? { resultType: "input_required", inputRequests } : { content: [] };
+    },
+    handlers,
+    undefined,
+  );
+  assert.deepEqual(result, { content: [] });
+  const retry = JSON.parse(sent[1] ?? "{}") as { inputResponses?: Record<string, unknown> };
+  const responses = retry.inputResponses ?? {};
+  assert.deepEqual(Object.keys(responses), ["__proto__", "b"]);
+  assert.ok(Object.hasOwn(responses, "__proto__"));
+  assert.deepEqual(responses.b, { roots: [{ uri: "file:///w" }] });
+});
+
+test("V6: a form default for a property named __proto__ is filled in as an own field, never as the answer's prototype", async () => {
+  const { answerServerRequest } = await import("../../src/mcp/handlers.js");
+  const handlers: ClientHandlers = { elicitation: { form: async () => ({ action: "accept", content: { name: "x" } }) } };
+  const requestedSchema = JSON.parse(
+    '{"type": "object", "properties": {"name": {"type": "string"}, "__proto__": {"type": "object", "default": {"polluted": true}}}}',
+  ) as Record<string, unknown>;
+  const answer = await answerServerRequest(handlers, "elicitation/create", { message: "m", requestedSchema }, { signal: new AbortController().signal });
+  const content = answer.content as Record<string, unknown>;
+  assert.equal(Object.getPrototypeOf(content), Object.prototype);
+  assert.ok(Object.hasOwn(content, "__proto__"));
+  assert.equal(JSON.stringify(content), '{"name":"x","__proto__":{"polluted":true}}');
+});

@@ -180,6 +180,15 @@ test("H8: a notification answered by a non-empty event stream succeeds and what 
   });
 });
 
+test("H8: a notification's event stream whose first event is over the bound fails with that LimitError, not as an empty answer", T, async () => {
+  await withFixture("sse", { notificationStream: true }, async (server) => {
+    const transport = new HttpTransport(server.url, { maxEventBytes: 16 });
+    await transport.start(recordingSink());
+    await assert.rejects(transport.send(notification("notifications/initialized")), (e: unknown) => e instanceof LimitError && e.code === "limit");
+    await transport.close();
+  });
+});
+
 test("H1: the JSON answer body is bounded: a larger one is a LimitError", T, async () => {
   await withFixture("json", {}, async (server) => {
     const transport = new HttpTransport(server.url, { maxJsonBytes: 64 });

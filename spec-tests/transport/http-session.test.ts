@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { HttpTransport } from "../../src/transport/http.js";
 import { ConfigError, HttpError, SessionExpiredError } from "../../src/errors.js";
 import type { LogLevel } from "../../src/log.js";
-import { header, notification, recordingSink, request, rpcMethods, withFixture } from "./http-fixtures.js";
+import { header, notification, recordingSink, request, rpcMethods, until, withFixture } from "./http-fixtures.js";
 
 const T = { timeout: 15_000 };
 const INIT = { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } };
@@ -57,6 +57,21 @@ test("H7: a 404 to a session-bearing request reports SessionExpired and clears t
     assert.equal(sink.errors.length, 1);
     await transport.close();
     assert.equal(header(server.requests.at(-1), "mcp-session-id"), "s-2", "DELETE releases the new session");
+  });
+});
+
+test("H7: a 404 to the GET stream ends the session and is logged at warn as session expiry", T, async () => {
+  await withFixture("session-404", {}, async (server) => {
+    const logs: Array<[LogLevel, string, unknown]> = [];
+    const transport = new HttpTransport(server.url, { logger: (level, message, data) => void logs.push([level, message, data]) });
+    await transport.start(recordingSink());
+    await transport.send(request(1, "initialize", INIT));
+    transport.openInbound();
+    await until(() => logs.some(([level, m]) => level === "warn" && /no longer knows the session \(HTTP 404 to the GET stream\)/.test(m)));
+    const entry = logs.find(([level]) => level === "warn");
+    assert.deepEqual(entry?.[2], { code: "session_expired" });
+    await transport.close();
+    assert.deepEqual(rpcMethods(server), ["initialize", "GET"], "no DELETE: the session is gone");
   });
 });
 

@@ -16,10 +16,10 @@ export function isRecord(v: unknown): v is JsonRecord {
 }
 
 /**
- * How {@link readFields} treats one field: a `string`, `object` or `boolean` is
- * required, or optional with `?`, and a wrong type is an error. A `hint` is
- * optional and kept only when it has its type (a wrong one is dropped, as the
- * spec makes it advisory).
+ * How {@link readFields} treats one field: a `string` or `object` is required; with
+ * `?` (also `boolean?`) it is optional; either way a wrong type is an error. A
+ * `hint` is optional and kept only when it has its type (a wrong one is dropped,
+ * as the spec makes it advisory).
  */
 export type FieldRule = "string" | "string?" | "object" | "object?" | "boolean?" | "number hint" | "boolean hint";
 

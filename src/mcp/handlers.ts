@@ -215,14 +215,16 @@ function answerOf(answer: ElicitationAnswer): JsonRecord {
 
 // Form fields the user left empty take the schema's `default` (the spec lets
 // servers give defaults so clients can pre-fill them).
+// The names are the server's: collected as pairs, so "__proto__" stays an own key.
 function withDefaults(schema: JsonRecord, content: JsonRecord): JsonRecord {
-  const out: JsonRecord = { ...content };
+  const out = Object.entries(content);
   const props = schema.properties;
-  if (!isRecord(props)) return out;
-  for (const [name, prop] of Object.entries(props)) {
-    if (!Object.hasOwn(out, name) && isRecord(prop) && prop.default !== undefined) out[name] = prop.default;
+  if (isRecord(props)) {
+    for (const [name, prop] of Object.entries(props)) {
+      if (!Object.hasOwn(content, name) && isRecord(prop) && prop.default !== undefined) out.push([name, prop.default]);
+    }
   }
-  return out;
+  return Object.fromEntries(out);
 }
 
 // Legacy revisions carry an elicitationId in URL mode; 2026-07-28 has none (the

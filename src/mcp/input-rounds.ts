@@ -61,7 +61,8 @@ export async function completeWithInput(
 
 async function answerAll(where: string, requests: JsonRecord, handlers: ClientHandlers | undefined, signal: AbortSignal | undefined): Promise<JsonRecord> {
   const context = { signal: signal ?? new AbortController().signal };
-  const out: JsonRecord = {};
+  // The keys are the server's: collected as pairs, so "__proto__" stays an own key.
+  const out: [string, JsonRecord][] = [];
   const entries = Object.entries(requests);
   // Each input request may be a model call or a question to a person: bounded.
   if (entries.length > MAX_INPUT_REQUESTS) {
@@ -73,11 +74,11 @@ async function answerAll(where: string, requests: JsonRecord, handlers: ClientHa
       throw new ProtocolError(`${where}: input request '${key.slice(0, 80)}' needs a method and object params`);
     }
     try {
-      out[key] = await answerServerRequest(handlers ?? {}, request.method, params, context, false);
+      out.push([key, await answerServerRequest(handlers ?? {}, request.method, params, context, false)]);
     } catch (e) {
       // There is no error-shaped input response: the request is abandoned.
       throw e instanceof RpcErrorReply ? new UnauthorizedError(`${where}: this client cannot answer the server's ${request.method.slice(0, 60)} (${e.message})`) : e;
     }
   }
-  return out;
+  return Object.fromEntries(out);
 }

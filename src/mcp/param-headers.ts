@@ -25,7 +25,9 @@ const MAX_SAFE = Number.MAX_SAFE_INTEGER;
  * Finds every `x-mcp-header` declaration of an input schema and checks the rules:
  * a non-empty token, unique case-insensitively, on a `string`, `integer` or
  * `boolean` property reached only through `properties` keys. Any violation makes
- * the whole tool invalid (the client must then leave the tool out).
+ * the whole tool invalid (the client must then leave the tool out). The walk stops
+ * 64 JSON levels down (32 levels of `properties`): a declaration deeper than that
+ * is not seen, so no header is sent for it.
  */
 export function checkParamHeaders(inputSchema: JsonRecord): ParamHeaderCheck {
   const headers: ParamHeader[] = [];

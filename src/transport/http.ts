@@ -104,8 +104,10 @@ interface StreamState {
  * - H6/H7: `Mcp-Session-Id` from the initialize answer is replayed and released with
  *   DELETE on close (refusal tolerated); a 404 to a session-bearing request clears
  *   the session and fails that request with `session_expired`.
- * - H8: 202 / 204 acknowledge notifications and responses; another empty 2xx is an
- *   error ("a proxy answered, not the MCP server").
+ * - H8: 202 / 204 acknowledge notifications and responses; another empty 2xx (or an
+ *   event stream that ends before its first byte) is an error ("a proxy answered,
+ *   not the MCP server"). A notification answered by an event stream is sent once
+ *   its first bytes arrive; the rest is read in the background.
  * - H9: `MCP-Protocol-Version` once {@link HttpTransport.setProtocolVersion} ran;
  *   from revision 2026-07-28 also `Mcp-Method` and `Mcp-Name`.
  * - H10: custom headers through {@link HttpTransport.withHeader}.
@@ -444,12 +446,13 @@ export class HttpTransport implements Transport {
       if (type === "text/event-stream") {
         if (id === undefined) {
           // Unusual for a notification, but whatever it streams is delivered. A
-          // stream that ends before its first byte is an empty answer (H8).
-          let streamed!: (bytes: boolean) => void;
-          const first = new Promise<boolean>((resolve) => (streamed = resolve));
-          state.onBytes = () => streamed(true);
+          // stream that ends before its first byte is an empty answer (H8); one that
+          // fails before it (an oversized event) fails with its own error.
           handedOff = true;
-          this.#track(this.#readEvents(res.body, ex, state).finally(() => (streamed(false), ex.finish())));
+          const first = new Promise<boolean>((resolve, reject) => {
+            state.onBytes = () => resolve(true);
+            this.#track(this.#readEvents(res.body, ex, state).then(() => resolve(false), reject).finally(() => ex.finish()));
+          });
           if (!(await first)) throw proxyError(this.description, res.status, what);
           return;
         }
@@ -600,8 +603,9 @@ export class HttpTransport implements Transport {
         this.#checkEventStream(res, sentSession, what);
         await this.#readEvents(res.body, ex, state);
       } catch (e) {
-        // Undefined when close() or the session's end aborted the stream.
-        const err = ex.error(e);
+        // Undefined when close() aborted the stream. A session 404 aborts it too (the
+        // session is over) but is still worth a warning.
+        const err = e instanceof SessionExpiredError ? e : ex.error(e);
         if (!err) return;
         this.#log("warn", err.message, { code: err.code });
         if (err.code !== "transport") return;
