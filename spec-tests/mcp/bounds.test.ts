@@ -6,6 +6,7 @@ import { HttpTransport } from "../../src/transport/http.js";
 import { LimitError, YadaError } from "../../src/errors.js";
 import { DEFAULT_CALL_TIMEOUT_MS, DEFAULT_HANDSHAKE_TIMEOUT_MS, DEFAULT_HTTP_IDLE_TIMEOUT_MS, MAX_LIST_ITEMS, MAX_LIST_PAGES } from "../../src/limits.js";
 import { rejection } from "../helpers/clients.js";
+import { fixtureServer } from "../helpers/paths.js";
 
 // A legacy stdio server whose tools/list never ends (a new cursor each page) or lists too many tools.
 function listingServer(mode: "endless" | "many"): string[] {
@@ -102,6 +103,40 @@ test("S5: a notifications/initialized the server refuses fails the connect", asy
     const e = await rejection(McpClient.connect(new HttpTransport(`http://127.0.0.1:${port}/mcp`)));
     assert.ok(e instanceof YadaError);
     assert.equal(e.code, "http");
+  } finally {
+    server.close();
+  }
+});
+
+test("S5, S6, H5: time bounds longer than a runtime timer allows (2^31 ms) are clamped, not fired at once", async () => {
+  const huge = 2 ** 32;
+  const catalog = fixtureServer("catalog/stdio.mjs");
+  const client = await McpClient.connectStdio("node", [catalog], undefined, { handshakeTimeoutMs: huge, callTimeoutMs: huge, requestTimeoutMs: huge });
+  try {
+    const result = await client.callTool("slow", { ms: 300 });
+    assert.equal(result.isError ?? false, false);
+    assert.ok((await client.listTools()).length > 0);
+  } finally {
+    await client.close();
+  }
+  const server = createServer((req, res) => {
+    let body = "";
+    req.on("data", (d) => (body += d));
+    req.on("end", () => {
+      const m = JSON.parse(body) as { id: number };
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      res.write(": opened\n\n");
+      setTimeout(() => res.end(`data: ${JSON.stringify({ jsonrpc: "2.0", id: m.id, result: { tools: [] } })}\n\n`), 300);
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  try {
+    const transport = new HttpTransport(`http://127.0.0.1:${(server.address() as { port: number }).port}/mcp`, { idleTimeoutMs: huge });
+    const got: unknown[] = [];
+    await transport.start({ message: (m) => got.push(m), requestError: (_id, e) => got.push(e.code), closed: () => {} });
+    await transport.send({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} });
+    await transport.close();
+    assert.deepEqual(got, [{ jsonrpc: "2.0", id: 1, result: { tools: [] } }]);
   } finally {
     server.close();
   }

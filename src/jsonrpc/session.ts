@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { startTimer } from "../util/sleep.js";
 import {
   CancelledError,
   ConnectionClosedError,
@@ -259,7 +260,7 @@ export class JsonRpcSession {
         // request's bound, or the total one once that is nearer).
         const arm = (bound: number, ms = bound): void => {
           const reason = `timed out after ${bound} ms`;
-          pending.timer = setTimeout(
+          pending.timer = startTimer(
             () => this.#abandon(id, reason, new TimeoutError(`${this.#name}: ${method} ${reason}; the server may still carry the call out`, bound)),
             ms,
           );

@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { startTimer } from "../util/sleep.js";
 import { JsonRpcError, LimitError, ProtocolError, TimeoutError, UnsupportedVersionError, ValidationError, YadaError } from "../errors.js";
 import { JsonRpcSession, type NotificationListener, type Progress, type RequestHandler, type RequestOptions } from "../jsonrpc/session.js";
 import {
@@ -193,7 +194,7 @@ export class McpClient {
     const session = new JsonRpcSession(transport, { name, logger: options.logger });
     const handshakeMs = options.handshakeTimeoutMs ?? DEFAULT_HANDSHAKE_TIMEOUT_MS;
     const deadline = new AbortController();
-    const timer = setTimeout(() => deadline.abort(), handshakeMs);
+    const timer = startTimer(() => deadline.abort(), handshakeMs);
     const signal = options.signal ? AbortSignal.any([options.signal, deadline.signal]) : deadline.signal;
     const timedOut = (): TimeoutError => new TimeoutError(`${name}: the handshake did not finish within ${handshakeMs} ms`, handshakeMs);
     const who: ClientIdentity = {

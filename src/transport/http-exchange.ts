@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { startTimer } from "../util/sleep.js";
 import { LimitError, TimeoutError, TransportError, YadaError } from "../errors.js";
 import { concatBytes } from "../util/bytes.js";
 
@@ -46,7 +47,7 @@ export class Exchange {
     this.#what = what;
     this.#link(closer, this.#onClose);
     this.#link(caller, this.#onCaller);
-    if (this.cause === undefined) this.#timer = setTimeout(this.#check, idleMs);
+    if (this.cause === undefined) this.#timer = startTimer(this.#check, idleMs);
   }
 
   #onClose = (): void => this.abort("closed");
@@ -70,7 +71,7 @@ export class Exchange {
     if (this.cause !== undefined) return;
     const idle = performance.now() - this.#last;
     if (this.#suspended || idle < this.#idleMs) {
-      this.#timer = setTimeout(this.#check, this.#suspended ? this.#idleMs : this.#idleMs - idle);
+      this.#timer = startTimer(this.#check, this.#suspended ? this.#idleMs : this.#idleMs - idle);
     } else this.abort("idle");
   };
 
