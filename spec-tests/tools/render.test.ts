@@ -199,6 +199,12 @@ describe("T16: unknown content kinds", { concurrency: true }, () => {
     assert.equal(renderContent([block]).text, "the note");
   });
 
+  test("T16: a server's \"__proto__\" member stays a member of the JSON the model sees", () => {
+    const block = JSON.parse('{"type":"note","__proto__":{"said":"hello"}}') as ContentBlock;
+    assert.deepEqual(JSON.parse(renderContent([block]).text), JSON.parse('{"type":"note","__proto__":{"said":"hello"}}'));
+    assert.match(renderContent([block]).text, /"__proto__":\{"said":"hello"\}/);
+  });
+
   test("T16: inline style: a text resource as its text, audio and blob resources as JSON with sizes", () => {
     const wav = "UklG".repeat(100);
     const blocks = [
