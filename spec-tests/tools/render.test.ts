@@ -6,7 +6,7 @@ import { describe, test } from "node:test";
 import { MAX_IMAGE_BYTES, MAX_TOOL_ERROR_CHARS, MAX_TOOL_RESULT_BYTES } from "../../src/limits.js";
 import type { ContentBlock } from "../../src/mcp/types.js";
 import { connectMcp } from "../../src/node/tools.js";
-import { cutChars, cutUtf8, utf8Length } from "../../src/tools/bound.js";
+import { cutChars, cutUtf8, utf8Length, utf8Prefix } from "../../src/tools/bound.js";
 import { renderContent } from "../../src/tools/render.js";
 import type { ImagePart } from "../../src/tools/types.js";
 import { alice, allowAll, bytes, envelope, everything, inlineServer, KINDS, T, textOf, tool, using, withCatalog } from "./helpers.js";
@@ -28,6 +28,14 @@ describe("T6: result bound", { concurrency: true }, () => {
       }),
     );
   }
+
+  test("T6: a prefix by bytes takes any budget: none below zero, the whole text beyond its size", () => {
+    assert.equal(utf8Prefix("a😀b", -1), "");
+    assert.equal(utf8Prefix("a😀b", 4), "a");
+    assert.equal(utf8Prefix("a😀b", 5), "a😀");
+    assert.equal(utf8Prefix("a😀b", Infinity), "a😀b");
+    assert.equal(utf8Prefix("a\ud800b", 4), "a\ud800");
+  });
 
   test("T6: cuts never split a character (4-byte emoji, surrogate pairs)", () => {
     const text = "😀".repeat(10_000); // 40,000 bytes, 20,000 UTF-16 units
