@@ -148,3 +148,26 @@ test("W10: reconnects use a frozen copy of the config: a host that changes its o
     { http: { expireAfter: 3 } },
   ),
 );
+
+test("W10: the pinned copy reaches nested fields: headers and readTools changed later by the host are not used on reconnect", T, () =>
+  withCatalog(
+    "http",
+    async ({ config, http }) => {
+      const headers = { "x-api-key": "first" };
+      const readTools = ["lookup"];
+      const mutable = { ...config, headers, readTools } as typeof config;
+      await using(await reconnectingMcp(mutable, { identity: alice, authorize: allowAll }), async (c) => {
+        headers["x-api-key"] = "changed";
+        readTools.push("search");
+        const lookup = tool(c, "catalog__lookup");
+        assert.match(textOf(await lookup.execute({ sku: "ABC-123" }, { identity: alice })), /Widget/);
+        // The session expires here: the reconnect sends the original header and selects the original tools.
+        assert.match(textOf(await lookup.execute({ sku: "DEF-456" }, { identity: alice })), /Gadget/);
+        assert.equal(http?.requests.filter((r) => r.rpcMethod === "initialize").length, 2);
+        assert.deepEqual(new Set(http?.requests.map((r) => r.headers["x-api-key"])), new Set(["first"]));
+        assert.deepEqual(c.tools.map((t) => t.name), ["catalog__lookup"]);
+      });
+    },
+    { http: { expireAfter: 3 } },
+  ),
+);
