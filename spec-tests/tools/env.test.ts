@@ -177,6 +177,18 @@ describe("T1: server configuration at connect", { concurrency: true }, () => {
     assert.deepEqual(config.readTools, ["lookup"]);
   });
 
+  test("T1, T14: every field is known and allowed before any value is checked; prototype names are unknown fields", () => {
+    const cases: Array<[string, RegExp]> = [
+      ['{"name":"c","url":5,"bogus":1}', /unknown field "bogus" for an HTTP server/],
+      ['{"name":"c","url":"https://x.example/mcp","timeoutMs":-1,"toString":1}', /unknown field "toString"/],
+      ['{"name":"c","url":"https://x.example/mcp","__proto__":{"url":"https://elsewhere.example"}}', /unknown field "__proto__"/],
+      ['{"name":"c","url":"https://x.example/mcp","constructor":{}}', /unknown field "constructor"/],
+      ['{"name":"c","command":"node","headers":5}', /unknown field "headers" for a stdio server/],
+      ['{"name":"c","url":"https://x.example/mcp","writeTools":5}', /writeTools is not allowed here/],
+    ];
+    for (const [json, message] of cases) assert.match(envError(`[${json}]`).message, message);
+  });
+
   test("T1, T14: a \"__proto__\" key in headers, env or writeTools is refused, never dropped nor made the copy's prototype", () => {
     const cases: Array<[string, string]> = [
       ['{"name":"a","url":"https://x.example/mcp","headers":{"__proto__":"v"}}', "headers"],
