@@ -181,6 +181,21 @@ describe("T9: output schemas", { concurrency: true }, () => {
     ),
   );
 
+  test("T9: with an output schema, a result without structuredContent is invalid_output; an isError result stays tool_failed", T, async () => {
+    const server = inlineServer(
+      "inline",
+      `(m) => m.method === "tools/list"
+        ? { tools: [{ name: "t", inputSchema: { type: "object", properties: { fail: { type: "boolean" } } }, outputSchema: { type: "object" }, annotations: { readOnlyHint: true } }] }
+        : { content: [{ type: "text", text: "plain text only" }], isError: m.params.arguments.fail === true }`,
+    );
+    await using(await connectMcp(server, { identity: alice, authorize: allowAll }), async (c) => {
+      const missing = envelope(await tool(c, "inline__t").execute({}, { identity: alice }));
+      assert.equal(missing.error, "invalid_output");
+      assert.match(missing.message, /structuredContent is missing/);
+      assert.deepEqual(envelope(await tool(c, "inline__t").execute({ fail: true }, { identity: alice })), { error: "tool_failed", message: "plain text only" });
+    });
+  });
+
   test("T9: server-everything's structured content passes its output schema", T, async () => {
     await using(await connectMcp(everything(), { identity: alice, authorize: allowAll }), async (c) => {
       const result = await tool(c, "everything__get-structured-content").execute({ location: "Chicago" }, { identity: alice });
