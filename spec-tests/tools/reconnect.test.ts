@@ -100,6 +100,19 @@ describe("W10: reconnectingMcp", { concurrency: true }, () => {
     }),
   );
 
+  test("W10: concurrent calls share one reconnect", T, () =>
+    withCatalog("stdio", async ({ config }) => {
+      const rec = recording();
+      await using(await reconnectingMcp(config, { identity: alice, authorize: allowAll }, { transportFactory: rec.factory }), async (c) => {
+        await tool(c, "catalog__touch").execute({ mode: "changed" }, { identity: alice });
+        const lookup = tool(c, "catalog__lookup");
+        const results = await Promise.all(["ABC-123", "DEF-456", "ABC-123"].map((sku) => lookup.execute({ sku }, { identity: alice })));
+        assert.deepEqual(results.map((r) => r.isError), [false, false, false]);
+        assert.equal(rec.built(), 2, "one new connection for all three calls");
+      });
+    }),
+  );
+
   test("W10: another identity fails with unauthorized and never triggers a reconnect", T, () =>
     withCatalog("stdio", async ({ config }) => {
       const rec = recording();
