@@ -210,8 +210,10 @@ const STDIO_FIELDS: Record<string, FieldCheck> = {
  * the host's object change nothing): `name` matches `^[a-zA-Z0-9_-]+$`; exactly one
  * of `url` (with optional `headers`) or `command` (with optional `args`, `env`,
  * `stderr`); `timeoutMs` a positive integer; `readTools` distinct non-empty names;
- * `resources` a boolean; no other field. Header names and values follow the H10
- * rules.
+ * `resources` a boolean; `writeTools` (mappings of three non-empty strings) and
+ * `confirmTools` (names or `"*"`) when allowed; no other field, and no
+ * `"__proto__"` key in `headers`, `env` or `writeTools`. Header names and values
+ * follow the H10 rules.
  *
  * @param where Prefix of error messages, e.g. `YADA_MCP_SERVERS[0]`.
  * @param allowWrites Whether `writeTools` / `confirmTools` may appear.
