@@ -177,6 +177,40 @@ describe("T1: server configuration at connect", { concurrency: true }, () => {
     assert.deepEqual(config.readTools, ["lookup"]);
   });
 
+  test("T1, T14: every field is known and allowed before any value is checked; prototype names are unknown fields", () => {
+    const cases: Array<[string, RegExp]> = [
+      ['{"name":"c","url":5,"bogus":1}', /unknown field "bogus" for an HTTP server/],
+      ['{"name":"c","url":"https://x.example/mcp","timeoutMs":-1,"toString":1}', /unknown field "toString"/],
+      ['{"name":"c","url":"https://x.example/mcp","__proto__":{"url":"https://elsewhere.example"}}', /unknown field "__proto__"/],
+      ['{"name":"c","url":"https://x.example/mcp","constructor":{}}', /unknown field "constructor"/],
+      ['{"name":"c","command":"node","headers":5}', /unknown field "headers" for a stdio server/],
+      ['{"name":"c","url":"https://x.example/mcp","writeTools":5}', /writeTools is not allowed here/],
+    ];
+    for (const [json, message] of cases) assert.match(envError(`[${json}]`).message, message);
+  });
+
+  test("T1, T14: a \"__proto__\" key in headers, env or writeTools is refused, never dropped nor made the copy's prototype", () => {
+    const cases: Array<[string, string]> = [
+      ['{"name":"a","url":"https://x.example/mcp","headers":{"__proto__":"v"}}', "headers"],
+      ['{"name":"a","command":"x","env":{"__proto__":"v"}}', "env"],
+      ['{"name":"a","url":"https://x.example/mcp","writeTools":{"__proto__":{"version":"1","prepareTool":"p","receiptTool":"r"}}}', "writeTools"],
+    ];
+    for (const [json, field] of cases) {
+      assert.throws(
+        () => parseServerConfig(JSON.parse(json)),
+        (e: Error & { code?: string }) => e.code === "config" && e.message.includes(field) && e.message.includes("__proto__"),
+        field,
+      );
+    }
+    assert.match(envError(`[{"name":"a","url":"https://x.example/mcp","headers":{"__proto__":"${SECRET}"}}]`).message, /headers may not have the key "__proto__"/);
+  });
+
+  test("T1, T14: a hole in args or readTools is refused like any other non-string", () => {
+    const sparse = [, "b"];
+    assert.throws(() => parseServerConfig({ name: "a", command: "x", args: sparse }), { code: "config", message: /args\[0\] must be a string/ });
+    assert.throws(() => parseServerConfig({ name: "a", url: "https://x.example/mcp", readTools: new Array(2) }), { code: "config", message: /readTools\[0\] must be a string/ });
+  });
+
   test("T1: the web entry's connectMcp refuses stdio configurations with a pointer to the Node entry", T, async () => {
     const { connectMcp: webConnect } = await import("../../src/tools/connect.js");
     const e = await rejection(webConnect({ name: "catalog", command: "node" }, { identity: alice, authorize: allowAll }));

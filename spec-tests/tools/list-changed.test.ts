@@ -4,9 +4,32 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { connectMcp } from "../../src/node/tools.js";
-import { alice, allowAll, inlineServer, KINDS, methods, recording, rejection, T, textOf, tool, until, using, withCatalog } from "./helpers.js";
+import { alice, allowAll, calls, inlineServer, KINDS, methods, recording, rejection, T, textOf, tool, until, using, withCatalog } from "./helpers.js";
 
 const STALE = "MCP tool contract changed; reconnect required";
+
+/**
+ * A server with one read tool `t` whose description changes after the first
+ * tools/list. Each call of `t` announces list_changed `notifyMs` later; the
+ * listings after the first answer `relistMs` late.
+ */
+function changingServer(notifyMs: number, relistMs: number) {
+  return inlineServer(
+    "inline",
+    `(() => {
+      let lists = 0;
+      return (m) => {
+        if (m.method === "tools/list") {
+          lists++;
+          const tools = [{ name: "t", description: lists === 1 ? "first" : "second", inputSchema: { type: "object" }, annotations: { readOnlyHint: true } }];
+          return lists === 1 ? { tools } : new Promise((r) => setTimeout(() => r({ tools }), ${relistMs}));
+        }
+        setTimeout(() => process.stdout.write(JSON.stringify({ jsonrpc: "2.0", method: "notifications/tools/list_changed" }) + "\\n"), ${notifyMs});
+        return { content: [{ type: "text", text: "ran" }] };
+      };
+    })()`,
+  );
+}
 
 describe("T13: list_changed", { concurrency: true }, () => {
   for (const kind of KINDS) {
@@ -137,6 +160,37 @@ rl.on("line", (l) => {
     await using(await connectMcp(server, { identity: alice, authorize: allowAll }), async (c) => {
       await until(() => !c.isConnected());
       assert.equal((await rejection(tool(c, "modern__t").execute({}, { identity: alice }))).message, STALE);
+    });
+  });
+
+  test("T4, T13: a call whose authorize is pending when list_changed arrives waits for the comparison; a changed contract sends nothing", T, async () => {
+    const rec = recording();
+    let asked = 0;
+    const authorize = async (): Promise<boolean> => {
+      asked++;
+      // The second call is admitted before the announcement; its permission comes
+      // once the comparison's tools/list is out (the answer takes 300 ms).
+      if (asked === 2) await until(() => methods(rec.sent).filter((m) => m === "tools/list").length === 2);
+      return true;
+    };
+    await using(await connectMcp(changingServer(200, 300), { identity: alice, authorize }, { transportFactory: rec.factory }), async (c) => {
+      assert.equal(textOf(await tool(c, "inline__t").execute({}, { identity: alice })), "ran");
+      const e = await rejection(tool(c, "inline__t").execute({}, { identity: alice }));
+      assert.equal(asked, 2);
+      assert.equal(e.code, "stale_contract");
+      assert.equal(e.message, STALE);
+      assert.deepEqual(calls(rec.sent), ["t"]);
+    });
+  });
+
+  test("T13: a logger that throws does not keep a changed contract usable", T, async () => {
+    const logger = (level: string): void => {
+      if (level === "warn") throw new Error("the log sink is down");
+    };
+    await using(await connectMcp(changingServer(0, 0), { identity: alice, authorize: allowAll }, { logger }), async (c) => {
+      assert.equal(textOf(await tool(c, "inline__t").execute({}, { identity: alice })), "ran");
+      await until(() => !c.isConnected());
+      assert.equal((await rejection(tool(c, "inline__t").execute({}, { identity: alice }))).message, STALE);
     });
   });
 });

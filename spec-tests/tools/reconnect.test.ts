@@ -100,6 +100,19 @@ describe("W10: reconnectingMcp", { concurrency: true }, () => {
     }),
   );
 
+  test("W10: concurrent calls share one reconnect", T, () =>
+    withCatalog("stdio", async ({ config }) => {
+      const rec = recording();
+      await using(await reconnectingMcp(config, { identity: alice, authorize: allowAll }, { transportFactory: rec.factory }), async (c) => {
+        await tool(c, "catalog__touch").execute({ mode: "changed" }, { identity: alice });
+        const lookup = tool(c, "catalog__lookup");
+        const results = await Promise.all(["ABC-123", "DEF-456", "ABC-123"].map((sku) => lookup.execute({ sku }, { identity: alice })));
+        assert.deepEqual(results.map((r) => r.isError), [false, false, false]);
+        assert.equal(rec.built(), 2, "one new connection for all three calls");
+      });
+    }),
+  );
+
   test("W10: another identity fails with unauthorized and never triggers a reconnect", T, () =>
     withCatalog("stdio", async ({ config }) => {
       const rec = recording();
@@ -143,6 +156,29 @@ test("W10: reconnects use a frozen copy of the config: a host that changes its o
         // The session expires here: the reconnect goes to the original URL.
         assert.match(textOf(await lookup.execute({ sku: "DEF-456" }, { identity: alice })), /Gadget/);
         assert.equal(http?.requests.filter((r) => r.rpcMethod === "initialize").length, 2);
+      });
+    },
+    { http: { expireAfter: 3 } },
+  ),
+);
+
+test("W10: the pinned copy reaches nested fields: headers and readTools changed later by the host are not used on reconnect", T, () =>
+  withCatalog(
+    "http",
+    async ({ config, http }) => {
+      const headers = { "x-api-key": "first" };
+      const readTools = ["lookup"];
+      const mutable = { ...config, headers, readTools } as typeof config;
+      await using(await reconnectingMcp(mutable, { identity: alice, authorize: allowAll }), async (c) => {
+        headers["x-api-key"] = "changed";
+        readTools.push("search");
+        const lookup = tool(c, "catalog__lookup");
+        assert.match(textOf(await lookup.execute({ sku: "ABC-123" }, { identity: alice })), /Widget/);
+        // The session expires here: the reconnect sends the original header and selects the original tools.
+        assert.match(textOf(await lookup.execute({ sku: "DEF-456" }, { identity: alice })), /Gadget/);
+        assert.equal(http?.requests.filter((r) => r.rpcMethod === "initialize").length, 2);
+        assert.deepEqual(new Set(http?.requests.map((r) => r.headers["x-api-key"])), new Set(["first"]));
+        assert.deepEqual(c.tools.map((t) => t.name), ["catalog__lookup"]);
       });
     },
     { http: { expireAfter: 3 } },

@@ -6,7 +6,7 @@ import { describe, test } from "node:test";
 import { MAX_IMAGE_BYTES, MAX_TOOL_ERROR_CHARS, MAX_TOOL_RESULT_BYTES } from "../../src/limits.js";
 import type { ContentBlock } from "../../src/mcp/types.js";
 import { connectMcp } from "../../src/node/tools.js";
-import { cutChars, cutUtf8, utf8Length } from "../../src/tools/bound.js";
+import { cutChars, cutUtf8, utf8Length, utf8Prefix } from "../../src/tools/bound.js";
 import { renderContent } from "../../src/tools/render.js";
 import type { ImagePart } from "../../src/tools/types.js";
 import { alice, allowAll, bytes, envelope, everything, inlineServer, KINDS, T, textOf, tool, using, withCatalog } from "./helpers.js";
@@ -28,6 +28,14 @@ describe("T6: result bound", { concurrency: true }, () => {
       }),
     );
   }
+
+  test("T6: a prefix by bytes takes any budget: none below zero, the whole text beyond its size", () => {
+    assert.equal(utf8Prefix("a😀b", -1), "");
+    assert.equal(utf8Prefix("a😀b", 4), "a");
+    assert.equal(utf8Prefix("a😀b", 5), "a😀");
+    assert.equal(utf8Prefix("a😀b", Infinity), "a😀b");
+    assert.equal(utf8Prefix("a\ud800b", 4), "a\ud800");
+  });
 
   test("T6: cuts never split a character (4-byte emoji, surrogate pairs)", () => {
     const text = "😀".repeat(10_000); // 40,000 bytes, 20,000 UTF-16 units
@@ -173,6 +181,21 @@ describe("T9: output schemas", { concurrency: true }, () => {
     ),
   );
 
+  test("T9: with an output schema, a result without structuredContent is invalid_output; an isError result stays tool_failed", T, async () => {
+    const server = inlineServer(
+      "inline",
+      `(m) => m.method === "tools/list"
+        ? { tools: [{ name: "t", inputSchema: { type: "object", properties: { fail: { type: "boolean" } } }, outputSchema: { type: "object" }, annotations: { readOnlyHint: true } }] }
+        : { content: [{ type: "text", text: "plain text only" }], isError: m.params.arguments.fail === true }`,
+    );
+    await using(await connectMcp(server, { identity: alice, authorize: allowAll }), async (c) => {
+      const missing = envelope(await tool(c, "inline__t").execute({}, { identity: alice }));
+      assert.equal(missing.error, "invalid_output");
+      assert.match(missing.message, /structuredContent is missing/);
+      assert.deepEqual(envelope(await tool(c, "inline__t").execute({ fail: true }, { identity: alice })), { error: "tool_failed", message: "plain text only" });
+    });
+  });
+
   test("T9: server-everything's structured content passes its output schema", T, async () => {
     await using(await connectMcp(everything(), { identity: alice, authorize: allowAll }), async (c) => {
       const result = await tool(c, "everything__get-structured-content").execute({ location: "Chicago" }, { identity: alice });
@@ -197,6 +220,12 @@ describe("T16: unknown content kinds", { concurrency: true }, () => {
   test("T16: an unknown kind wrapping a text resource reads as that text", () => {
     const block = { type: "note", resource: { uri: "x://n", text: "the note" } } as ContentBlock;
     assert.equal(renderContent([block]).text, "the note");
+  });
+
+  test("T16: a server's \"__proto__\" member stays a member of the JSON the model sees", () => {
+    const block = JSON.parse('{"type":"note","__proto__":{"said":"hello"}}') as ContentBlock;
+    assert.deepEqual(JSON.parse(renderContent([block]).text), JSON.parse('{"type":"note","__proto__":{"said":"hello"}}'));
+    assert.match(renderContent([block]).text, /"__proto__":\{"said":"hello"\}/);
   });
 
   test("T16: inline style: a text resource as its text, audio and blob resources as JSON with sizes", () => {

@@ -4,6 +4,7 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { MAX_RESOURCE_TEXT_CHARS } from "../../src/limits.js";
 import { connectMcp } from "../../src/node/tools.js";
+import { checkPromptArgs } from "../../src/tools/prompts.js";
 import type { Identity } from "../../src/tools/types.js";
 import { alice, allowAll, envelope, inlineServer, KINDS, mallory, methods, recording, rejection, T, textOf, tool, using, withCatalog } from "./helpers.js";
 
@@ -153,6 +154,11 @@ describe("T12: prompts", { concurrency: true }, () => {
       assert.match(e.message, /more than 100 pages/);
       assert.equal(methods(rec.sent).filter((m) => m === "prompts/list").length, 100);
     });
+  });
+
+  test("T12: a prompt argument named \"__proto__\" is refused, not silently dropped", () => {
+    assert.throws(() => checkPromptArgs(JSON.parse('{"sku":"A","__proto__":"x"}')), { code: "validation", message: /"__proto__"/ });
+    assert.deepEqual(checkPromptArgs({ sku: "A" }), { sku: "A" });
   });
 
   test("T12: getPrompt by another identity fails; prompt arguments must be strings", T, () =>

@@ -37,7 +37,9 @@ export function utf8Length(text: string): number {
 /** The longest prefix of `text` of at most `maxBytes` UTF-8 bytes that ends on a character boundary. */
 export function utf8Prefix(text: string, maxBytes: number): string {
   // encodeInto writes whole characters only; `read` counts the UTF-16 units it took.
-  return text.slice(0, encoder.encodeInto(text, new Uint8Array(maxBytes)).read);
+  // The buffer is never longer than the text can need (3 bytes per unit), nor negative.
+  const buffer = new Uint8Array(Math.max(0, Math.min(maxBytes, text.length * 3)));
+  return text.slice(0, encoder.encodeInto(text, buffer).read);
 }
 
 /**

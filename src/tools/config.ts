@@ -94,7 +94,19 @@ const key = (k: string): string => quote(k, 40);
 
 function stringList(value: unknown, where: string, what: string): string[] {
   if (!Array.isArray(value)) fail(where, `${what} must be an array of strings`);
-  return value.map((v: unknown, i) => (typeof v === "string" ? v : fail(where, `${what}[${i}] must be a string`)));
+  // Array.from visits holes too (as undefined): a sparse array is refused, not copied with gaps.
+  return Array.from(value, (v: unknown, i) => (typeof v === "string" ? v : fail(where, `${what}[${i}] must be a string`)));
+}
+
+/**
+ * The entries of an object from the configuration. A `"__proto__"` key (as
+ * JSON.parse makes it) is refused: assigned to the copy, it would replace the
+ * copy's prototype instead of becoming an entry.
+ */
+function entriesOf(value: Record<string, unknown>, where: string, what: string): Array<[string, unknown]> {
+  const entries = Object.entries(value);
+  for (const [k] of entries) if (k === "__proto__") fail(where, `${what} may not have the key "__proto__"`);
+  return entries;
 }
 
 function nameList(value: unknown, where: string, what: string): string[] {
@@ -112,7 +124,7 @@ function nameList(value: unknown, where: string, what: string): string[] {
 function stringRecord(value: unknown, where: string, what: string): Record<string, string> {
   if (!isRecord(value)) fail(where, `${what} must be an object of strings`);
   const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(value)) out[k] = typeof v === "string" ? v : fail(where, `${what}.${k.slice(0, 40)} must be a string`);
+  for (const [k, v] of entriesOf(value, where, what)) out[k] = typeof v === "string" ? v : fail(where, `${what}.${k.slice(0, 40)} must be a string`);
   return out;
 }
 
@@ -149,7 +161,7 @@ const WRITE_FIELDS: Record<string, FieldCheck> = {
   writeTools(v, at) {
     if (!isRecord(v)) fail(at, "writeTools must be an object");
     const mappings: Record<string, McpWriteMapping> = {};
-    for (const [tool, m] of Object.entries(v)) {
+    for (const [tool, m] of entriesOf(v, at, "writeTools")) {
       const where = `writeTools.${tool.slice(0, 40)}`;
       if (!isRecord(m)) fail(at, `${where} must be an object`);
       const mapping: Record<string, string> = {};
@@ -198,8 +210,10 @@ const STDIO_FIELDS: Record<string, FieldCheck> = {
  * the host's object change nothing): `name` matches `^[a-zA-Z0-9_-]+$`; exactly one
  * of `url` (with optional `headers`) or `command` (with optional `args`, `env`,
  * `stderr`); `timeoutMs` a positive integer; `readTools` distinct non-empty names;
- * `resources` a boolean; no other field. Header names and values follow the H10
- * rules.
+ * `resources` a boolean; `writeTools` (mappings of three non-empty strings) and
+ * `confirmTools` (names or `"*"`) when allowed; no other field, and no
+ * `"__proto__"` key in `headers`, `env` or `writeTools`. Header names and values
+ * follow the H10 rules.
  *
  * @param where Prefix of error messages, e.g. `YADA_MCP_SERVERS[0]`.
  * @param allowWrites Whether `writeTools` / `confirmTools` may appear.

@@ -256,8 +256,9 @@ export async function connectMcp(server: McpServerConfig, access: McpAccess, opt
       } finally {
         checking = undefined;
       }
-      logger("warn", "MCP tool contract changed or unreadable; the connection is stale", { server: name, reason });
+      // Stale first: a logger that throws must not keep a changed contract usable.
       end(new StaleContractError());
+      logger("warn", "MCP tool contract changed or unreadable; the connection is stale", { server: name, reason });
     };
     const recheck = (): void => {
       if (!usable()) return;

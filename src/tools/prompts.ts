@@ -37,6 +37,8 @@ export function checkPromptArgs(args: unknown): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(args)) {
     if (typeof v !== "string") throw new ValidationError(`prompt argument ${quote(k, 40)} must be a string`);
+    // Assigned, "__proto__" would be dropped (its value is not an object), not sent.
+    if (k === "__proto__") throw new ValidationError(`prompt argument "__proto__" is not allowed`);
     out[k] = v;
   }
   const bytes = utf8Length(JSON.stringify(out));

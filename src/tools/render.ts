@@ -67,9 +67,9 @@ function elide(value: unknown, depth: number, key: string | undefined): unknown 
   if (typeof value !== "object" || value === null) return value;
   if (depth >= MAX_UNKNOWN_CONTENT_DEPTH) return "[…]";
   if (Array.isArray(value)) return value.map((v) => elide(v, depth + 1, undefined));
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(value)) out[k] = elide(v, depth + 1, k);
-  return out;
+  // fromEntries defines each member, so a server's "__proto__" member stays a member
+  // (assigned, it would replace the copy's prototype and vanish from the JSON).
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, elide(v, depth + 1, k)]));
 }
 
 /** Text of one non-image block. */
