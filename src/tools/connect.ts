@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { startTimer } from "../util/sleep.js";
 import { CancelledError, ConfigError, ConnectionClosedError, StaleContractError, TimeoutError, UnauthorizedError, YadaError } from "../errors.js";
 import { DEFAULT_HANDSHAKE_TIMEOUT_MS } from "../limits.js";
 import { silentLogger, type Logger } from "../log.js";
@@ -203,7 +204,7 @@ export async function connectMcp(server: McpServerConfig, access: McpAccess, opt
 
   const setupMs = timeoutMs ?? DEFAULT_HANDSHAKE_TIMEOUT_MS;
   const deadline = new AbortController();
-  const timer = setTimeout(() => deadline.abort(), setupMs);
+  const timer = startTimer(() => deadline.abort(), setupMs);
   const signal = options.signal ? AbortSignal.any([options.signal, deadline.signal]) : deadline.signal;
   let client: McpClient | undefined;
   let changedDuringSetup = false;
