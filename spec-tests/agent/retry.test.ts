@@ -146,6 +146,30 @@ describe("R3: retries and typed provider errors", { timeout: 30_000 }, () => {
     assert.equal((await gpt.generate(hello)).stopReason, "other");
   });
 
+  test("R3: a request that cannot be serialized as JSON is a typed transport error, neither sent nor retried", async () => {
+    let calls = 0;
+    const counting = ((...args: Parameters<typeof fetch>) => {
+      calls++;
+      return fetch(...args);
+    }) as typeof fetch;
+    const cyclic: Record<string, unknown> = {};
+    cyclic.self = cyclic;
+    const requests: ModelRequest[] = [
+      { ...hello, tools: [{ name: "t", description: "", inputSchema: { type: "object", default: 1n } }] },
+      { messages: [...hello.messages, { role: "assistant", content: [{ type: "tool_call", id: "c1", name: "t", arguments: cyclic }] }], tools: [] },
+    ];
+    for (const request of requests) {
+      for (const provider of [
+        claude({ maxAttempts: 3 }, counting),
+        openaiChat({ apiKey: "k", model: "m", baseUrl: replay.baseUrl, fetch: counting, retry: { maxAttempts: 3, baseDelayMs: 10 } }),
+      ]) {
+        await assert.rejects(provider.generate(request), (e: unknown) => e instanceof TransportError && e.code === "transport" && /request failed/.test(e.message));
+      }
+    }
+    assert.equal(calls, 0);
+    assert.equal((await replay.requests()).length, 0);
+  });
+
   test("R3: a redirect is refused, never followed", async () => {
     await replay.queue({ status: 307, headers: { location: `${replay.baseUrl}/elsewhere` } }, TEXT);
     await assert.rejects(claude({ maxAttempts: 1 }).generate(hello), isKind("bad_response", 307));
