@@ -80,6 +80,17 @@ describe("R1: run loop", { timeout: 20_000 }, () => {
     await assert.rejects(run({ provider: scripted([]), identity: alice, input }), ValidationError);
   });
 
+  test("R1: a stored conversation with holes (a sparse messages or content array) is refused, not copied with the holes", async () => {
+    const hello = userMessage("hi");
+    const holeyMessages = [, hello] as unknown as Message[];
+    const holeyContent = [{ role: "user", content: new Array(2) }] as unknown as Message[];
+    assert.throws(() => parseMessages(holeyMessages), (e: unknown) => e instanceof ValidationError && /^\/0: must be an object/.test(e.message));
+    assert.throws(() => parseMessages(holeyContent), (e: unknown) => e instanceof ValidationError && /^\/0\/content\/0: must be an object/.test(e.message));
+    const provider = scripted([{ text: "unused" }]);
+    await assert.rejects(run({ provider, identity: alice, input: holeyMessages }), ValidationError);
+    assert.equal(provider.requests.length, 0);
+  });
+
   test("R1: an answer with more than MAX_TOOL_CALLS_PER_TURN calls, or duplicate call ids, is a bad_response", async () => {
     const many = Array.from({ length: 65 }, (_, i) => ({ name: "echo", arguments: { i } }));
     await assert.rejects(run({ provider: scripted([{ toolCalls: many }]), tools: [echo], identity: alice, input: "go" }), (e: unknown) => e instanceof ProviderError && /65 tool calls/.test(e.message));

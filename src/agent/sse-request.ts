@@ -151,7 +151,8 @@ export function streamingProvider(
         payload = JSON.stringify(body(request));
       } catch (e) {
         // A request that is not JSON (a BigInt or a cycle in a tool's arguments or
-        // schema) is never sent, and not retried: it would fail the same way again.
+        // schema; openaiChat serializes arguments while building the body) is never
+        // sent, and not retried: it would fail the same way again.
         throw new TransportError(`${name}: the request failed: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
       }
       // True once a delta reached the caller: no retry after that.
