@@ -71,6 +71,13 @@ describe("R1: run loop", { timeout: 20_000 }, () => {
     assert.equal(provider.requests.length, 0);
   });
 
+  test("R1: a tools array with a hole is a configuration error before the first model call", async () => {
+    const provider = scripted([{ text: "unused" }]);
+    const tools = [, echo] as unknown as Tool[];
+    await assert.rejects(run({ provider, tools, identity: alice, input: "go" }), (e: unknown) => e instanceof ConfigError && /tools\[0\]: not a tool object/.test(e.message));
+    assert.equal(provider.requests.length, 0);
+  });
+
   test("R1: input that leaves tool calls unanswered is rejected", async () => {
     const input: Message[] = [
       userMessage("hi"),
