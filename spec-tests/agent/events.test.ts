@@ -179,4 +179,30 @@ describe("R2: events", { timeout: 20_000 }, () => {
     assert.equal(result.stopReason, "cancelled");
     assert.ok(Date.now() - started < 2_000);
   });
+
+  test("R2: a run cancelled while a tool starts (before the tool's first await) does not wait for the tool", async () => {
+    const controller = new AbortController();
+    // The update listener aborts synchronously, inside the tool's execute.
+    const deaf = hostTool("deaf", (_args, ctx) => {
+      ctx.onUpdate?.({ message: "starting" });
+      return new Promise(() => {});
+    });
+    const result = await within(
+      run({
+        provider: scripted([{ toolCalls: [{ name: "deaf" }] }]),
+        tools: [deaf],
+        identity: alice,
+        input: "go",
+        signal: controller.signal,
+        onEvent: (e) => {
+          if (e.type === "tool_execution_update") controller.abort();
+        },
+      }),
+      2_000,
+      "the cancelled run",
+    );
+    assert.equal(result.stopReason, "cancelled");
+    const last = result.messages.at(-1);
+    assert.ok(last?.role === "tool" && last.isError && /cancelled/.test(JSON.stringify(last.content)));
+  });
 });

@@ -7,7 +7,7 @@ import { openaiChat } from "../../src/agent/openai-chat.js";
 import type { ModelRequest } from "../../src/agent/provider.js";
 import { retryAfterMs } from "../../src/agent/retry.js";
 import { ProviderError, TimeoutError, TransportError } from "../../src/errors.js";
-import { startReplay, streamEvents, type Replay } from "./support.js";
+import { startReplay, streamEvents, streamLines, type Replay } from "./support.js";
 
 let replay: Replay;
 before(async () => {
@@ -146,6 +146,30 @@ describe("R3: retries and typed provider errors", { timeout: 30_000 }, () => {
     assert.equal((await gpt.generate(hello)).stopReason, "other");
   });
 
+  test("R3: a request that cannot be serialized as JSON is a typed transport error, neither sent nor retried", async () => {
+    let calls = 0;
+    const counting = ((...args: Parameters<typeof fetch>) => {
+      calls++;
+      return fetch(...args);
+    }) as typeof fetch;
+    const cyclic: Record<string, unknown> = {};
+    cyclic.self = cyclic;
+    const requests: ModelRequest[] = [
+      { ...hello, tools: [{ name: "t", description: "", inputSchema: { type: "object", default: 1n } }] },
+      { messages: [...hello.messages, { role: "assistant", content: [{ type: "tool_call", id: "c1", name: "t", arguments: cyclic }] }], tools: [] },
+    ];
+    for (const request of requests) {
+      for (const provider of [
+        claude({ maxAttempts: 3 }, counting),
+        openaiChat({ apiKey: "k", model: "m", baseUrl: replay.baseUrl, fetch: counting, retry: { maxAttempts: 3, baseDelayMs: 10 } }),
+      ]) {
+        await assert.rejects(provider.generate(request), (e: unknown) => e instanceof TransportError && e.code === "transport" && /request failed/.test(e.message));
+      }
+    }
+    assert.equal(calls, 0);
+    assert.equal((await replay.requests()).length, 0);
+  });
+
   test("R3: a redirect is refused, never followed", async () => {
     await replay.queue({ status: 307, headers: { location: `${replay.baseUrl}/elsewhere` } }, TEXT);
     await assert.rejects(claude({ maxAttempts: 1 }).generate(hello), isKind("bad_response", 307));
@@ -166,6 +190,64 @@ describe("R3: retries and typed provider errors", { timeout: 30_000 }, () => {
     const huge = JSON.stringify({ type: "content_block_start", index: 0, content_block: { type: "text", text: "x".repeat(1024 * 1024 + 10) } });
     await replay.queue({ lines: [start, huge], chunkSizes: [65_536] });
     await assert.rejects(claude({ maxAttempts: 1 }).generate(hello), (e: unknown) => isKind("bad_response")(e) && /exceeds 1048576 bytes/.test((e as Error).message));
+  });
+
+  // An in-process answer: `chunks` as its body, `cancelled()` tells whether the body was released.
+  const answerWith = (chunks: Iterable<string>, init: ResponseInit & { type?: ResponseType } = {}) => {
+    let released = false;
+    const source = chunks[Symbol.iterator]();
+    const fetchFn = (async () => {
+      const body = new ReadableStream<Uint8Array>({
+        pull(controller) {
+          const next = source.next();
+          if (next.done) controller.close();
+          else controller.enqueue(new TextEncoder().encode(next.value));
+        },
+        cancel() {
+          released = true;
+        },
+      });
+      const response = new Response(body, { headers: { "content-type": "text/event-stream" }, ...init });
+      if (init.type) Object.defineProperty(response, "type", { value: init.type });
+      return response;
+    }) as unknown as typeof fetch;
+    return { fetchFn, released: () => released };
+  };
+
+  test("R3: an answer that is not an event stream is a bad_response, and its body is released", async () => {
+    const json = answerWith(['{"type":"message"}'], { headers: { "content-type": "application/json" } });
+    await assert.rejects(claude({ maxAttempts: 1 }, json.fetchFn).generate(hello), (e: unknown) => isKind("bad_response", 200)(e) && /application\/json/.test((e as Error).message));
+    assert.ok(json.released());
+  });
+
+  test("R3: a browser's opaque redirect answer is refused as bad_response", async () => {
+    const opaque = answerWith(streamLines("anthropic-messages/anthropic-text.chunks.txt").map((l) => `data: ${l}\n\n`), { type: "opaqueredirect" });
+    await assert.rejects(claude({ maxAttempts: 1 }, opaque.fetchFn).generate(hello), (e: unknown) => isKind("bad_response", 302)(e) && /redirect/.test((e as Error).message));
+  });
+
+  test("R3: an answer longer than MAX_PROVIDER_RESPONSE_BYTES is a bad_response, and its body is released", async () => {
+    const comment = `:${"x".repeat(65_534)}\n`; // SSE comments: bytes that carry no event
+    const long = answerWith(Array.from({ length: 520 }, () => comment)); // 520 × 64 KiB > 32 MiB
+    await assert.rejects(claude({ maxAttempts: 1 }, long.fetchFn).generate(hello), (e: unknown) => isKind("bad_response")(e) && /exceeds 33554432 bytes/.test((e as Error).message));
+    assert.ok(long.released(), "the rest of the body is not read");
+  });
+
+  test("R3: tool-call arguments longer than MAX_TOOL_CALL_ARGUMENT_BYTES become an argumentsError", async () => {
+    const events = [
+      { type: "message_start", message: { id: "m", model: "m", usage: { input_tokens: 1, output_tokens: 1 } } },
+      { type: "content_block_start", index: 0, content_block: { type: "tool_use", id: "t1", name: "f", input: {} } },
+      { type: "content_block_delta", index: 0, delta: { type: "input_json_delta", partial_json: `{"a":"${"é".repeat(32_000)}` } },
+      { type: "content_block_delta", index: 0, delta: { type: "input_json_delta", partial_json: '"}' } },
+      { type: "content_block_stop", index: 0 },
+      { type: "message_delta", delta: { stop_reason: "tool_use" }, usage: { output_tokens: 2 } },
+      { type: "message_stop" },
+    ];
+    const big = answerWith(events.map((e) => `data: ${JSON.stringify(e)}\n\n`));
+    const message = await claude({ maxAttempts: 1 }, big.fetchFn).generate(hello);
+    const call = message.content[0];
+    assert.ok(call?.type === "tool_call");
+    assert.deepEqual(call.arguments, {});
+    assert.match(call.argumentsError ?? "", /exceed 64000 bytes/);
   });
 
   test("R3: retry-after is read as milliseconds, seconds or an HTTP date", () => {

@@ -71,6 +71,13 @@ describe("R1: run loop", { timeout: 20_000 }, () => {
     assert.equal(provider.requests.length, 0);
   });
 
+  test("R1: a tools array with a hole is a configuration error before the first model call", async () => {
+    const provider = scripted([{ text: "unused" }]);
+    const tools = [, echo] as unknown as Tool[];
+    await assert.rejects(run({ provider, tools, identity: alice, input: "go" }), (e: unknown) => e instanceof ConfigError && /tools\[0\]: not a tool object/.test(e.message));
+    assert.equal(provider.requests.length, 0);
+  });
+
   test("R1: input that leaves tool calls unanswered is rejected", async () => {
     const input: Message[] = [
       userMessage("hi"),
@@ -78,6 +85,17 @@ describe("R1: run loop", { timeout: 20_000 }, () => {
       { role: "user", content: [{ type: "text", text: "and?" }] },
     ];
     await assert.rejects(run({ provider: scripted([]), identity: alice, input }), ValidationError);
+  });
+
+  test("R1: a stored conversation with holes (a sparse messages or content array) is refused, not copied with the holes", async () => {
+    const hello = userMessage("hi");
+    const holeyMessages = [, hello] as unknown as Message[];
+    const holeyContent = [{ role: "user", content: new Array(2) }] as unknown as Message[];
+    assert.throws(() => parseMessages(holeyMessages), (e: unknown) => e instanceof ValidationError && /^\/0: must be an object/.test(e.message));
+    assert.throws(() => parseMessages(holeyContent), (e: unknown) => e instanceof ValidationError && /^\/0\/content\/0: must be an object/.test(e.message));
+    const provider = scripted([{ text: "unused" }]);
+    await assert.rejects(run({ provider, identity: alice, input: holeyMessages }), ValidationError);
+    assert.equal(provider.requests.length, 0);
   });
 
   test("R1: an answer with more than MAX_TOOL_CALLS_PER_TURN calls, or duplicate call ids, is a bad_response", async () => {

@@ -8,7 +8,7 @@
  * @module
  */
 import type { ProviderErrorKind } from "../errors.js";
-import { DEFAULT_ANTHROPIC_MAX_TOKENS } from "../limits.js";
+import { DEFAULT_ANTHROPIC_MAX_TOKENS, MAX_PROVIDER_ERROR_MESSAGE_CHARS } from "../limits.js";
 import type { ImagePart, TextPart } from "../tools/types.js";
 import { isRec, type Rec } from "../util/record.js";
 import type { AssistantMessage, Message, ModelStopReason, ThinkingPart, ToolCallPart } from "./messages.js";
@@ -212,7 +212,7 @@ function anthropicStream(emit: EmitDelta, fail: StreamFail): AnswerStream {
         case "error": {
           const err = isRec(e.error) ? e.error : {};
           const kind = optString(err.type) ?? "";
-          return fail(`streamed an error: ${(optString(err.message) ?? kind).slice(0, 500)}`, lookup(ERROR_KINDS, kind));
+          return fail(`streamed an error: ${(optString(err.message) ?? kind).slice(0, MAX_PROVIDER_ERROR_MESSAGE_CHARS)}`, lookup(ERROR_KINDS, kind));
         }
         default:
           return; // ping and event types added after this adapter was written

@@ -162,7 +162,8 @@ function member(key: string, value: unknown, where: string, kind: string): unkno
   switch (key) {
     case "content":
       if (!Array.isArray(value)) return fail(where, "must be an array");
-      return value.map((p, i) => parseShape(p, `${where}/${i}`, "type", kind === "assistant" ? ASSISTANT_PARTS : MEDIA_PARTS));
+      // Array.from visits the holes of a sparse array (map skips them), so each is refused.
+      return Array.from(value, (p: unknown, i) => parseShape(p, `${where}/${i}`, "type", kind === "assistant" ? ASSISTANT_PARTS : MEDIA_PARTS));
     case "isError":
       return typeof value === "boolean" ? value : fail(where, "must be a boolean");
     case "arguments":
@@ -199,7 +200,7 @@ function member(key: string, value: unknown, where: string, kind: string): unkno
  */
 export function parseMessages(value: unknown): Message[] {
   if (!Array.isArray(value)) fail("", "messages must be an array");
-  const out = value.map((m, i) => parseShape(m, `/${i}`, "role", ROLES) as unknown as Message);
+  const out = Array.from(value, (m: unknown, i) => parseShape(m, `/${i}`, "role", ROLES) as unknown as Message);
   const open = new Set<string>();
   out.forEach((m, i) => {
     if (m.role === "assistant") for (const call of toolCallsOf(m)) open.add(call.id);

@@ -9,6 +9,7 @@
  * @module
  */
 import type { ProviderErrorKind } from "../errors.js";
+import { MAX_PROVIDER_ERROR_MESSAGE_CHARS } from "../limits.js";
 import { isRec, type Rec } from "../util/record.js";
 import { textOf, toolCallsOf, type AssistantMessage, type Message, type ModelStopReason } from "./messages.js";
 import type { ModelRequest, Provider } from "./provider.js";
@@ -148,7 +149,7 @@ function chatStream(emit: EmitDelta, fail: StreamFail): AnswerStream {
       const { error } = chunk;
       if (error != null) {
         const e = isRec(error) ? error : {};
-        const message = (optString(e.message) ?? (typeof error === "string" ? error : "unknown error")).slice(0, 500);
+        const message = (optString(e.message) ?? (typeof error === "string" ? error : "unknown error")).slice(0, MAX_PROVIDER_ERROR_MESSAGE_CHARS);
         fail(`streamed an error: ${message}`, streamedErrorKind(String(e.code ?? e.type ?? ""), message));
       }
       model = optString(chunk.model) || model;

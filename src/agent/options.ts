@@ -35,7 +35,9 @@ export function checkProvider(provider: unknown): Provider {
 export function checkTools(tools: unknown): Tool[] {
   if (tools === undefined) return [];
   if (!Array.isArray(tools)) throw new ConfigError("run: tools must be an array");
-  tools.forEach((t: unknown, i) => {
+  // Array.from turns the holes of a sparse array into undefined (forEach skips them), so each is refused.
+  const list: unknown[] = Array.from(tools);
+  list.forEach((t, i) => {
     const why = !isRec(t)
       ? "not a tool object"
       : typeof t.name !== "string" || !TOOL_NAME.test(t.name)
@@ -51,8 +53,8 @@ export function checkTools(tools: unknown): Tool[] {
                 : undefined;
     if (why) throw new ConfigError(`run: tools[${i}]${isRec(t) && typeof t.name === "string" ? ` (${t.name.slice(0, 80)})` : ""}: ${why}`);
   });
-  assertUniqueToolNames(tools as Tool[]);
-  return [...(tools as Tool[])];
+  assertUniqueToolNames(list as Tool[]);
+  return list as Tool[];
 }
 
 /** Checks a positive integer option, or returns its default. */

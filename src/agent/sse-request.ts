@@ -118,12 +118,14 @@ export interface StreamingOptions {
  * A provider that POSTs `body(request)` to `baseUrl` (trailing slashes dropped)
  * + `path` and assembles the SSE answer with a fresh `stream` per attempt,
  * retried by {@link withRetries} before any output. `stream` gets the delta sink
- * and `fail`, which throws `bad_response`.
+ * and `fail`, which throws a ProviderError (`bad_response` unless it names
+ * another kind).
  *
  * `generate` throws ProviderError (`provider`) for a non-2xx answer (see
  * {@link httpError}), a body that is not `text/event-stream`, a stream that
  * outgrows its bounds or ends before the answer is complete (`bad_response`);
- * TransportError (`transport`) for a network failure; TimeoutError (`timeout`)
+ * TransportError (`transport`) for a network failure, or, without sending or
+ * retrying, for a request that cannot be serialized as JSON; TimeoutError (`timeout`)
  * when the stream is idle longer than its bound; CancelledError (`cancelled`)
  * when the signal aborts.
  */
@@ -144,7 +146,15 @@ export function streamingProvider(
   return {
     name,
     async generate(request, { signal, onDelta } = {}) {
-      const payload = JSON.stringify(body(request));
+      let payload: string;
+      try {
+        payload = JSON.stringify(body(request));
+      } catch (e) {
+        // A request that is not JSON (a BigInt or a cycle in a tool's arguments or
+        // schema; openaiChat serializes arguments while building the body) is never
+        // sent, and not retried: it would fail the same way again.
+        throw new TransportError(`${name}: the request failed: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+      }
       // True once a delta reached the caller: no retry after that.
       let output = false;
       const emit: EmitDelta = (kind, text) => {

@@ -47,7 +47,8 @@ async function executeOne({ call, tool }: ReadCall, ctx: ExecContext): Promise<T
   if (signal?.aborted) return end(cancelled());
   let settled = false;
   let onAbort = (): void => {};
-  // Listening before the tool starts: a tool may abort the signal before its first await.
+  // Listening before the tool starts: the signal may abort while execute runs
+  // synchronously (an update listener that cancels the run, say).
   const aborted = new Promise<ToolResult>((resolve) => {
     onAbort = () => resolve(cancelled());
     signal?.addEventListener("abort", onAbort, { once: true });

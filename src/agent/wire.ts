@@ -52,7 +52,7 @@ export function imagesOf(parts: readonly ToolResultPart[]): ImagePart[] {
   return parts.filter((p): p is ImagePart => p.type === "image");
 }
 
-/** The values of `map` in the order of their numeric keys (streamed blocks and calls arrive by index). */
+/** The entries of `map` sorted by their numeric keys (streamed blocks and calls arrive by index). */
 export function byIndex<T>(map: Map<number, T>): Array<[number, T]> {
   return [...map].sort(([a], [b]) => a - b);
 }
