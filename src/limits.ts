@@ -16,6 +16,10 @@ export const MAX_CANCEL_REASON_CHARS = 200;
 export const MAX_RPC_ERROR_MESSAGE_CHARS = 4_000;
 /** Hard maximum total time of a request whose timer is reset by progress (J6; ours): 1 hour. */
 export const DEFAULT_MAX_TOTAL_TIMEOUT_MS = 60 * 60_000;
+/** Longest untrusted name (tool, method, key, media type) quoted in an error or log message, in characters (ours). */
+export const MAX_QUOTED_CHARS = 80;
+/** Longest untrusted text (a cause's message, a version list) quoted in an error message, in characters (ours). */
+export const MAX_QUOTED_TEXT_CHARS = 200;
 /**
  * Longest single timer, in ms (about 24.8 days): the largest delay `setTimeout`
  * honours; a longer one would fire at once. Longer time bounds are clamped to it (ours).

@@ -6,7 +6,7 @@
  * @module
  */
 import { ConfigError, ValidationError } from "../errors.js";
-import { DEFAULT_LOOP_THRESHOLD, DEFAULT_MAX_STEPS, DEFAULT_TOOL_CONCURRENCY } from "../limits.js";
+import { DEFAULT_LOOP_THRESHOLD, DEFAULT_MAX_STEPS, DEFAULT_TOOL_CONCURRENCY, MAX_QUOTED_CHARS } from "../limits.js";
 import { assertUniqueToolNames } from "../tools/names.js";
 import type { Tool } from "../tools/types.js";
 import { isRec } from "../util/record.js";
@@ -51,7 +51,7 @@ export function checkTools(tools: unknown): Tool[] {
               : t.effect === "read" && typeof t.execute !== "function"
                 ? "a read tool needs execute()"
                 : undefined;
-    if (why) throw new ConfigError(`run: tools[${i}]${isRec(t) && typeof t.name === "string" ? ` (${t.name.slice(0, 80)})` : ""}: ${why}`);
+    if (why) throw new ConfigError(`run: tools[${i}]${isRec(t) && typeof t.name === "string" ? ` (${t.name.slice(0, MAX_QUOTED_CHARS)})` : ""}: ${why}`);
   });
   assertUniqueToolNames(list as Tool[]);
   return list as Tool[];

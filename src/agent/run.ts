@@ -6,7 +6,7 @@
  * @module
  */
 import { ProviderError, YadaError } from "../errors.js";
-import { MAX_TOOL_CALLS_PER_TURN } from "../limits.js";
+import { MAX_QUOTED_CHARS, MAX_TOOL_CALLS_PER_TURN } from "../limits.js";
 import { silentLogger, type Logger } from "../log.js";
 import { identityOf } from "../tools/gate.js";
 import type { Identity, ReadTool, Tool, ToolResult } from "../tools/types.js";
@@ -169,7 +169,7 @@ async function runLoop(options: RunOptions, emitTo: (event: AgentEvent) => void)
         if (loop) {
           answerCall(call, "loop_detected", `not executed: ${loop.toolName} was called with identical arguments ${loop.count} times in a row; the run stopped`);
         } else if (!tool) {
-          answerCall(call, "unknown_tool", `there is no tool named ${JSON.stringify(call.name.slice(0, 80))}; available: ${tools.map((t) => t.name).join(", ") || "none"}`);
+          answerCall(call, "unknown_tool", `there is no tool named ${JSON.stringify(call.name.slice(0, MAX_QUOTED_CHARS))}; available: ${tools.map((t) => t.name).join(", ") || "none"}`);
         } else if (call.argumentsError !== undefined) {
           answerCall(call, "invalid_arguments", call.argumentsError);
         } else if (tool.effect === "read") reads.push({ call, tool: tool as ReadTool });

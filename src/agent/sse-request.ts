@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { startTimer } from "../util/sleep.js";
 import { CancelledError, ProviderError, TimeoutError, TransportError, YadaError, type ProviderErrorKind } from "../errors.js";
 import {
   DEFAULT_PROVIDER_IDLE_TIMEOUT_MS,
@@ -14,6 +15,7 @@ import {
   MAX_PROVIDER_ERROR_MESSAGE_CHARS,
   MAX_PROVIDER_EVENT_BYTES,
   MAX_PROVIDER_RESPONSE_BYTES,
+  MAX_QUOTED_CHARS,
 } from "../limits.js";
 import { createSseParser } from "../transport/sse.js";
 import { concatBytes } from "../util/bytes.js";
@@ -168,7 +170,7 @@ export function streamingProvider(
         let timer: ReturnType<typeof setTimeout> | undefined;
         const arm = (): void => {
           clearTimeout(timer);
-          timer = setTimeout(() => idle.abort(), idleMs);
+          timer = startTimer(() => idle.abort(), idleMs);
         };
         const interrupted = (cause: unknown): YadaError =>
           signal?.aborted
@@ -208,7 +210,7 @@ export function streamingProvider(
           const type = response.headers.get("content-type") ?? "";
           if (!/text\/event-stream/i.test(type)) {
             await events?.cancel().catch(() => {});
-            fail(`answered '${type.slice(0, 80)}' instead of an event stream`, undefined, status);
+            fail(`answered '${type.slice(0, MAX_QUOTED_CHARS)}' instead of an event stream`, undefined, status);
           }
           if (!events) return fail("answered without a body", undefined, status);
           reader = events.getReader();

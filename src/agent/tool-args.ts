@@ -8,7 +8,7 @@
  * @module
  */
 import { decodeJson } from "../jsonrpc/messages.js";
-import { MAX_TOOL_CALL_ARGUMENT_BYTES } from "../limits.js";
+import { MAX_QUOTED_TEXT_CHARS, MAX_TOOL_CALL_ARGUMENT_BYTES } from "../limits.js";
 import { utf8Length } from "../tools/bound.js";
 import { isRec } from "../util/record.js";
 import type { ToolCallPart } from "./messages.js";
@@ -53,7 +53,7 @@ export function toolCallAccumulator(id: string, name: string, maxBytes = MAX_TOO
           else part.argumentsError = "the arguments must be a JSON object";
         } catch (e) {
           const cause = e instanceof Error ? e.cause : undefined;
-          part.argumentsError = `the arguments are not valid JSON (${cause instanceof SyntaxError ? cause.message.slice(0, 200) : "not JSON"})`;
+          part.argumentsError = `the arguments are not valid JSON (${cause instanceof SyntaxError ? cause.message.slice(0, MAX_QUOTED_TEXT_CHARS) : "not JSON"})`;
         }
       }
       return part;

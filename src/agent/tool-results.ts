@@ -13,6 +13,7 @@ import {
   MAX_AGENT_TOOL_ERROR_CHARS,
   MAX_AGENT_TOOL_RESULT_BYTES,
   MAX_AGENT_TOOL_RESULT_IMAGES,
+  MAX_QUOTED_CHARS,
 } from "../limits.js";
 import { IMAGE_TYPES, utf8Length, utf8Prefix } from "../tools/bound.js";
 import { errorResult as toolError } from "../tools/render.js";
@@ -76,8 +77,8 @@ export function boundedResult(value: unknown): ToolResult {
       if (ok) {
         images++;
         content.push({ type: "image", mimeType: part.mimeType, data: part.data });
-      } else addText(`[image: ${part.mimeType.slice(0, 100)}]`);
-    } else addText(`[unsupported content: ${String(part.type).slice(0, 100)}]`);
+      } else addText(`[image: ${part.mimeType.slice(0, MAX_QUOTED_CHARS)}]`);
+    } else addText(`[unsupported content: ${String(part.type).slice(0, MAX_QUOTED_CHARS)}]`);
   }
   if (cut) content.push({ type: "text", text: note });
   return { content, isError: value.isError === true };

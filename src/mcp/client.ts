@@ -13,11 +13,12 @@ import {
   DEFAULT_CALL_TIMEOUT_MS,
   DEFAULT_DISCOVER_TIMEOUT_MS,
   DEFAULT_HANDSHAKE_TIMEOUT_MS,
-  MAX_LIST_TTL_MS,
   DEFAULT_REQUEST_TIMEOUT_MS,
   MAX_CURSOR_CHARS,
   MAX_LIST_ITEMS,
   MAX_LIST_PAGES,
+  MAX_LIST_TTL_MS,
+  MAX_QUOTED_CHARS,
 } from "../limits.js";
 import type { Logger } from "../log.js";
 import type { Transport } from "../transport/types.js";
@@ -43,7 +44,16 @@ import {
 import { isModernErrorCode, isSupportedModernVersion, MODERN_ERRORS, pickVersion, type Era } from "./versions.js";
 import { answerServerRequest, capabilitiesFor, HANDLER_OF, type ClientHandlers } from "./handlers.js";
 import { readList } from "./fields.js";
-import { forgetServerEra, initializeLegacy, modernMeta, probeModern, rememberedEra, rememberEra, type ClientIdentity, type Established } from "./handshake.js";
+import {
+  forgetServerEra,
+  initializeLegacy,
+  modernMeta,
+  probeModern,
+  rememberedEra,
+  rememberEra,
+  type ClientIdentity,
+  type Established,
+} from "./handshake.js";
 import { completeWithInput } from "./input-rounds.js";
 import { Subscriptions } from "./listen.js";
 import { checkParamHeaders, paramHeaderValues, type ParamHeader } from "./param-headers.js";
@@ -455,7 +465,7 @@ export class McpClient {
     let tools = await this.#listAll("tools/list", "tools", parseTool, options);
     const seen = new Set<string>();
     for (const t of tools) {
-      if (seen.has(t.name)) throw new ProtocolError(`${this.#s.name}: tools/list lists the tool '${t.name.slice(0, 80)}' twice`);
+      if (seen.has(t.name)) throw new ProtocolError(`${this.#s.name}: tools/list lists the tool '${t.name.slice(0, MAX_QUOTED_CHARS)}' twice`);
       seen.add(t.name);
     }
     const declared = this.#s.paramHeaders;
@@ -467,7 +477,7 @@ export class McpClient {
           return true;
         }
         declared.delete(t.name);
-        this.#s.log?.("warn", "left out a tool with an invalid x-mcp-header declaration", { server: this.#s.name, tool: t.name.slice(0, 80), reason: check });
+        this.#s.log?.("warn", "left out a tool with an invalid x-mcp-header declaration", { server: this.#s.name, tool: t.name.slice(0, MAX_QUOTED_CHARS), reason: check });
         return false;
       });
     }
@@ -496,7 +506,7 @@ export class McpClient {
     const known = this.#s.paramHeaders;
     const declared = known?.get(name);
     if (declared?.length) opts.headers = paramHeaderValues(declared, args);
-    const where = `${this.#s.name}: tools/call ${name.slice(0, 80)}`;
+    const where = `${this.#s.name}: tools/call ${name.slice(0, MAX_QUOTED_CHARS)}`;
     try {
       return await this.#complete("tools/call", params, parseCallToolResult, options.signal, opts, where);
     } catch (e) {

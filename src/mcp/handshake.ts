@@ -15,7 +15,7 @@ import {
   YadaError,
 } from "../errors.js";
 import type { JsonRpcSession } from "../jsonrpc/session.js";
-import { MAX_ERA_CACHE_ENTRIES } from "../limits.js";
+import { MAX_ERA_CACHE_ENTRIES, MAX_QUOTED_CHARS, MAX_QUOTED_TEXT_CHARS } from "../limits.js";
 import { isRecord, readFields, type JsonRecord } from "./fields.js";
 import type { ServerInfo } from "./types.js";
 import {
@@ -135,7 +135,7 @@ export async function probeModern(
 }
 
 function noSharedVersion(name: string, supported: unknown): UnsupportedVersionError {
-  return unsupported(name, Array.isArray(supported) ? supported.filter((v) => typeof v === "string").join(", ").slice(0, 200) : "");
+  return unsupported(name, Array.isArray(supported) ? supported.filter((v) => typeof v === "string").join(", ").slice(0, MAX_QUOTED_TEXT_CHARS) : "");
 }
 
 function unsupported(name: string, offered: string): UnsupportedVersionError {
@@ -187,7 +187,7 @@ export async function initializeLegacy(
   );
   const version = result.protocolVersion;
   if (!isSupportedLegacyVersion(version)) {
-    throw unsupported(name, typeof version === "string" ? version.slice(0, 64) : typeof version);
+    throw unsupported(name, typeof version === "string" ? version.slice(0, MAX_QUOTED_CHARS) : typeof version);
   }
   const where = `${name}: initialize`;
   if (!isServerInfo(result.serverInfo)) throw new ProtocolError(`${where}: "serverInfo" needs a string name and version`);

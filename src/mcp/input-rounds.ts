@@ -8,7 +8,7 @@
  */
 import { LimitError, ProtocolError, UnauthorizedError } from "../errors.js";
 import { RpcErrorReply } from "../jsonrpc/session.js";
-import { MAX_INPUT_REQUESTS, MAX_INPUT_ROUNDS } from "../limits.js";
+import { MAX_INPUT_REQUESTS, MAX_INPUT_ROUNDS, MAX_QUOTED_CHARS } from "../limits.js";
 import { answerServerRequest, type ClientHandlers } from "./handlers.js";
 import { isRecord, readFields, type JsonRecord } from "./fields.js";
 
@@ -41,7 +41,7 @@ export async function completeWithInput(
     const result = await send({ ...params, ...extra });
     const type = result.resultType;
     if (type === undefined || type === "complete") return result;
-    if (type !== "input_required") throw new ProtocolError(`${where}: unknown resultType '${String(type).slice(0, 40)}'`);
+    if (type !== "input_required") throw new ProtocolError(`${where}: unknown resultType '${String(type).slice(0, MAX_QUOTED_CHARS)}'`);
     if (!INPUT_METHODS.includes(method)) throw new ProtocolError(`${where}: ${method} may not answer input_required`);
     if (round + 1 >= MAX_INPUT_ROUNDS) {
       throw new LimitError("MAX_INPUT_ROUNDS", MAX_INPUT_ROUNDS, `${where}: the server asked for input more than ${MAX_INPUT_ROUNDS - 1} times`);
@@ -71,13 +71,13 @@ async function answerAll(where: string, requests: JsonRecord, handlers: ClientHa
   for (const [key, request] of entries) {
     const params = isRecord(request) ? request.params : undefined;
     if (!isRecord(request) || typeof request.method !== "string" || (params !== undefined && !isRecord(params))) {
-      throw new ProtocolError(`${where}: input request '${key.slice(0, 80)}' needs a method and object params`);
+      throw new ProtocolError(`${where}: input request '${key.slice(0, MAX_QUOTED_CHARS)}' needs a method and object params`);
     }
     try {
       out.push([key, await answerServerRequest(handlers ?? {}, request.method, params, context, false)]);
     } catch (e) {
       // There is no error-shaped input response: the request is abandoned.
-      throw e instanceof RpcErrorReply ? new UnauthorizedError(`${where}: this client cannot answer the server's ${request.method.slice(0, 60)} (${e.message})`) : e;
+      throw e instanceof RpcErrorReply ? new UnauthorizedError(`${where}: this client cannot answer the server's ${request.method.slice(0, MAX_QUOTED_CHARS)} (${e.message})`) : e;
     }
   }
   return Object.fromEntries(out);

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { MAX_QUOTED_CHARS } from "../limits.js";
 import { ProtocolError } from "../errors.js";
 import { asRecord, isRecord, readFields, readList, type FieldRules, type JsonRecord } from "./fields.js";
 
@@ -170,7 +171,7 @@ export function parseTool(v: unknown, where: string): McpTool {
   const o = asRecord(v, where, "a tool");
   const tool = readFields<McpTool>(o, where, { name: "string" });
   if (tool.name.length === 0) throw new ProtocolError(`${where}: a tool has an empty name`);
-  const at = `${where}: tool '${tool.name.slice(0, 80)}'`;
+  const at = `${where}: tool '${tool.name.slice(0, MAX_QUOTED_CHARS)}'`;
   readFields(o, at, TOOL, tool as unknown as JsonRecord);
   if (tool.annotations) readFields(tool.annotations, `${at} annotations`, TOOL_HINTS);
   return tool;

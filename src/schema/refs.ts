@@ -8,7 +8,7 @@
  * @module
  */
 import { LimitError, SchemaError } from "../errors.js";
-import { MAX_SCHEMA_DEPTH } from "../limits.js";
+import { MAX_QUOTED_TEXT_CHARS, MAX_SCHEMA_DEPTH } from "../limits.js";
 import { isRec } from "../util/record.js";
 import { ANY, DEPENDENCIES, ITEMS, KEYWORDS, SCHEMA, SCHEMAS, SHAPE } from "./keywords.js";
 import type { Dialect, Resource } from "./types.js";
@@ -52,7 +52,7 @@ function own(o: Record<string, unknown>, k: string): unknown {
 }
 
 function clip(s: string): string {
-  return s.length > 200 ? s.slice(0, 200) + "..." : s;
+  return s.length > MAX_QUOTED_TEXT_CHARS ? s.slice(0, MAX_QUOTED_TEXT_CHARS) + "..." : s;
 }
 
 /** Parses `ref` against `base`; a SchemaError when it is not a URI reference. */

@@ -6,7 +6,7 @@
  * @module
  */
 import { ConfigError } from "../errors.js";
-import { MAX_MCP_TIMEOUT_MS, MAX_TOOL_NAME_CHARS } from "../limits.js";
+import { MAX_MCP_TIMEOUT_MS, MAX_QUOTED_CHARS, MAX_TOOL_NAME_CHARS } from "../limits.js";
 import { isRecord } from "../mcp/types.js";
 import { httpUrl, withCustomHeader, type HeaderList } from "../transport/http-headers.js";
 import { quote } from "../util/text.js";
@@ -90,7 +90,7 @@ function fail(where: string, what: string): never {
 }
 
 /** A key from the configuration, safe to show: it is a name, bounded. */
-const key = (k: string): string => quote(k, 40);
+const key = (k: string): string => quote(k);
 
 function stringList(value: unknown, where: string, what: string): string[] {
   if (!Array.isArray(value)) fail(where, `${what} must be an array of strings`);
@@ -124,7 +124,7 @@ function nameList(value: unknown, where: string, what: string): string[] {
 function stringRecord(value: unknown, where: string, what: string): Record<string, string> {
   if (!isRecord(value)) fail(where, `${what} must be an object of strings`);
   const out: Record<string, string> = {};
-  for (const [k, v] of entriesOf(value, where, what)) out[k] = typeof v === "string" ? v : fail(where, `${what}.${k.slice(0, 40)} must be a string`);
+  for (const [k, v] of entriesOf(value, where, what)) out[k] = typeof v === "string" ? v : fail(where, `${what}.${k.slice(0, MAX_QUOTED_CHARS)} must be a string`);
   return out;
 }
 
@@ -162,7 +162,7 @@ const WRITE_FIELDS: Record<string, FieldCheck> = {
     if (!isRecord(v)) fail(at, "writeTools must be an object");
     const mappings: Record<string, McpWriteMapping> = {};
     for (const [tool, m] of entriesOf(v, at, "writeTools")) {
-      const where = `writeTools.${tool.slice(0, 40)}`;
+      const where = `writeTools.${tool.slice(0, MAX_QUOTED_CHARS)}`;
       if (!isRecord(m)) fail(at, `${where} must be an object`);
       const mapping: Record<string, string> = {};
       for (const f of ["version", "prepareTool", "receiptTool"]) mapping[f] = nonEmpty(m[f], at, `${where}.${f}`);

@@ -6,8 +6,16 @@
  * @module
  */
 import { startTimer } from "../util/sleep.js";
-import { CancelledError, ConfigError, ConnectionClosedError, StaleContractError, TimeoutError, UnauthorizedError, YadaError } from "../errors.js";
-import { DEFAULT_HANDSHAKE_TIMEOUT_MS } from "../limits.js";
+import {
+  CancelledError,
+  ConfigError,
+  ConnectionClosedError,
+  StaleContractError,
+  TimeoutError,
+  UnauthorizedError,
+  YadaError,
+} from "../errors.js";
+import { DEFAULT_HANDSHAKE_TIMEOUT_MS, MAX_QUOTED_CHARS } from "../limits.js";
 import { silentLogger, type Logger } from "../log.js";
 import { McpClient } from "../mcp/client.js";
 import { isRecord, type McpPrompt, type McpTool } from "../mcp/types.js";
@@ -224,7 +232,7 @@ export async function connectMcp(server: McpServerConfig, access: McpAccess, opt
     });
     const listed = await connected.listTools({ signal });
     stopWatching();
-    const skip = (tool: string, reason: string): void => logger("warn", "left out a read tool", { server: name, tool: tool.slice(0, 80), reason });
+    const skip = (tool: string, reason: string): void => logger("warn", "left out a read tool", { server: name, tool: tool.slice(0, MAX_QUOTED_CHARS), reason });
     const tools = selectReadTools(config, listed, skip).map((remote) => mcpReadTool(gate, connected, name, remote, timeoutMs));
     if (config.resources === true) tools.push(...resourceTools(gate, connected, name));
     assertUniqueToolNames(tools);

@@ -36,7 +36,7 @@ export function checkPromptArgs(args: unknown): Record<string, string> {
   if (!isRecord(args)) throw new ValidationError("prompt arguments must be an object of strings");
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(args)) {
-    if (typeof v !== "string") throw new ValidationError(`prompt argument ${quote(k, 40)} must be a string`);
+    if (typeof v !== "string") throw new ValidationError(`prompt argument ${quote(k)} must be a string`);
     // Assigned, "__proto__" would be dropped (its value is not an object), not sent.
     if (k === "__proto__") throw new ValidationError(`prompt argument "__proto__" is not allowed`);
     out[k] = v;

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { MAX_QUOTED_TEXT_CHARS } from "../limits.js";
 import { startTimer } from "../util/sleep.js";
 import { LimitError, TimeoutError, TransportError, YadaError } from "../errors.js";
 import { concatBytes } from "../util/bytes.js";
@@ -119,7 +120,7 @@ export class Exchange {
     // The cause's own words (e.g. "connection refused", a runtime's permission error)
     // say why; fetch errors carry no header values.
     const reason = e instanceof Error ? (e.cause instanceof Error ? e.cause.message : e.message) : String(e);
-    return new TransportError(`${this.#description}: the HTTP exchange for ${what} failed: ${reason.slice(0, 200)}`, { cause: e });
+    return new TransportError(`${this.#description}: the HTTP exchange for ${what} failed: ${reason.slice(0, MAX_QUOTED_TEXT_CHARS)}`, { cause: e });
   }
 
   /** Takes the reader of a response body so an abort cancels it. */

@@ -22,6 +22,7 @@ import {
   HTTP_DELETE_TIMEOUT_MS,
   MAX_HTTP_ERROR_BODY_BYTES,
   MAX_HTTP_JSON_BYTES,
+  MAX_QUOTED_CHARS,
   MAX_SESSION_ID_CHARS,
   MAX_SSE_EVENT_BYTES,
   MAX_SSE_RESUME_ATTEMPTS,
@@ -508,7 +509,7 @@ export class HttpTransport implements Transport {
       onEvent: (event) => {
         if (event.data === "") return; // a priming event (spec 2025-11-25): only its id matters
         if (event.type !== "message") {
-          this.#note("debug", `skipped an SSE event of type ${event.type.slice(0, 40)}`);
+          this.#note("debug", `skipped an SSE event of type ${event.type.slice(0, MAX_QUOTED_CHARS)}`);
           return;
         }
         let value: unknown;
