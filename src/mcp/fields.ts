@@ -43,7 +43,10 @@ export type FieldRules = Readonly<Record<string, FieldRule>>;
  * @throws ProtocolError (`protocol`) for a missing required field or a mistyped one that is not a hint.
  */
 export function readFields<T>(v: JsonRecord, where: string, rules: FieldRules, out: JsonRecord = {}): T {
-  for (const [key, rule] of Object.entries(rules)) {
+  // for…in, not Object.entries: this runs for every field of every server object,
+  // and the tables are plain object literals (own keys only).
+  for (const key in rules) {
+    const rule = rules[key] as FieldRule;
     const value = v[key];
     const type = RULE_TYPES[rule];
     if (type === "object" ? isRecord(value) : typeof value === type) out[key] = value;

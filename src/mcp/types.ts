@@ -186,10 +186,15 @@ function parseResourceContents(v: unknown, where: string): ResourceContents {
   return readFields(o, where, { mimeType: "string?", _meta: "object?" }, out);
 }
 
+/** The field every content block has. */
+const TYPED: FieldRules = { type: "string" };
+/** The optional fields of a `tools/call` result besides `content`. */
+const CALL_RESULT: FieldRules = { isError: "boolean?", structuredContent: "object?", _meta: "object?" };
+
 /** Parses one content block (V4); unknown kinds are kept as received (T16). @throws ProtocolError */
 export function parseContentBlock(v: unknown, where: string): ContentBlock {
   const o = asRecord(v, where, "a content block");
-  const { type } = readFields<{ type: string }>(o, where, { type: "string" });
+  const { type } = readFields<{ type: string }>(o, where, TYPED);
   const rules = Object.hasOwn(CONTENT, type) ? CONTENT[type] : undefined;
   if (!rules) return o as UnknownContent;
   const at = `${where}: ${type} content`;
@@ -201,7 +206,7 @@ export function parseContentBlock(v: unknown, where: string): ContentBlock {
 /** Parses a `tools/call` result (V4). @throws ProtocolError */
 export function parseCallToolResult(v: JsonRecord, where: string): CallToolResult {
   const result = { content: readList(v, "content", where, parseContentBlock), isError: false };
-  return readFields(v, where, { isError: "boolean?", structuredContent: "object?", _meta: "object?" }, result);
+  return readFields(v, where, CALL_RESULT, result);
 }
 
 /** Parses one resource of a `resources/list` page. @throws ProtocolError */
