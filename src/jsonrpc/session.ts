@@ -17,6 +17,7 @@ import {
   DEFAULT_MAX_TOTAL_TIMEOUT_MS,
   MAX_CANCEL_REASON_CHARS,
   MAX_PENDING_REQUESTS,
+  MAX_QUOTED_TEXT_CHARS,
   MAX_RPC_ERROR_MESSAGE_CHARS,
 } from "../limits.js";
 import { silentLogger, type Logger, type LogLevel } from "../log.js";
@@ -360,7 +361,7 @@ export class JsonRpcSession {
     const m = incoming.message;
     if (m.id === null) {
       const err = (m as JsonRpcFailure).error;
-      this.#log("warn", "server sent an error without an id", { server: this.#name, code: err.code, message: truncate(err.message, 200) });
+      this.#log("warn", "server sent an error without an id", { server: this.#name, code: err.code, message: truncate(err.message, MAX_QUOTED_TEXT_CHARS) });
       return;
     }
     const pending = this.#pending.get(m.id);

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { MAX_CURSOR_CHARS, MAX_RESOURCE_TEXT_CHARS, MAX_TOOL_RESULT_BYTES } from "../limits.js";
+import { MAX_CURSOR_CHARS, MAX_QUOTED_TEXT_CHARS, MAX_RESOURCE_TEXT_CHARS, MAX_TOOL_RESULT_BYTES } from "../limits.js";
 import type { McpClient } from "../mcp/client.js";
 import type { JsonRecord, ResourceContents } from "../mcp/types.js";
 import { compileSchema } from "../schema/index.js";
@@ -39,7 +39,7 @@ const READ_SCHEMA: JsonSchemaObject = {
  */
 export function resourceText(contents: readonly ResourceContents[]): string {
   return contents
-    .map((c) => ("text" in c ? c.text : `[blob: ${field(c.mimeType ?? "application/octet-stream", 200)}]`))
+    .map((c) => ("text" in c ? c.text : `[blob: ${field(c.mimeType ?? "application/octet-stream", MAX_QUOTED_TEXT_CHARS)}]`))
     .join("\n");
 }
 
