@@ -10,6 +10,8 @@ import { clip, contentText, jsonText, oneLine, progressLine, safe, wantsColor, t
 import { printJson } from "../../src/cli/command.js";
 import { callResultText } from "../../src/cli/invoke.js";
 import { jsonView } from "../../src/cli/view.js";
+import { argumentSummary } from "../../src/cli/discover.js";
+import { describeServer } from "../../src/cli/server.js";
 import type { AgentEvent } from "../../src/agent/events.js";
 import { MAX_LINE_BYTES } from "../../src/limits.js";
 import { ConnectionClosedError, JsonRpcError, ProviderError, TimeoutError, TransportError } from "../../src/errors.js";
@@ -122,6 +124,21 @@ describe("X6: terminal safety", () => {
       assert.ok(text.length <= MAX_LINE_BYTES);
     }
     assert.deepEqual(JSON.parse(jsonText(deep)), deep);
+  });
+
+  test("X6: a tool with very many properties and required names is summarised in linear time", () => {
+    const names = Array.from({ length: 60_000 }, (_, i) => `p${i}`);
+    const tool = { name: "t", inputSchema: { type: "object", properties: Object.fromEntries(names.map((k) => [k, {}])), required: [...names].reverse() } } as McpTool;
+    const t0 = Date.now();
+    const text = argumentSummary(tool);
+    assert.ok(Date.now() - t0 < 1_000, `took ${Date.now() - t0} ms`);
+    assert.ok(text.startsWith("{p0*, p1*, "));
+  });
+
+  test("X6: the run header names a stdio server on one safe, bounded line", () => {
+    const line = describeServer({ kind: "stdio", name: "mcp", command: "node\u001b]0;title\u0007", args: ["x\ny", "z".repeat(500)], inheritStderr: false });
+    assert.doesNotMatch(line, /[\u0000-\u001f]/);
+    assert.ok(line.startsWith("node\uFFFD]0;title\uFFFD x y zzz") && line.endsWith("… (stdio)") && line.length < 220, line);
   });
 
   test("X6: colour only on a terminal, and never with NO_COLOR set or TERM=dumb", () => {
