@@ -137,6 +137,21 @@ describe("R5: Node read-only built-ins", { timeout: 20_000 }, () => {
   });
 });
 
+test("R5: a roots list with a hole is refused, not read as the roots around the hole", () => {
+  // eslint-disable-next-line no-sparse-arrays
+  assert.throws(() => nodeReadTools({ roots: [, base] as unknown as string[] }), ConfigError);
+  assert.throws(() => nodeReadTools({ roots: [base, , base] as unknown as string[] }), ConfigError);
+  assert.throws(() => nodeReadTools({ roots: [base, 7] as unknown as string[] }), ConfigError);
+});
+
+test("R5: a cancelled searchFiles call stops before reading a file and reports the cancellation", async () => {
+  const searchFiles = nodeReadTools({ roots: [base] }).find((t) => t.name === "searchFiles");
+  assert.ok(searchFiles);
+  const controller = new AbortController();
+  controller.abort();
+  await assert.rejects(searchFiles.execute({ query: "alpha", path: join("root", "a.txt") }, { identity: alice, signal: controller.signal }), (e: Error & { code?: string }) => e.code === "cancelled");
+});
+
 test("R5: a FIFO inside a root is refused without opening it", { timeout: 10_000 }, async () => {
   const { execFileSync } = await import("node:child_process");
   const dir = await mkdtemp(join(tmpdir(), "yada-fifo-"));

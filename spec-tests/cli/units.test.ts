@@ -6,7 +6,14 @@ import { parseCommandLine, parseHeader, splitCommandLine } from "../../src/cli/a
 import { confirmVersion, pendingConfirmTool, selectConfirmTools } from "../../src/cli/confirm.js";
 import { CliExit, EXIT, UsageError, errorLine, exitCodeOf } from "../../src/cli/exit.js";
 import { parseScript } from "../../src/cli/provider.js";
-import { clip, contentText, oneLine, progressLine, safe, wantsColor, type Io } from "../../src/cli/terminal.js";
+import { clip, contentText, jsonText, oneLine, progressLine, safe, wantsColor, type Io } from "../../src/cli/terminal.js";
+import { printJson } from "../../src/cli/command.js";
+import { callResultText } from "../../src/cli/invoke.js";
+import { jsonView } from "../../src/cli/view.js";
+import { argumentSummary } from "../../src/cli/discover.js";
+import { describeServer } from "../../src/cli/server.js";
+import type { AgentEvent } from "../../src/agent/events.js";
+import { MAX_LINE_BYTES } from "../../src/limits.js";
 import { ConnectionClosedError, JsonRpcError, ProviderError, TimeoutError, TransportError } from "../../src/errors.js";
 import type { McpTool } from "../../src/mcp/types.js";
 
@@ -92,6 +99,46 @@ describe("X6: terminal safety", () => {
     assert.equal(safe("ok\u001b[2J\u001b]0;title\u0007\r\nnext\tcol\u009b\u202e"), "ok\uFFFD[2J\uFFFD]0;title\uFFFD\nnext\tcol\uFFFD\uFFFD");
     assert.equal(oneLine("a\n\n b\u001b[1m"), "a b\uFFFD[1m");
     assert.equal(contentText([{ type: "text", text: "\u001b[31mred" }, { type: "image", data: "AAAA", mimeType: "image/png\u001b" }]), "\uFFFD[31mred\n[image: image/png\uFFFD, 3 bytes]");
+  });
+
+  test("X6: --json output escapes what a terminal would act on (DEL, C1, bidi overrides) and means the same JSON", () => {
+    const value = { text: "a\u009b2Jb\u007f\u202ec\u0085", n: 1 };
+    let out = "";
+    const io = { out: (t: string) => void (out += t), err: () => {}, color: false, errIsTTY: false, outIsTTY: true, columns: 80, env: {} };
+    printJson(io, value);
+    jsonView(io).onEvent({ type: "message_delta", kind: "text", text: value.text } as AgentEvent);
+    assert.doesNotMatch(out, /[\u007f-\u009f\u202a-\u202e]/);
+    const [pretty, event] = [out.slice(0, out.lastIndexOf("\n", out.length - 2) + 1), out.slice(out.lastIndexOf("\n", out.length - 2) + 1)];
+    assert.deepEqual(JSON.parse(pretty), value);
+    assert.equal(pretty, `${JSON.stringify(value, null, 2).replace(/[\u007f-\u009f\u202e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)}\n`);
+    assert.equal((JSON.parse(event) as { text: string }).text, value.text);
+    assert.equal(jsonText({ a: [1] }), '{\n  "a": [\n    1\n  ]\n}', "small values stay indented");
+  });
+
+  test("X6: indenting a deeply nested answer cannot multiply its size: past MAX_LINE_BYTES it is printed compact", () => {
+    let deep: unknown = new Array(60_000).fill(0);
+    for (let i = 0; i < 300; i++) deep = [deep];
+    const compact = JSON.stringify(deep);
+    for (const text of [jsonText(deep), callResultText({ content: [], isError: false, structuredContent: { deep } as Record<string, unknown> })]) {
+      assert.ok(text.length < 2 * compact.length, `${text.length} characters for ${compact.length} of JSON`);
+      assert.ok(text.length <= MAX_LINE_BYTES);
+    }
+    assert.deepEqual(JSON.parse(jsonText(deep)), deep);
+  });
+
+  test("X6: a tool with very many properties and required names is summarised in linear time", () => {
+    const names = Array.from({ length: 60_000 }, (_, i) => `p${i}`);
+    const tool = { name: "t", inputSchema: { type: "object", properties: Object.fromEntries(names.map((k) => [k, {}])), required: [...names].reverse() } } as McpTool;
+    const t0 = Date.now();
+    const text = argumentSummary(tool);
+    assert.ok(Date.now() - t0 < 1_000, `took ${Date.now() - t0} ms`);
+    assert.ok(text.startsWith("{p0*, p1*, "));
+  });
+
+  test("X6: the run header names a stdio server on one safe, bounded line", () => {
+    const line = describeServer({ kind: "stdio", name: "mcp", command: "node\u001b]0;title\u0007", args: ["x\ny", "z".repeat(500)], inheritStderr: false });
+    assert.doesNotMatch(line, /[\u0000-\u001f]/);
+    assert.ok(line.startsWith("node\uFFFD]0;title\uFFFD x y zzz") && line.endsWith("… (stdio)") && line.length < 220, line);
   });
 
   test("X6: colour only on a terminal, and never with NO_COLOR set or TERM=dumb", () => {

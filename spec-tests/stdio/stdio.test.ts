@@ -2,8 +2,9 @@ import { test } from "node:test";
 import { readFileSync } from "node:fs";
 import assert from "node:assert/strict";
 import { McpClient } from "../../src/node/client.js";
-import { ConnectionClosedError, LimitError, TimeoutError } from "../../src/errors.js";
-import { DEFAULT_CALL_TIMEOUT_MS, STDERR_TAIL_BYTES } from "../../src/limits.js";
+import { ConnectionClosedError, LimitError, TimeoutError, TransportError } from "../../src/errors.js";
+import { CLOSE_STDIN_GRACE_MS, DEFAULT_CALL_TIMEOUT_MS, STDERR_TAIL_BYTES } from "../../src/limits.js";
+import { StdioTransport } from "../../src/node/stdio.js";
 import type { TextContent } from "../../src/mcp/types.js";
 import { captureLogs, connectFixture, rejection, waitFor } from "../helpers/clients.js";
 import { repoPath } from "../helpers/paths.js";
@@ -256,4 +257,69 @@ test("S1: invalid UTF-8 and multi-byte characters split across writes are handle
   } finally {
     await client.close();
   }
+});
+
+// A server that starts a grandchild sharing its stdout and stderr, prints the grandchild's pid on stderr, and exits on stdin end (or at once with --exit).
+const withGrandchild = `
+const { spawn } = require("node:child_process");
+const g = spawn(process.execPath, ["-e", "setTimeout(() => {}, 30000)"], { stdio: ["ignore", "inherit", "inherit"] });
+process.stderr.write("grandchild " + g.pid + "\\n");
+if (process.argv.includes("--exit")) setTimeout(() => process.exit(3), 100);
+process.stdin.resume();
+process.stdin.on("end", () => process.exit(0));
+`;
+
+async function startWithGrandchild(args: string[]): Promise<{ transport: StdioTransport; closed: Promise<Error | undefined>; grandchild: () => number }> {
+  const { logs, logger } = captureLogs();
+  let onClosed!: (e: Error | undefined) => void;
+  const closed = new Promise<Error | undefined>((r) => (onClosed = r));
+  const transport = new StdioTransport({ command: process.execPath, args: ["-e", withGrandchild, "--", ...args], logger });
+  await transport.start({ message: () => {}, requestError: () => {}, closed: (e) => onClosed(e) });
+  const stderr = () => logs.filter((l) => l.message === "server stderr").map((l) => String(l.data?.text)).join("");
+  await waitFor(() => /grandchild \d+/.test(stderr()));
+  return { transport, closed, grandchild: () => Number(/grandchild (\d+)/.exec(stderr())?.[1]) };
+}
+
+test("S7: close() ends even when a grandchild keeps the server's stdout and stderr open", async () => {
+  const { transport, closed, grandchild } = await startWithGrandchild([]);
+  try {
+    const t0 = Date.now();
+    await transport.close();
+    assert.ok(Date.now() - t0 < CLOSE_STDIN_GRACE_MS + 2_000, `close() took ${Date.now() - t0} ms`);
+    assert.ok((await closed) instanceof ConnectionClosedError);
+  } finally {
+    process.kill(grandchild());
+  }
+});
+
+test("S4: a server that exits while a grandchild holds its stdout is reported closed with its exit code", async () => {
+  const { transport, closed, grandchild } = await startWithGrandchild(["--exit"]);
+  try {
+    const e = await Promise.race([closed, new Promise<"pending">((r) => setTimeout(() => r("pending"), CLOSE_STDIN_GRACE_MS + 3_000))]);
+    assert.ok(e instanceof ConnectionClosedError, "the exit was never reported");
+    assert.equal(e.info.exitCode, 3);
+    assert.match(e.message, /exited with code 3/);
+  } finally {
+    process.kill(grandchild());
+    await transport.close();
+  }
+});
+
+test("S5: a launch Node refuses outright (a NUL byte in an env value or the command) is a transport error, not a throw", async () => {
+  for (const params of [
+    { command: process.execPath, args: ["-e", "1"], env: { YADA_X: "a\u0000b" } },
+    { command: "no\u0000de" },
+  ]) {
+    const transport = new StdioTransport(params);
+    let started: Promise<void> | undefined;
+    assert.doesNotThrow(() => {
+      started = transport.start({ message: () => {}, requestError: () => {}, closed: () => {} });
+    });
+    const e = await rejection(started as Promise<void>);
+    assert.ok(e instanceof TransportError);
+    assert.equal(e.code, "transport");
+    await transport.close();
+  }
+  const e = await rejection(McpClient.connectStdio(process.execPath, ["-e", "1"], { YADA_X: "a\u0000b" }));
+  assert.equal(e.code, "transport");
 });

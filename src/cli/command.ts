@@ -13,7 +13,7 @@ import type { CliArgs } from "./args.js";
 import { MAX_CLI_JSON_BYTES } from "../limits.js";
 import { UsageError } from "./exit.js";
 import { chooseServer, connectClient, verboseLogger } from "./server.js";
-import type { Io } from "./terminal.js";
+import { jsonText, type Io } from "./terminal.js";
 
 /** The context of one command. */
 export interface CommandContext {
@@ -102,7 +102,7 @@ export function writeUserFile(path: string, data: string | Uint8Array, what: str
   }
 }
 
-/** Prints `value` as indented JSON on stdout (`--json`). */
+/** Prints `value` as JSON on stdout (`--json`): indented and escaped as {@link jsonText} does. */
 export function printJson(io: Io, value: unknown): void {
-  io.out(`${JSON.stringify(value, null, 2)}\n`);
+  io.out(`${jsonText(value)}\n`);
 }

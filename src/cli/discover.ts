@@ -30,9 +30,10 @@ export function effectHint(tool: McpTool): string {
 /** `{sku*, cursor}`: the input properties, required ones starred. */
 export function argumentSummary(tool: McpTool): string {
   const props = tool.inputSchema.properties;
-  const required = Array.isArray(tool.inputSchema.required) ? tool.inputSchema.required : [];
+  // A Set: a server's schema may list many properties and many required names.
+  const required = new Set(Array.isArray(tool.inputSchema.required) ? tool.inputSchema.required : []);
   if (typeof props !== "object" || props === null) return "{}";
-  const names = Object.keys(props).map((k) => (required.includes(k) ? `${k}*` : k));
+  const names = Object.keys(props).map((k) => (required.has(k) ? `${k}*` : k));
   return `{${names.map((n) => oneLine(n, 40)).join(", ")}}`;
 }
 

@@ -8,11 +8,11 @@
 import type { CallToolResult, ResourceContents } from "../mcp/types.js";
 import { jsonObjectArg, positionals, printJson, withClient, writeUserFile, type CommandContext } from "./command.js";
 import { CliExit, EXIT, UsageError } from "./exit.js";
-import { base64Bytes, contentText, oneLine, progressLine, safe, styles } from "./terminal.js";
+import { base64Bytes, contentText, jsonText, oneLine, progressLine, safe, styles } from "./terminal.js";
 
 /** A call result as terminal text: its content, or its structured content when there is no content. */
 export function callResultText(result: CallToolResult): string {
-  if (result.content.length === 0 && result.structuredContent !== undefined) return safe(JSON.stringify(result.structuredContent, null, 2));
+  if (result.content.length === 0 && result.structuredContent !== undefined) return jsonText(result.structuredContent);
   return contentText(result.content);
 }
 

@@ -129,13 +129,13 @@ function stdioLabel(choice: StdioChoice): string {
   return oneLine([basename(choice.command), ...choice.args].join(" "), 80);
 }
 
-/** A short description of the server for humans: the command line or the URL (never headers). */
+/** A short description of the server for humans: the command line (made one safe line, bounded) or the URL (never headers). */
 export function describeServer(choice: ServerChoice): string {
   if (choice.kind === "http") {
     const u = new URL(choice.url);
     return `${u.origin}${u.pathname} (HTTP)`;
   }
-  return `${[choice.command, ...choice.args].join(" ")} (stdio)`;
+  return `${oneLine([choice.command, ...choice.args].join(" "), 200)} (stdio)`;
 }
 
 /** The logger of `--verbose`: diagnostics as lines on stderr (never header values, by the library's rule). */

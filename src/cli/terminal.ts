@@ -11,7 +11,7 @@
  */
 import type { Progress } from "../jsonrpc/session.js";
 import type { ContentBlock } from "../mcp/types.js";
-import { MAX_ERROR_LINE_CHARS, PROGRESS_LOG_INTERVAL_MS } from "../limits.js";
+import { MAX_ERROR_LINE_CHARS, MAX_LINE_BYTES, PROGRESS_LOG_INTERVAL_MS } from "../limits.js";
 
 /** Where the CLI writes, and what it knows about the terminal. */
 export interface Io {
@@ -66,6 +66,46 @@ const UNSAFE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u20
  */
 export function safe(text: string): string {
   return text.replace(/\r\n/g, "\n").replace(UNSAFE, "\uFFFD");
+}
+
+// What JSON.stringify leaves raw that a terminal may still act on: DEL, the C1
+// controls (U+009B is CSI) and the bidirectional overrides / isolates.
+const JSON_UNSAFE = /[\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
+
+/** Deepest nesting of arrays and objects in JSON text. */
+function nestingDepth(json: string): number {
+  let depth = 0;
+  let max = 0;
+  let inString = false;
+  for (let i = 0; i < json.length; i++) {
+    const c = json.charCodeAt(i);
+    if (inString) {
+      if (c === 92) i++;
+      else if (c === 34) inString = false;
+    } else if (c === 34) inString = true;
+    else if (c === 91 || c === 123) max = Math.max(max, ++depth);
+    else if (c === 93 || c === 125) depth--;
+  }
+  return max;
+}
+
+/**
+ * `value` as JSON text that is safe to print: one line when `singleLine` is true;
+ * otherwise indented by two spaces, unless indenting could make it larger than
+ * `MAX_LINE_BYTES` (each value costs up to 2·depth + 3 more characters indented,
+ * so deep nesting would multiply what the server or model sent): then it stays
+ * compact. Every character a terminal could act on is escaped as `\uXXXX`, so
+ * the JSON means the same.
+ *
+ * @example
+ * ```ts
+ * jsonText({ a: "\u009b2J" }, true); // '{"a":"\\u009b2J"}'
+ * ```
+ */
+export function jsonText(value: unknown, singleLine = false): string {
+  const compact = JSON.stringify(value) ?? "null";
+  const indent = !singleLine && compact.length * (2 * nestingDepth(compact) + 3) <= MAX_LINE_BYTES;
+  return (indent ? JSON.stringify(value, null, 2) : compact).replace(JSON_UNSAFE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
 
 /**

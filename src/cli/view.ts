@@ -9,7 +9,7 @@
 import type { AgentEvent, ProposedCall } from "../agent/events.js";
 import type { ToolResultPart } from "../tools/types.js";
 import { RUN_ARGUMENT_CHARS, RUN_RESULT_CHARS, RUN_RESULT_LINES } from "../limits.js";
-import { base64Bytes, clip, indent, oneLine, progressLine, safe, styles, type Io, type ProgressLine } from "./terminal.js";
+import { base64Bytes, clip, indent, jsonText, oneLine, progressLine, safe, styles, type Io, type ProgressLine } from "./terminal.js";
 
 /** Receives the events of a run. */
 export interface RunView {
@@ -101,9 +101,9 @@ export function textView(io: Io, options: TextViewOptions = {}): RunView {
   };
 }
 
-/** The machine view: every event as one JSON line on stdout (`--json`). */
+/** The machine view: every event as one JSON line on stdout (`--json`), escaped as {@link jsonText} does. */
 export function jsonView(io: Io): RunView {
-  return { onEvent: (event) => io.out(`${JSON.stringify(event)}\n`) };
+  return { onEvent: (event) => io.out(`${jsonText(event, true)}\n`) };
 }
 
 /**
@@ -116,6 +116,6 @@ export function printApproval(io: Io, calls: readonly ProposedCall[], lead = "")
   io.out(`${lead}${s.yellow(s.bold("approval required"))}: ${n} proposed call${n === 1 ? "" : "s"}, not executed\n`);
   calls.forEach((call, i) => {
     io.out(`${lead}  ${i + 1}. ${s.bold(oneLine(call.toolName, 80))} ${s.dim(`(${call.effect}, call ${oneLine(call.callId, 80)})`)}\n`);
-    io.out(`${indent(safe(JSON.stringify(call.arguments, null, 2)), `${lead}     `)}\n`);
+    io.out(`${indent(jsonText(call.arguments), `${lead}     `)}\n`);
   });
 }

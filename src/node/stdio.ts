@@ -140,12 +140,19 @@ export class StdioTransport implements Transport {
       // A runtime may refuse to read the environment (Deno without --allow-env).
       return Promise.reject(new TransportError(`${this.description} could not be started: the environment cannot be read (${(e as Error).message})`, { cause: e }));
     }
-    const child = spawn(p.command, [...(p.args ?? [])], {
-      env,
-      cwd: p.cwd,
-      stdio: ["pipe", "pipe", p.stderr === "inherit" ? "inherit" : "pipe"],
-      windowsHide: true,
-    });
+    let child: ChildProcess;
+    try {
+      child = spawn(p.command, [...(p.args ?? [])], {
+        env,
+        cwd: p.cwd,
+        stdio: ["pipe", "pipe", p.stderr === "inherit" ? "inherit" : "pipe"],
+        windowsHide: true,
+      });
+    } catch (e) {
+      // Node refuses some launches synchronously (a NUL byte in the command, an
+      // argument or an env value; a cwd that is not a string).
+      return Promise.reject(new TransportError(`${this.description} could not be started: ${(e as Error).message}`, { cause: e }));
+    }
     this.#child = child;
     track(child);
 
@@ -163,7 +170,18 @@ export class StdioTransport implements Transport {
     child.stdin?.on("error", (e) => this.#log("debug", "stdin error", { server: this.description, error: String(e) }));
 
     this.#exited = new Promise<void>((resolve) => {
+      // "close" waits for stdout and stderr to close, which a grandchild that
+      // inherited them can put off forever: once the server itself has exited,
+      // its pipes get CLOSE_STDIN_GRACE_MS to drain and are then let go (S4, S7).
+      let drain: ReturnType<typeof setTimeout> | undefined;
+      child.once("exit", () => {
+        drain = setTimeout(() => {
+          child.stdout?.destroy();
+          child.stderr?.destroy();
+        }, CLOSE_STDIN_GRACE_MS);
+      });
       child.once("close", (code, signal) => {
+        clearTimeout(drain);
         liveChildren.delete(child);
         this.#finish(code, signal);
         resolve();

@@ -33,10 +33,17 @@ export function isInside(root: string, target: string): boolean {
 
 /** Checks the roots a host allows: a non-empty list of paths, made absolute. */
 export function checkRoots(roots: unknown): string[] {
-  if (!Array.isArray(roots) || roots.length === 0 || !roots.every((r) => typeof r === "string" && r !== "" && !r.includes("\u0000"))) {
+  const out: string[] = [];
+  // An index loop, not every(): a hole in a sparse array must be refused, not skipped.
+  for (let i = 0; Array.isArray(roots) && i < roots.length; i++) {
+    const r: unknown = roots[i];
+    if (typeof r !== "string" || r === "" || r.includes("\u0000")) break;
+    out.push(resolve(r));
+  }
+  if (!Array.isArray(roots) || out.length === 0 || out.length !== roots.length) {
     throw new ConfigError("nodeReadTools: roots must be a non-empty array of directory paths");
   }
-  return roots.map((r: string) => resolve(r));
+  return out;
 }
 
 /** Confines model-supplied paths to `roots` (absolute). The first root is the base of relative paths. */

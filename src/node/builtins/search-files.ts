@@ -9,6 +9,7 @@
  */
 import { constants } from "node:fs";
 import { open } from "node:fs/promises";
+import { CancelledError } from "../../errors.js";
 import {
   MAX_BUILTIN_ARGUMENT_CHARS,
   MAX_BUILTIN_DEPTH,
@@ -68,6 +69,8 @@ async function searchFiles(guard: RootGuard, args: unknown, context: ToolCallCon
   let filesRead = 0;
   let cut: string | undefined;
   const scan = async (file: { rel: string; path: string }): Promise<boolean> => {
+    // Reading can take long (MAX_BUILTIN_SEARCH_FILES files): a cancelled call stops at the next file.
+    if (context.signal?.aborted) throw new CancelledError("the tool call was cancelled", { cause: context.signal.reason });
     if (filesRead >= MAX_BUILTIN_SEARCH_FILES) {
       cut = `[search stopped after reading ${MAX_BUILTIN_SEARCH_FILES} files; narrow the path]`;
       return false;
