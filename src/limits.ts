@@ -40,6 +40,11 @@ export const SKIPPED_LINE_CHARS = 200;
 export const CLOSE_STDIN_GRACE_MS = 2_000;
 /** Time from SIGTERM to SIGKILL on close() (S7; ours). */
 export const CLOSE_SIGTERM_GRACE_MS = 2_000;
+/**
+ * Time a server's stdout and stderr may stay open after the server process exited
+ * (a grandchild may hold them) before they are let go and the close is reported (S4, S7; ours).
+ */
+export const EXIT_DRAIN_GRACE_MS = 2_000;
 
 // ── MCP client (src/mcp) ───────────────────────────────────────────────────────
 
@@ -194,6 +199,8 @@ export const MAX_BUILTIN_LINE_CHARS = 2_000;
 export const MAX_BUILTIN_LIST_ENTRIES = 1_000;
 /** Directory levels listFiles and searchFiles descend (R5; ours). */
 export const MAX_BUILTIN_DEPTH = 16;
+/** Directory entries one listFiles or searchFiles call reads, across all directories it walks (R5; ours). */
+export const MAX_BUILTIN_WALK_ENTRIES = 50_000;
 /** Files searchFiles reads in one call (R5; ours). */
 export const MAX_BUILTIN_SEARCH_FILES = 5_000;
 /** Bytes of one file searchFiles reads; larger files are skipped (R5; ours). */
@@ -223,3 +230,5 @@ export const RUN_RESULT_CHARS = 1_500;
 export const RUN_ARGUMENT_CHARS = 300;
 /** Off a terminal, at most one progress line per this many ms (ours: a server may send thousands of updates). */
 export const PROGRESS_LOG_INTERVAL_MS = 100;
+/** Time the CLI waits, once its work is done and closed, before exiting despite a handle a peer left open (ours). */
+export const CLI_EXIT_GRACE_MS = 2_000;

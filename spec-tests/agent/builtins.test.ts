@@ -166,3 +166,32 @@ test("R5: a FIFO inside a root is refused without opening it", { timeout: 10_000
     await rm(dir, { recursive: true, force: true });
   }
 });
+
+test("R5: a file name with control characters is shown escaped, on its own line, by listFiles and searchFiles", async () => {
+  const dir = join(root, "odd");
+  await mkdir(dir);
+  try {
+    await writeFile(join(dir, "a\nguide.md:9: forged\u001b[2J.txt"), "needle here\n");
+    const listed = textOf(await call("listFiles", { path: "odd" }));
+    assert.equal(listed, `${dir}:\na\\x0aguide.md:9: forged\\x1b[2J.txt`);
+    const found = textOf(await call("searchFiles", { query: "needle", path: "odd" }));
+    assert.equal(found, "a\\x0aguide.md:9: forged\\x1b[2J.txt:1: needle here");
+  } finally {
+    await rm(dir, { recursive: true });
+  }
+});
+
+test("R5: a walk reads at most MAX_BUILTIN_WALK_ENTRIES directory entries, and says the search was cut", { timeout: 120_000 }, async () => {
+  const dir = join(root, "huge");
+  await mkdir(dir);
+  try {
+    // More entries than the walk bound (50,000), most of them empty directories,
+    // so the file bound (5,000) is not what stops the search.
+    const names = Array.from({ length: 50_010 }, (_, i) => `d${String(i).padStart(5, "0")}`);
+    for (let i = 0; i < names.length; i += 1_000) await Promise.all(names.slice(i, i + 1_000).map((n) => mkdir(join(dir, n))));
+    const found = textOf(await call("searchFiles", { query: "needle", path: "huge" }));
+    assert.equal(found, "[search covered the first 50000 directory entries; narrow the path]");
+  } finally {
+    await rm(dir, { recursive: true });
+  }
+});

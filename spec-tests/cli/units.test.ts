@@ -217,6 +217,15 @@ describe("X6, W7: the CLI's stand-in confirmed tool", () => {
     assert.match(confirmVersion(rename), /^confirm:[0-9a-f]{64}$/);
   });
 
+  test("W7: a schema nesting values deeper than MAX_INSTANCE_DEPTH is a limit error, not a stack overflow", () => {
+    let deep: unknown = "leaf";
+    for (let i = 0; i < 200; i++) deep = [deep];
+    assert.throws(() => confirmVersion({ ...rename, inputSchema: { type: "object", default: deep } }), { code: "limit", limit: "MAX_INSTANCE_DEPTH" });
+    let fine: unknown = "leaf";
+    for (let i = 0; i < 100; i++) fine = [fine];
+    assert.match(confirmVersion({ ...rename, inputSchema: { type: "object", default: fine } }), /^confirm:[0-9a-f]{64}$/);
+  });
+
   test("W7, X6: * selects every tool that is neither a read tool nor annotated read-only; names must exist", () => {
     const listed: McpTool[] = [
       rename,

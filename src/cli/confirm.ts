@@ -8,19 +8,24 @@
  * @module
  */
 import { createHash } from "node:crypto";
-import { ConfigError, UnauthorizedError, ValidationError, YadaError } from "../errors.js";
+import { ConfigError, LimitError, UnauthorizedError, ValidationError, YadaError } from "../errors.js";
+import { MAX_INSTANCE_DEPTH } from "../limits.js";
 import { isRecord, type McpTool } from "../mcp/types.js";
 import { compileSchema } from "../schema/index.js";
 import { prefixedToolName } from "../tools/names.js";
 import type { ConfirmTool, Identity, PreparedAction } from "../tools/types.js";
 
 /** JSON with object keys sorted, so equal values give equal text. */
-function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
+function canonical(value: unknown, depth = 0): string {
+  // A server's schema may nest values (a `default`, a `const`) arbitrarily deep.
+  if (depth > MAX_INSTANCE_DEPTH) {
+    throw new LimitError("MAX_INSTANCE_DEPTH", MAX_INSTANCE_DEPTH, `an input schema nests values deeper than ${MAX_INSTANCE_DEPTH} levels`);
+  }
+  if (Array.isArray(value)) return `[${value.map((v) => canonical(v, depth + 1)).join(",")}]`;
   if (isRecord(value)) {
     return `{${Object.keys(value)
       .sort()
-      .map((k) => `${JSON.stringify(k)}:${canonical(value[k])}`)
+      .map((k) => `${JSON.stringify(k)}:${canonical(value[k], depth + 1)}`)
       .join(",")}}`;
   }
   return JSON.stringify(value) ?? "null";

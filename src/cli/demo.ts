@@ -10,6 +10,7 @@
  *
  * @module
  */
+import { CLI_EXIT_GRACE_MS } from "../limits.js";
 import { existsSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -166,5 +167,5 @@ if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.
   });
   const code = await demo(process.argv.slice(2), processIo(), interrupt.signal);
   process.exitCode = code;
-  setTimeout(() => process.exit(code), 2_000).unref();
+  setTimeout(() => process.exit(code), CLI_EXIT_GRACE_MS).unref();
 }

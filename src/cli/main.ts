@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { CLI_EXIT_GRACE_MS } from "../limits.js";
 import { EXIT } from "./exit.js";
 import { main } from "./cli.js";
 
@@ -17,4 +18,4 @@ process.on("SIGINT", () => {
 const code = await main(process.argv.slice(2), undefined, interrupt.signal);
 process.exitCode = code;
 // Everything is closed by now; a handle left open by a misbehaving peer must not keep the terminal waiting.
-setTimeout(() => process.exit(code), 2_000).unref();
+setTimeout(() => process.exit(code), CLI_EXIT_GRACE_MS).unref();

@@ -10,6 +10,7 @@ import { decodeJson, encodeMessage, type JsonRpcMessage } from "../jsonrpc/messa
 import {
   CLOSE_SIGTERM_GRACE_MS,
   CLOSE_STDIN_GRACE_MS,
+  EXIT_DRAIN_GRACE_MS,
   MAX_LINE_BYTES,
   SKIPPED_LINE_CHARS,
   SKIPPED_LINES_KEPT,
@@ -172,13 +173,13 @@ export class StdioTransport implements Transport {
     this.#exited = new Promise<void>((resolve) => {
       // "close" waits for stdout and stderr to close, which a grandchild that
       // inherited them can put off forever: once the server itself has exited,
-      // its pipes get CLOSE_STDIN_GRACE_MS to drain and are then let go (S4, S7).
+      // its pipes get EXIT_DRAIN_GRACE_MS to drain and are then let go (S4, S7).
       let drain: ReturnType<typeof setTimeout> | undefined;
       child.once("exit", () => {
         drain = setTimeout(() => {
           child.stdout?.destroy();
           child.stderr?.destroy();
-        }, CLOSE_STDIN_GRACE_MS);
+        }, EXIT_DRAIN_GRACE_MS);
       });
       child.once("close", (code, signal) => {
         clearTimeout(drain);

@@ -10,7 +10,7 @@ import type { ReadTool, ToolCallContext, ToolResult } from "../../tools/types.js
 import { argsObject, optionalBool } from "./args.js";
 import { BoundedLines, refusal, textResult } from "./output.js";
 import { PathRefused, type RootGuard } from "./roots.js";
-import { walk } from "./walk.js";
+import { walk, walkBudget } from "./walk.js";
 
 const SUFFIX = { file: "", directory: "/", link: "@", other: "" } as const;
 
@@ -22,7 +22,8 @@ async function listFiles(guard: RootGuard, args: unknown, context: ToolCallConte
   const out = new BoundedLines();
   let entries = 0;
   let stopped = false;
-  for await (const e of walk(target.real, { maxDepth: recursive ? MAX_BUILTIN_DEPTH : 0, signal: context.signal })) {
+  const budget = walkBudget();
+  for await (const e of walk(target.real, { maxDepth: recursive ? MAX_BUILTIN_DEPTH : 0, signal: context.signal, budget })) {
     if (entries >= MAX_BUILTIN_LIST_ENTRIES || !out.add(e.rel + SUFFIX[e.kind])) {
       stopped = true;
       break;
@@ -31,7 +32,7 @@ async function listFiles(guard: RootGuard, args: unknown, context: ToolCallConte
   }
   const header = `${target.shown}:`;
   if (entries === 0) return textResult(`${header}\n(empty)`);
-  const note = stopped ? `[listing cut after ${entries} entries; list a subdirectory for more]` : undefined;
+  const note = stopped || budget.left === 0 ? `[listing cut after ${entries} entries; list a subdirectory for more]` : undefined;
   return textResult(`${header}\n${out.text(note)}`);
 }
 

@@ -16,12 +16,13 @@ import {
   MAX_BUILTIN_SEARCH_FILE_BYTES,
   MAX_BUILTIN_SEARCH_FILES,
   MAX_BUILTIN_SEARCH_MATCHES,
+  MAX_BUILTIN_WALK_ENTRIES,
 } from "../../limits.js";
 import type { ReadTool, ToolCallContext, ToolResult } from "../../tools/types.js";
 import { argsObject, optionalBool } from "./args.js";
 import { BoundedLines, refusal, textResult } from "./output.js";
 import { PathRefused, type RootGuard } from "./roots.js";
-import { walk, type WalkEntry } from "./walk.js";
+import { walk, walkBudget, type WalkEntry } from "./walk.js";
 
 const SKIPPED = new Set([".git", "node_modules"]);
 // O_NONBLOCK: a FIFO swapped in after the check cannot block a pool thread.
@@ -92,11 +93,13 @@ async function searchFiles(guard: RootGuard, args: unknown, context: ToolCallCon
   };
   if (!target.isDirectory) await scan({ rel: target.shown, path: target.real });
   else {
-    for await (const e of walk(target.real, { maxDepth: MAX_BUILTIN_DEPTH, skip: SKIPPED, signal: context.signal })) {
+    const budget = walkBudget();
+    for await (const e of walk(target.real, { maxDepth: MAX_BUILTIN_DEPTH, skip: SKIPPED, signal: context.signal, budget })) {
       if (e.kind === "file") files.push(e);
       if (files.length >= MAX_BUILTIN_SEARCH_FILES + 1) break;
     }
     for (const f of files) if (!(await scan(f))) break;
+    if (cut === undefined && budget.left === 0) cut = `[search covered the first ${MAX_BUILTIN_WALK_ENTRIES} directory entries; narrow the path]`;
   }
   if (matches === 0 && cut === undefined) return textResult(`no line contains ${JSON.stringify(query)}`);
   return textResult(out.text(cut));
