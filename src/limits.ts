@@ -83,7 +83,7 @@ export const MAX_SCHEMA_DEPTH = 128;
 export const MAX_SCHEMA_PATTERN_CHARS = 2_048;
 /** Instructions one schema pattern may expand to in the linear-time matcher (T5, T9; ours: bounds `x{1000}{1000}`). */
 export const MAX_REGEX_PROGRAM = 20_000;
-/** Deepest instance nesting (arrays and objects) validated (ours; MCP arguments are shallow JSON). */
+/** Deepest nesting (arrays and objects) of a validated instance, of a tool result's structuredContent, and of values hashed into a contract or confirm version (ours; MCP values are shallow JSON). */
 export const MAX_INSTANCE_DEPTH = 128;
 /** Nested subschema evaluations (refs, applicators, descents) in one validation (ours; keeps the stack bounded). */
 export const MAX_SCHEMA_EVAL_NESTING = 1_024;

@@ -141,3 +141,34 @@ test("S5, S6, H5: time bounds longer than a runtime timer allows (2^31 ms) are c
     server.close();
   }
 });
+
+test("V4: structuredContent nested deeper than MAX_INSTANCE_DEPTH is a limit error, not a stack overflow later", async () => {
+  const nested = (depth: number): string => "[".repeat(depth) + "]".repeat(depth);
+  const server = createServer((req, res) => {
+    let body = "";
+    req.on("data", (d) => (body += d));
+    req.on("end", () => {
+      const m = body ? JSON.parse(body) : {};
+      if (m.id === undefined) return void res.writeHead(202).end();
+      if (m.method === "server/discover") return void res.writeHead(400).end();
+      const depth = m.params?.arguments?.depth;
+      const result =
+        m.method === "initialize"
+          ? JSON.stringify({ protocolVersion: "2025-11-25", capabilities: { tools: {} }, serverInfo: { name: "h", version: "1" } })
+          : `{"content":[],"structuredContent":{"v":${nested(depth)}}}`;
+      res.writeHead(200, { "content-type": "application/json" }).end(`{"jsonrpc":"2.0","id":${JSON.stringify(m.id)},"result":${result}}`);
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  const client = await McpClient.connect(new HttpTransport(`http://127.0.0.1:${(server.address() as { port: number }).port}/mcp`));
+  try {
+    const e = await rejection(client.callTool("deep", { depth: 100_000 }));
+    assert.ok(e instanceof LimitError, String(e));
+    assert.equal(e.limit, "MAX_INSTANCE_DEPTH");
+    const ok = await client.callTool("deep", { depth: 100 });
+    assert.ok(ok.structuredContent);
+  } finally {
+    await client.close();
+    server.close();
+  }
+});

@@ -4,8 +4,8 @@
  *
  * @module
  */
-import { MAX_QUOTED_CHARS } from "../limits.js";
-import { ProtocolError } from "../errors.js";
+import { MAX_INSTANCE_DEPTH, MAX_QUOTED_CHARS } from "../limits.js";
+import { LimitError, ProtocolError } from "../errors.js";
 import { asRecord, isRecord, readFields, readList, type FieldRules, type JsonRecord } from "./fields.js";
 
 export { isRecord, type JsonRecord } from "./fields.js";
@@ -203,10 +203,29 @@ export function parseContentBlock(v: unknown, where: string): ContentBlock {
   return readFields(o, at, rules, block);
 }
 
-/** Parses a `tools/call` result (V4). @throws ProtocolError */
+/** Does `v` nest no deeper than `MAX_INSTANCE_DEPTH` levels below `depth`? */
+function shallowEnough(v: unknown, depth: number): boolean {
+  if (typeof v !== "object" || v === null) return true;
+  if (depth >= MAX_INSTANCE_DEPTH) return false;
+  if (Array.isArray(v)) return v.every((item) => shallowEnough(item, depth + 1));
+  for (const key in v) if (!shallowEnough((v as JsonRecord)[key], depth + 1)) return false;
+  return true;
+}
+
+/**
+ * Parses a `tools/call` result (V4). Its `structuredContent` is rendered as JSON
+ * text, which runtimes cannot do for values nested thousands of levels deep, so
+ * it is bounded like a validated instance.
+ *
+ * @throws ProtocolError (`protocol`); LimitError (`limit`, `MAX_INSTANCE_DEPTH`).
+ */
 export function parseCallToolResult(v: JsonRecord, where: string): CallToolResult {
   const result = { content: readList(v, "content", where, parseContentBlock), isError: false };
-  return readFields(v, where, CALL_RESULT, result);
+  const parsed = readFields<CallToolResult>(v, where, CALL_RESULT, result);
+  if (!shallowEnough(parsed.structuredContent, 0)) {
+    throw new LimitError("MAX_INSTANCE_DEPTH", MAX_INSTANCE_DEPTH, `${where}: "structuredContent" nests deeper than ${MAX_INSTANCE_DEPTH} levels`);
+  }
+  return parsed;
 }
 
 /** Parses one resource of a `resources/list` page. @throws ProtocolError */
