@@ -56,3 +56,15 @@ test("README: every public export is documented", () => {
   const missing = [...names].filter((n) => !new RegExp(`\\b${n}\\b`).test(readme));
   assert.deepEqual(missing, [], `not in README: ${missing.join(", ")}`);
 });
+
+test("README: every public function and class is used in a runnable example", async () => {
+  const code = examples.join("\n");
+  const names = new Set<string>();
+  for (const bundle of ["yada.js", "yada-node.js"]) {
+    const mod = (await import(pathToFileURL(repoPath("dist", bundle)).href)) as Record<string, unknown>;
+    for (const [name, value] of Object.entries(mod)) if (typeof value === "function") names.add(name);
+  }
+  assert.ok(names.size > 50, `only ${names.size} callable exports found`);
+  const missing = [...names].filter((n) => !new RegExp(`\\b${n}\\b`).test(code));
+  assert.deepEqual(missing, [], `in no js example: ${missing.join(", ")}`);
+});
