@@ -1,12 +1,12 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { createServer } from "node:http";
 import { McpClient } from "../../src/node/client.js";
 import { HttpTransport } from "../../src/transport/http.js";
 import { LimitError, YadaError } from "../../src/errors.js";
 import { DEFAULT_CALL_TIMEOUT_MS, DEFAULT_HANDSHAKE_TIMEOUT_MS, DEFAULT_HTTP_IDLE_TIMEOUT_MS, MAX_LIST_ITEMS, MAX_LIST_PAGES } from "../../src/limits.js";
 import { rejection } from "../helpers/clients.js";
 import { fixtureServer } from "../helpers/paths.js";
+import { initializeResult, startRpcServer } from "../helpers/http.js";
 
 // A legacy stdio server whose tools/list never ends (a new cursor each page) or lists too many tools.
 function listingServer(mode: "endless" | "many"): string[] {
@@ -61,20 +61,14 @@ test("S5, S6, H5: the default bounds are 60 s for the handshake, 5 min per stdio
   assert.equal(DEFAULT_HANDSHAKE_TIMEOUT_MS, 60_000);
   assert.equal(DEFAULT_CALL_TIMEOUT_MS, 300_000);
   assert.equal(DEFAULT_HTTP_IDLE_TIMEOUT_MS, 120_000);
-  const server = createServer((req, res) => {
-    let body = "";
-    req.on("data", (d) => (body += d));
-    req.on("end", () => {
-      const m = body ? JSON.parse(body) : {};
-      if (m.id === undefined) return void res.writeHead(202).end();
-      const result = m.method === "initialize" ? { protocolVersion: "2025-11-25", capabilities: {}, serverInfo: { name: "h", version: "1" } } : { tools: [] };
-      res.writeHead(m.method === "server/discover" ? 400 : 200, { "content-type": "application/json" }).end(m.method === "server/discover" ? "" : JSON.stringify({ jsonrpc: "2.0", id: m.id, result }));
-    });
+  const server = await startRpcServer((m, res) => {
+    if (m.id === undefined) return void res.writeHead(202).end();
+    if (m.method === "server/discover") return void res.writeHead(400).end();
+    const result = m.method === "initialize" ? initializeResult() : { tools: [] };
+    res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", id: m.id, result }));
   });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  const port = (server.address() as { port: number }).port;
   try {
-    const http = await McpClient.connect(new HttpTransport(`http://127.0.0.1:${port}/mcp`));
+    const http = await McpClient.connect(new HttpTransport(server.url));
     assert.equal(http.callTimeoutMs, null);
     await http.close();
     const stdio = await McpClient.connectStdio("node", listingServer("many"));
@@ -86,21 +80,13 @@ test("S5, S6, H5: the default bounds are 60 s for the handshake, 5 min per stdio
 });
 
 test("S5: a notifications/initialized the server refuses fails the connect", async () => {
-  const server = createServer((req, res) => {
-    let body = "";
-    req.on("data", (d) => (body += d));
-    req.on("end", () => {
-      const m = body ? JSON.parse(body) : {};
-      if (m.method === "notifications/initialized") return void res.writeHead(500).end();
-      if (m.method === "server/discover") return void res.writeHead(400).end();
-      const result = { protocolVersion: "2025-11-25", capabilities: {}, serverInfo: { name: "h", version: "1" } };
-      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", id: m.id, result }));
-    });
+  const server = await startRpcServer((m, res) => {
+    if (m.method === "notifications/initialized") return void res.writeHead(500).end();
+    if (m.method === "server/discover") return void res.writeHead(400).end();
+    res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", id: m.id, result: initializeResult() }));
   });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  const port = (server.address() as { port: number }).port;
   try {
-    const e = await rejection(McpClient.connect(new HttpTransport(`http://127.0.0.1:${port}/mcp`)));
+    const e = await rejection(McpClient.connect(new HttpTransport(server.url)));
     assert.ok(e instanceof YadaError);
     assert.equal(e.code, "http");
   } finally {
@@ -119,19 +105,13 @@ test("S5, S6, H5: time bounds longer than a runtime timer allows (2^31 ms) are c
   } finally {
     await client.close();
   }
-  const server = createServer((req, res) => {
-    let body = "";
-    req.on("data", (d) => (body += d));
-    req.on("end", () => {
-      const m = JSON.parse(body) as { id: number };
-      res.writeHead(200, { "content-type": "text/event-stream" });
-      res.write(": opened\n\n");
-      setTimeout(() => res.end(`data: ${JSON.stringify({ jsonrpc: "2.0", id: m.id, result: { tools: [] } })}\n\n`), 300);
-    });
+  const server = await startRpcServer((m, res) => {
+    res.writeHead(200, { "content-type": "text/event-stream" });
+    res.write(": opened\n\n");
+    setTimeout(() => res.end(`data: ${JSON.stringify({ jsonrpc: "2.0", id: m.id, result: { tools: [] } })}\n\n`), 300);
   });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   try {
-    const transport = new HttpTransport(`http://127.0.0.1:${(server.address() as { port: number }).port}/mcp`, { idleTimeoutMs: huge });
+    const transport = new HttpTransport(server.url, { idleTimeoutMs: huge });
     const got: unknown[] = [];
     await transport.start({ message: (m) => got.push(m), requestError: (_id, e) => got.push(e.code), closed: () => {} });
     await transport.send({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} });
@@ -144,23 +124,14 @@ test("S5, S6, H5: time bounds longer than a runtime timer allows (2^31 ms) are c
 
 test("V4: structuredContent nested deeper than MAX_INSTANCE_DEPTH is a limit error, not a stack overflow later", async () => {
   const nested = (depth: number): string => "[".repeat(depth) + "]".repeat(depth);
-  const server = createServer((req, res) => {
-    let body = "";
-    req.on("data", (d) => (body += d));
-    req.on("end", () => {
-      const m = body ? JSON.parse(body) : {};
-      if (m.id === undefined) return void res.writeHead(202).end();
-      if (m.method === "server/discover") return void res.writeHead(400).end();
-      const depth = m.params?.arguments?.depth;
-      const result =
-        m.method === "initialize"
-          ? JSON.stringify({ protocolVersion: "2025-11-25", capabilities: { tools: {} }, serverInfo: { name: "h", version: "1" } })
-          : `{"content":[],"structuredContent":{"v":${nested(depth)}}}`;
-      res.writeHead(200, { "content-type": "application/json" }).end(`{"jsonrpc":"2.0","id":${JSON.stringify(m.id)},"result":${result}}`);
-    });
+  const server = await startRpcServer((m, res) => {
+    if (m.id === undefined) return void res.writeHead(202).end();
+    if (m.method === "server/discover") return void res.writeHead(400).end();
+    const depth = Number((m.params?.arguments as { depth?: number } | undefined)?.depth);
+    const result = m.method === "initialize" ? JSON.stringify(initializeResult({ tools: {} })) : `{"content":[],"structuredContent":{"v":${nested(depth)}}}`;
+    res.writeHead(200, { "content-type": "application/json" }).end(`{"jsonrpc":"2.0","id":${JSON.stringify(m.id)},"result":${result}}`);
   });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  const client = await McpClient.connect(new HttpTransport(`http://127.0.0.1:${(server.address() as { port: number }).port}/mcp`));
+  const client = await McpClient.connect(new HttpTransport(server.url));
   try {
     const e = await rejection(client.callTool("deep", { depth: 100_000 }));
     assert.ok(e instanceof LimitError, String(e));

@@ -1,24 +1,17 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { createServer } from "node:http";
 import { HttpTransport } from "../../src/transport/http.js";
 import type { YadaError } from "../../src/errors.js";
+import { startRpcServer, type LoopbackRpcServer } from "../helpers/http.js";
 
 // A server that opens an SSE answer, stays quiet for 2 s, then answers. The idle
 // bound (400 ms) leaves a loaded machine time to deliver the response headers.
-async function quietServer(): Promise<{ url: string; close(): void }> {
-  const server = createServer((req, res) => {
-    let body = "";
-    req.on("data", (d) => (body += d));
-    req.on("end", () => {
-      const m = JSON.parse(body) as { id: number };
-      res.writeHead(200, { "content-type": "text/event-stream" });
-      res.write(": opened\n\n");
-      setTimeout(() => res.end(`data: ${JSON.stringify({ jsonrpc: "2.0", id: m.id, result: { resultType: "complete" } })}\n\n`), 2_000);
-    });
+function quietServer(): Promise<LoopbackRpcServer> {
+  return startRpcServer((m, res) => {
+    res.writeHead(200, { "content-type": "text/event-stream" });
+    res.write(": opened\n\n");
+    setTimeout(() => res.end(`data: ${JSON.stringify({ jsonrpc: "2.0", id: m.id, result: { resultType: "complete" } })}\n\n`), 2_000);
   });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  return { url: `http://127.0.0.1:${(server.address() as { port: number }).port}/mcp`, close: () => server.close() };
 }
 
 async function exchange(url: string, longLived: boolean): Promise<"answered" | string> {
