@@ -33,8 +33,9 @@ test("X3: each entry is one self-contained ESM file with .d.ts, as package.json 
 // (see the README's size table). This ceiling keeps it from growing unnoticed:
 // lower it as the bundle shrinks; raising it needs a reason (the last raise: the
 // linear-time pattern matcher that closes ReDoS through server schemas, and the
-// checks added after the security review).
-const WEB_GZIP_CEILING = 43_500;
+// checks added after the security review; then +100 for the SSE parser's
+// word-at-a-time line-end search, 1.3x the throughput on small events).
+const WEB_GZIP_CEILING = 43_600;
 
 test("X3: the web bundle stays under its size ceiling (min+gzip)", async () => {
   const out = await esbuild.build({

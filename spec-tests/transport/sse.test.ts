@@ -228,3 +228,29 @@ test("H2: one byte per chunk, and 500 seeded random chunkings, yield identical e
     assert.deepEqual(parseCuts(CORPUS_BYTES, cuts), EXPECTED, `round ${round}, cuts ${cuts.join(",")}`);
   }
 });
+
+test("H2: line ends are found at every memory alignment, next to tabs, control bytes and non-ASCII", () => {
+  // Long chunks are searched a 32-bit word at a time from their first aligned byte;
+  // bytes below 14 other than CR and LF, and bytes above 0x7f, flag a word too.
+  const values: string[] = [];
+  const ends = ["\n\n", "\r\r", "\r\n\r\n"];
+  let text = "";
+  for (let len = 0; len < 48; len++) {
+    const value = Array.from({ length: len }, (_, i) => "a\t\u0001\u00e9\u000b\u20ac\u000c"[(i * 5 + len) % 7]).join("");
+    values.push(value);
+    text += `data: ${value}${ends[len % 3]}`;
+  }
+  const bytes = enc.encode(text);
+  const expected = values.map((v) => ev(v));
+  for (let offset = 0; offset < 4; offset++) {
+    const backing = new Uint8Array(bytes.length + 8);
+    backing.set(bytes, offset);
+    const shifted = backing.subarray(offset, offset + bytes.length);
+    assert.deepEqual(parse([shifted]).events, expected, `offset ${offset}, one chunk`);
+    for (const size of [64, 97, 130]) {
+      const chunks: Uint8Array[] = [];
+      for (let at = 0; at < shifted.length; at += size) chunks.push(shifted.subarray(at, at + size));
+      assert.deepEqual(parse(chunks).events, expected, `offset ${offset}, ${size}-byte chunks`);
+    }
+  }
+});

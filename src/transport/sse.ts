@@ -82,6 +82,46 @@ function nameIs(buf: Uint8Array, start: number, len: number, name: Uint8Array): 
   return len === name.length && sameBytes(buf, start, len, name);
 }
 
+// Line ends are searched four bytes at a time. Measured on 4 MiB of small events
+// (Node 20): Uint8Array.indexOf walks ~1 ns per byte and the parser needed one walk
+// for LF and one for CR, ~7 ms together, a third of the whole cost of parsing; the
+// word test below reads the same bytes in ~1.5 ms. Shorter chunks are not worth a
+// view object (the tests feed single bytes).
+const MIN_WORD_SCAN = 64;
+// Every byte of the word minus 14, borrowing from the next byte only when it is
+// below 14: a byte's high bit is set in (x - ONES * 14) & ~x iff some byte is below
+// 14, i.e. maybe CR (13) or LF (10) ("determine if a word has a byte less than n",
+// Bit Twiddling Hacks). Text rarely holds other bytes below 14 (tab, NUL), so a
+// flagged word is nearly always a line end.
+const BELOW_14 = 0x0e0e0e0e;
+const HIGH_BITS = 0x80808080 | 0;
+
+function isLineEnd(b: number | undefined): boolean {
+  return b === LF || b === CR;
+}
+
+/**
+ * The index of the first CR or LF in `bytes` at or after `from`, or -1. `words`,
+ * when given, views `bytes` from index `head` on, which is 4-byte aligned in memory.
+ */
+function findLineEnd(bytes: Uint8Array, words: Int32Array | undefined, head: number, from: number): number {
+  let i = from;
+  if (words !== undefined && from < head + 4 * words.length) {
+    // Bytes up to the next word boundary, then whole words, then the tail below.
+    let w = (from - head + 3) >> 2; // head is at most 3: from - head + 3 >= 0
+    for (; i < head + 4 * w; i++) if (isLineEnd(bytes[i])) return i;
+    for (; w < words.length; w++) {
+      const x = words[w] ?? 0;
+      if (((x - BELOW_14) & ~x & HIGH_BITS) !== 0) {
+        for (i = head + 4 * w; i < head + 4 * w + 4; i++) if (isLineEnd(bytes[i])) return i;
+      }
+    }
+    i = head + 4 * words.length;
+  }
+  for (; i < bytes.length; i++) if (isLineEnd(bytes[i])) return i;
+  return -1;
+}
+
 /**
  * Creates an incremental SSE parser (H2): `data` lines joined with `"\n"`; CR, LF
  * and CRLF line ends (a CRLF split across chunks counts once); one leading BOM
@@ -122,8 +162,16 @@ export function createSseParser(options: SseParserOptions): SseParser {
   // event but are rarely read, are kept as bytes and decoded when asked for.
   let typeBytes = new Uint8Array(0);
   let typeText = "";
-  let idBuffer = new Uint8Array(64);
-  let idLen = 0;
+  // Three buffers, swapped, never copied into one another: an `id` line is copied
+  // once, into idScratch, which becomes idNext unless a NUL turned up. While an `id`
+  // line came since the last dispatch (idSet), idNext is the WHATWG last event ID
+  // buffer and dispatch swaps it with lastId; otherwise the buffer equals lastId.
+  // Measured: comparing and copying (through subarray()) ids at every dispatch was
+  // ~10% of parsing small events.
+  let idNext = new Uint8Array(64);
+  let idNextLen = 0;
+  let idScratch = new Uint8Array(64);
+  let idSet = false;
   let lastId = new Uint8Array(64);
   let lastIdLen = 0;
   let lastIdText: string | undefined = "";
@@ -148,10 +196,12 @@ export function createSseParser(options: SseParserOptions): SseParser {
   function dispatch(): void {
     // WHATWG dispatch step 1 runs even when no data follows: an `id` alone moves
     // the last event ID.
-    if (idLen !== lastIdLen || !sameBytes(idBuffer, 0, idLen, lastId)) {
-      if (lastId.length < idLen) lastId = new Uint8Array(idBuffer.length);
-      lastId.set(idBuffer.subarray(0, idLen));
-      lastIdLen = idLen;
+    if (idSet) {
+      idSet = false;
+      const previous = lastId;
+      lastId = idNext;
+      lastIdLen = idNextLen;
+      idNext = previous;
       lastIdText = undefined;
     }
     if (data === undefined) {
@@ -163,6 +213,22 @@ export function createSseParser(options: SseParserOptions): SseParser {
     dataBytes = 0;
     type = "";
     onEvent(event);
+  }
+
+  function setId(buf: Uint8Array, value: number, end: number): void {
+    const len = end - value;
+    if (len > idScratch.length) idScratch = new Uint8Array(Math.max(len, idScratch.length * 2));
+    // One pass copies and checks for NUL; the copy is swapped in only when clean.
+    const to = idScratch;
+    for (let i = 0; i < len; i++) {
+      const b = buf[value + i] ?? 0;
+      if (b === 0) return; // contains NUL: ignored
+      to[i] = b;
+    }
+    idScratch = idNext;
+    idNext = to;
+    idNextLen = len;
+    idSet = true;
   }
 
   function line(buf: Uint8Array, start: number, end: number): void {
@@ -185,10 +251,7 @@ export function createSseParser(options: SseParserOptions): SseParser {
       }
       type = typeText;
     } else if (nameIs(buf, start, nameLen, ID)) {
-      for (let i = value; i < end; i++) if (buf[i] === 0) return; // contains NUL: ignored
-      if (end - value > idBuffer.length) idBuffer = new Uint8Array(Math.max(end - value, idBuffer.length * 2));
-      for (let i = value; i < end; i++) idBuffer[i - value] = buf[i] ?? 0;
-      idLen = end - value;
+      setId(buf, value, end);
     } else if (nameIs(buf, start, nameLen, RETRY)) {
       if (value === end) return;
       let ms = 0;
@@ -221,14 +284,11 @@ export function createSseParser(options: SseParserOptions): SseParser {
       skipLF = false;
       if (chunk[pos] === LF) pos++;
     }
-    // Next LF and CR at or after pos; -1 once none is left in this chunk, so each
-    // indexOf scans any byte at most once.
-    let nextLF = -2;
-    let nextCR = -2;
+    // A long chunk is also viewed as 32-bit words from its first 4-byte aligned byte.
+    const head = (4 - (chunk.byteOffset & 3)) & 3;
+    const words = n - pos < MIN_WORD_SCAN ? undefined : new Int32Array(chunk.buffer, chunk.byteOffset + head, (n - head) >> 2);
     while (pos < n) {
-      if (nextLF !== -1 && nextLF < pos) nextLF = chunk.indexOf(LF, pos);
-      if (nextCR !== -1 && nextCR < pos) nextCR = chunk.indexOf(CR, pos);
-      const lineEnd = nextLF === -1 ? nextCR : nextCR === -1 ? nextLF : Math.min(nextLF, nextCR);
+      const lineEnd = findLineEnd(chunk, words, head, pos);
       if (lineEnd === -1) {
         appendPending(chunk, pos, n);
         return;
