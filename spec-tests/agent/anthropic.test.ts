@@ -1,24 +1,15 @@
 // R3: the Anthropic Messages provider against recorded streams replayed by a
 // loopback server in small, odd-sized chunks.
-import { after, before, beforeEach, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { anthropic } from "../../src/agent/anthropic.js";
 import type { Message } from "../../src/agent/messages.js";
 import type { ModelDelta, ModelRequest } from "../../src/agent/provider.js";
 import { ProviderError } from "../../src/errors.js";
-import { ODD_CHUNKS, startReplay, streamEvents, type Replay } from "./support.js";
+import { ODD_CHUNKS, replayForFile, streamEvents } from "./support.js";
 
 const DIR = "anthropic-messages";
-let replay: Replay;
-before(async () => {
-  replay = await startReplay();
-});
-after(async () => {
-  await replay.close();
-});
-beforeEach(async () => {
-  await replay.reset();
-});
+const replay = replayForFile();
 
 const provider = (maxTokens?: number) =>
   anthropic({ apiKey: "test-key", model: "claude-test", baseUrl: replay.baseUrl, retry: { maxAttempts: 1 }, ...(maxTokens ? { maxTokens } : {}) });

@@ -1,7 +1,7 @@
 // R1, R2: cancellation over real sockets and processes: mid-stream it aborts the
 // provider's HTTP request; during tool calls it sends notifications/cancelled to
 // the MCP server. MCP progress arrives as tool_execution_update events.
-import { after, before, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { anthropic } from "../../src/agent/anthropic.js";
 import type { AgentEvent } from "../../src/agent/events.js";
@@ -11,19 +11,12 @@ import { connectMcp } from "../../src/node/tools.js";
 import type { ReadTool } from "../../src/tools/types.js";
 import { connectFixture, waitFor } from "../helpers/clients.js";
 import { fixtureServer } from "../helpers/paths.js";
-import { alice, shape, startReplay, within, type Replay } from "./support.js";
+import { alice, replayForFile, shape, within } from "./support.js";
 
-let replay: Replay;
-before(async () => {
-  replay = await startReplay();
-});
-after(async () => {
-  await replay.close();
-});
+const replay = replayForFile();
 
 describe("R2: cancellation and progress", { timeout: 30_000 }, () => {
   test("R2: cancelling mid-stream aborts the provider request and ends the run as cancelled", async () => {
-    await replay.reset();
     // message_start, content_block_start, ping, one text delta, then the server holds the stream open.
     await replay.queue({ file: "anthropic-messages/anthropic-text.chunks.txt", stallAfterEvents: 4, chunkSizes: [5] });
     const controller = new AbortController();

@@ -158,49 +158,38 @@ describe("R2: events", { timeout: 20_000 }, () => {
     assert.match(JSON.stringify(last.content), /cancelled/);
   });
 
-  test("R2: a tool that ignores the signal does not hold a cancelled run", async () => {
+  /** Runs one call of `deaf` (a tool that never settles), aborting when `abortOn` says so for an event; bounded by `ms`. */
+  function cancelledRun(deaf: ReturnType<typeof hostTool>, abortOn: (e: AgentEvent, abort: () => void) => void, ms: number) {
     const controller = new AbortController();
-    const deaf = hostTool("deaf", () => new Promise(() => {}));
-    const started = Date.now();
-    const result = await within(
+    return within(
       run({
         provider: scripted([{ toolCalls: [{ name: "deaf" }] }]),
         tools: [deaf],
         identity: alice,
         input: "go",
         signal: controller.signal,
-        onEvent: (e) => {
-          if (e.type === "tool_execution_start") setTimeout(() => controller.abort(), 20);
-        },
+        onEvent: (e) => abortOn(e, () => controller.abort()),
       }),
-      5_000,
+      ms,
       "the cancelled run",
     );
+  }
+
+  test("R2: a tool that ignores the signal does not hold a cancelled run", async () => {
+    const deaf = hostTool("deaf", () => new Promise(() => {}));
+    const started = Date.now();
+    const result = await cancelledRun(deaf, (e, abort) => e.type === "tool_execution_start" && void setTimeout(abort, 20), 5_000);
     assert.equal(result.stopReason, "cancelled");
     assert.ok(Date.now() - started < 2_000);
   });
 
   test("R2: a run cancelled while a tool starts (before the tool's first await) does not wait for the tool", async () => {
-    const controller = new AbortController();
     // The update listener aborts synchronously, inside the tool's execute.
     const deaf = hostTool("deaf", (_args, ctx) => {
       ctx.onUpdate?.({ message: "starting" });
       return new Promise(() => {});
     });
-    const result = await within(
-      run({
-        provider: scripted([{ toolCalls: [{ name: "deaf" }] }]),
-        tools: [deaf],
-        identity: alice,
-        input: "go",
-        signal: controller.signal,
-        onEvent: (e) => {
-          if (e.type === "tool_execution_update") controller.abort();
-        },
-      }),
-      2_000,
-      "the cancelled run",
-    );
+    const result = await cancelledRun(deaf, (e, abort) => e.type === "tool_execution_update" && abort(), 2_000);
     assert.equal(result.stopReason, "cancelled");
     const last = result.messages.at(-1);
     assert.ok(last?.role === "tool" && last.isError && /cancelled/.test(JSON.stringify(last.content)));

@@ -1,25 +1,16 @@
 // R3: the OpenAI-compatible Chat Completions provider against streams recorded
 // from OpenAI, Azure, xAI, Groq, Mistral, DeepSeek and Alibaba, replayed by a
 // loopback server in small, odd-sized chunks.
-import { after, before, beforeEach, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import type { Message } from "../../src/agent/messages.js";
 import { openaiChat } from "../../src/agent/openai-chat.js";
 import type { ModelDelta, ModelRequest } from "../../src/agent/provider.js";
 import { ProviderError } from "../../src/errors.js";
-import { ODD_CHUNKS, startReplay, streamEvents, type Replay } from "./support.js";
+import { ODD_CHUNKS, replayForFile, streamEvents } from "./support.js";
 
 const DIR = "openai-chat";
-let replay: Replay;
-before(async () => {
-  replay = await startReplay();
-});
-after(async () => {
-  await replay.close();
-});
-beforeEach(async () => {
-  await replay.reset();
-});
+const replay = replayForFile();
 
 const provider = () => openaiChat({ apiKey: "sk-test", model: "gpt-test", baseUrl: `${replay.baseUrl}/v1`, retry: { maxAttempts: 1 } });
 const hello: ModelRequest = { messages: [{ role: "user", content: [{ type: "text", text: "Hello" }] }], tools: [] };

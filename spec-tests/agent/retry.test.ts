@@ -1,24 +1,15 @@
 // R3: bounded retries (429 / 5xx / network, before any output, honouring
 // retry-after) and typed provider errors, against the loopback replay server.
-import { after, before, beforeEach, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { anthropic } from "../../src/agent/anthropic.js";
 import { openaiChat } from "../../src/agent/openai-chat.js";
 import type { ModelRequest } from "../../src/agent/provider.js";
 import { retryAfterMs } from "../../src/agent/retry.js";
 import { ProviderError, TimeoutError, TransportError } from "../../src/errors.js";
-import { startReplay, streamEvents, streamLines, type Replay } from "./support.js";
+import { replayForFile, streamEvents, streamLines } from "./support.js";
 
-let replay: Replay;
-before(async () => {
-  replay = await startReplay();
-});
-after(async () => {
-  await replay.close();
-});
-beforeEach(async () => {
-  await replay.reset();
-});
+const replay = replayForFile();
 
 const hello: ModelRequest = { messages: [{ role: "user", content: [{ type: "text", text: "Hello" }] }], tools: [] };
 const TEXT = { file: "anthropic-messages/anthropic-text.chunks.txt", chunkSizes: [9] };

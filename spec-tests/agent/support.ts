@@ -1,6 +1,7 @@
 // Shared pieces of the agent tests: the loopback provider replay server (a real
 // child process on 127.0.0.1), stream files, host tools and an identity.
 import { spawn, type ChildProcess } from "node:child_process";
+import { after, before, beforeEach } from "node:test";
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { createInterface } from "node:readline";
@@ -59,6 +60,37 @@ export interface Replay {
   bodies(): Promise<Array<Record<string, unknown>>>;
   reset(): Promise<void>;
   close(): Promise<void>;
+}
+
+/**
+ * One replay server for the whole test file: started before the first test, reset
+ * before each test, closed after the last. Use the returned object inside tests.
+ */
+export function replayForFile(): Replay {
+  let current: Replay | undefined;
+  const started = (): Replay => {
+    if (!current) throw new Error("the replay server is not started yet");
+    return current;
+  };
+  before(async () => {
+    current = await startReplay();
+  });
+  after(async () => {
+    await current?.close();
+  });
+  beforeEach(async () => {
+    await current?.reset();
+  });
+  return {
+    get baseUrl() {
+      return started().baseUrl;
+    },
+    queue: (...specs) => started().queue(...specs),
+    requests: () => started().requests(),
+    bodies: () => started().bodies(),
+    reset: () => started().reset(),
+    close: () => started().close(),
+  };
 }
 
 /** Starts fixtures/providers/sse-replay.mjs and waits for its port. */

@@ -61,7 +61,7 @@ export async function rejection(p: Promise<unknown>): Promise<Error & { code?: s
  * ignores notifications, including notifications/cancelled. Like most legacy
  * servers, it answers the modern `server/discover` probe with -32601.
  */
-export function inlineServer(answer: string): string[] {
+export function inlineServer(answer: string, capabilities = "{ tools: {} }"): string[] {
   const script = `
 const rl = require("readline").createInterface({ input: process.stdin });
 const answer = ${answer};
@@ -70,7 +70,7 @@ rl.on("line", async (l) => {
   const m = JSON.parse(l);
   if (m.id === undefined || m.method === undefined) return;
   if (m.method === "server/discover") return send({ jsonrpc: "2.0", id: m.id, error: { code: -32601, message: "Method not found" } });
-  if (m.method === "initialize") return send({ jsonrpc: "2.0", id: m.id, result: { protocolVersion: "2025-11-25", capabilities: { tools: {} }, serverInfo: { name: "inline", version: "1" } } });
+  if (m.method === "initialize") return send({ jsonrpc: "2.0", id: m.id, result: { protocolVersion: "2025-11-25", capabilities: ${capabilities}, serverInfo: { name: "inline", version: "1" } } });
   send({ jsonrpc: "2.0", id: m.id, result: await answer(m) });
 });`;
   return ["-e", script];

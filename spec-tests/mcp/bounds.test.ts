@@ -2,8 +2,16 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { McpClient } from "../../src/node/client.js";
 import { HttpTransport } from "../../src/transport/http.js";
-import { LimitError, YadaError } from "../../src/errors.js";
-import { DEFAULT_CALL_TIMEOUT_MS, DEFAULT_HANDSHAKE_TIMEOUT_MS, DEFAULT_HTTP_IDLE_TIMEOUT_MS, MAX_LIST_ITEMS, MAX_LIST_PAGES } from "../../src/limits.js";
+import { LimitError, UnsupportedVersionError, YadaError } from "../../src/errors.js";
+import {
+  DEFAULT_CALL_TIMEOUT_MS,
+  DEFAULT_HANDSHAKE_TIMEOUT_MS,
+  DEFAULT_HTTP_IDLE_TIMEOUT_MS,
+  MAX_LIST_ITEMS,
+  MAX_LIST_PAGES,
+  MAX_QUOTED_CHARS,
+  MAX_QUOTED_TEXT_CHARS,
+} from "../../src/limits.js";
 import { rejection } from "../helpers/clients.js";
 import { fixtureServer } from "../helpers/paths.js";
 import { initializeResult, startRpcServer } from "../helpers/http.js";
@@ -140,6 +148,27 @@ test("V4: structuredContent nested deeper than MAX_INSTANCE_DEPTH is a limit err
     assert.ok(ok.structuredContent);
   } finally {
     await client.close();
+    server.close();
+  }
+});
+
+test("V1: versions a server offers are quoted in the error cut at MAX_QUOTED_CHARS (one) and MAX_QUOTED_TEXT_CHARS (a list)", async () => {
+  const long = "9".repeat(500);
+  const server = await startRpcServer((m, res) => {
+    if (m.id === undefined) return void res.writeHead(202).end();
+    // The modern probe lists only revisions yada does not speak; initialize picks an unknown one.
+    const discover = m.method === "server/discover";
+    const result = discover ? { supportedVersions: Array.from({ length: 50 }, (_, i) => `1999-01-${i}`), capabilities: {} } : { ...initializeResult(), protocolVersion: long };
+    res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", id: m.id, result }));
+  });
+  try {
+    const listed = await rejection(McpClient.connect(new HttpTransport(server.url), { era: "auto" }));
+    assert.ok(listed instanceof UnsupportedVersionError, String(listed));
+    assert.equal(listed.offered.length, MAX_QUOTED_TEXT_CHARS);
+    const one = await rejection(McpClient.connect(new HttpTransport(server.url), { era: "legacy" }));
+    assert.ok(one instanceof UnsupportedVersionError, String(one));
+    assert.equal(one.offered, long.slice(0, MAX_QUOTED_CHARS));
+  } finally {
     server.close();
   }
 });

@@ -8,7 +8,7 @@ import type { McpConnection, TransportFactory } from "../../src/tools/connect.js
 import type { Identity, Tool, ToolResult } from "../../src/tools/types.js";
 import type { Transport } from "../../src/transport/types.js";
 import { fixtureServer, repoPath } from "../helpers/paths.js";
-import { rejection, waitFor } from "../helpers/clients.js";
+import { inlineServer as inlineServerArgs, rejection, waitFor } from "../helpers/clients.js";
 
 type CatalogHttpModule = typeof import("../../fixtures/servers/catalog/http.mjs");
 const { startCatalogHttp } = (await import(pathToFileURL(fixtureServer("catalog/http.mjs")).href)) as CatalogHttpModule;
@@ -161,23 +161,12 @@ export const until = (predicate: () => boolean, ms = 5_000): Promise<void> => wa
 export { rejection };
 
 /**
- * A one-file stdio MCP server: `answer(m)` (JavaScript source of a function of a
+ * The one-file stdio server of `inlineServer` in helpers/clients.ts as a server
+ * configuration named `name`: `answer(m)` (JavaScript source of a function of a
  * request) returns each result, or a never-settling Promise to stay silent.
  */
 export function inlineServer(name: string, answer: string, capabilities = "{ tools: {} }"): McpReadConfig {
-  const script = `
-const rl = require("readline").createInterface({ input: process.stdin });
-const answer = ${answer};
-const send = (m) => process.stdout.write(JSON.stringify(m) + "\\n");
-rl.on("line", async (l) => {
-  const m = JSON.parse(l);
-  if (m.id === undefined || m.method === undefined) return;
-  // A legacy-era server: the modern discovery probe is an unknown method.
-  if (m.method === "server/discover") return send({ jsonrpc: "2.0", id: m.id, error: { code: -32601, message: "Method not found" } });
-  if (m.method === "initialize") return send({ jsonrpc: "2.0", id: m.id, result: { protocolVersion: "2025-11-25", capabilities: ${capabilities}, serverInfo: { name: "inline", version: "1" } } });
-  send({ jsonrpc: "2.0", id: m.id, result: await answer(m) });
-});`;
-  return { name, command: process.execPath, args: ["-e", script] } as McpReadConfig;
+  return { name, command: process.execPath, args: inlineServerArgs(answer, capabilities) } as McpReadConfig;
 }
 
 /** The server-everything stdio configuration (a real third-party server). */

@@ -8,12 +8,16 @@ import { alice, allowAll, calls, inlineServer, KINDS, methods, recording, reject
 
 const STALE = "MCP tool contract changed; reconnect required";
 
+const FIRST_T = `{ name: "t", description: "first", inputSchema: { type: "object" }, annotations: { readOnlyHint: true } }`;
+const SECOND_T = `{ name: "t", description: "second", inputSchema: { type: "object" }, annotations: { readOnlyHint: true } }`;
+
 /**
- * A server with one read tool `t` whose description changes after the first
- * tools/list. Each call of `t` announces list_changed `notifyMs` later; the
- * listings after the first answer `relistMs` late.
+ * A server with one read tool: `first` (JavaScript source) in the first tools/list
+ * answer, `second` in the later ones (by default only the description changes).
+ * Each call of `t` announces list_changed `notifyMs` later; the listings after the
+ * first answer `relistMs` late.
  */
-function changingServer(notifyMs: number, relistMs: number) {
+function changingServer(notifyMs: number, relistMs: number, first = FIRST_T, second = SECOND_T) {
   return inlineServer(
     "inline",
     `(() => {
@@ -21,14 +25,22 @@ function changingServer(notifyMs: number, relistMs: number) {
       return (m) => {
         if (m.method === "tools/list") {
           lists++;
-          const tools = [{ name: "t", description: lists === 1 ? "first" : "second", inputSchema: { type: "object" }, annotations: { readOnlyHint: true } }];
-          return lists === 1 ? { tools } : new Promise((r) => setTimeout(() => r({ tools }), ${relistMs}));
+          return lists === 1 ? { tools: [${first}] } : new Promise((r) => setTimeout(() => r({ tools: [${second}] }), ${relistMs}));
         }
         setTimeout(() => process.stdout.write(JSON.stringify({ jsonrpc: "2.0", method: "notifications/tools/list_changed" }) + "\\n"), ${notifyMs});
         return { content: [{ type: "text", text: "ran" }] };
       };
     })()`,
   );
+}
+
+/** `inline__t` runs once, the connection then turns stale by itself, and the next call fails with the stale message. */
+async function runsThenGoesStale(server: ReturnType<typeof changingServer>, options: Parameters<typeof connectMcp>[2] = {}): Promise<void> {
+  await using(await connectMcp(server, { identity: alice, authorize: allowAll }, options), async (c) => {
+    assert.equal(textOf(await tool(c, "inline__t").execute({}, { identity: alice })), "ran");
+    await until(() => !c.isConnected());
+    assert.equal((await rejection(tool(c, "inline__t").execute({}, { identity: alice }))).message, STALE);
+  });
 }
 
 describe("T13: list_changed", { concurrency: true }, () => {
@@ -90,51 +102,28 @@ describe("T13: list_changed", { concurrency: true }, () => {
     }),
   );
 
-  test("T13: a changed input schema counts as a change", T, async () => {
+  test("T13: a changed input schema counts as a change", T, () =>
     // The server's schema for `t` gains a property after the first tools/list answer.
-    const server = inlineServer(
-      "inline",
-      `(() => {
-        let lists = 0;
-        return (m) => {
-          if (m.method === "tools/list") {
-            lists++;
-            const properties = lists === 1 ? {} : { extra: { type: "string" } };
-            return { tools: [{ name: "t", inputSchema: { type: "object", properties }, annotations: { readOnlyHint: true } }] };
-          }
-          setTimeout(() => process.stdout.write(JSON.stringify({ jsonrpc: "2.0", method: "notifications/tools/list_changed" }) + "\\n"), 0);
-          return { content: [{ type: "text", text: "ran" }] };
-        };
-      })()`,
-    );
-    await using(await connectMcp(server, { identity: alice, authorize: allowAll }), async (c) => {
-      assert.equal(textOf(await tool(c, "inline__t").execute({}, { identity: alice })), "ran");
-      await until(() => !c.isConnected());
-      assert.equal((await rejection(tool(c, "inline__t").execute({}, { identity: alice }))).message, STALE);
-    });
-  });
-  test("T13: changed annotations alone count as a change", T, async () => {
+    runsThenGoesStale(
+      changingServer(
+        0,
+        0,
+        `{ name: "t", inputSchema: { type: "object", properties: {} }, annotations: { readOnlyHint: true } }`,
+        `{ name: "t", inputSchema: { type: "object", properties: { extra: { type: "string" } } }, annotations: { readOnlyHint: true } }`,
+      ),
+    ),
+  );
+  test("T13: changed annotations alone count as a change", T, () =>
     // Only destructiveHint flips after the first tools/list answer.
-    const server = inlineServer(
-      "inline",
-      `(() => {
-        let lists = 0;
-        return (m) => {
-          if (m.method === "tools/list") {
-            lists++;
-            return { tools: [{ name: "t", inputSchema: { type: "object" }, annotations: { readOnlyHint: true, destructiveHint: lists > 1 } }] };
-          }
-          setTimeout(() => process.stdout.write(JSON.stringify({ jsonrpc: "2.0", method: "notifications/tools/list_changed" }) + "\\n"), 0);
-          return { content: [{ type: "text", text: "ran" }] };
-        };
-      })()`,
-    );
-    await using(await connectMcp(server, { identity: alice, authorize: allowAll }), async (c) => {
-      assert.equal(textOf(await tool(c, "inline__t").execute({}, { identity: alice })), "ran");
-      await until(() => !c.isConnected());
-      assert.equal((await rejection(tool(c, "inline__t").execute({}, { identity: alice }))).message, STALE);
-    });
-  });
+    runsThenGoesStale(
+      changingServer(
+        0,
+        0,
+        `{ name: "t", inputSchema: { type: "object" }, annotations: { readOnlyHint: true, destructiveHint: false } }`,
+        `{ name: "t", inputSchema: { type: "object" }, annotations: { readOnlyHint: true, destructiveHint: true } }`,
+      ),
+    ),
+  );
   test("T13, V5: in the modern era a change made before the listen is acknowledged is caught", T, async () => {
     // A modern server whose catalog changes between the first tools/list and the
     // listen; it acknowledges the listen but never announces the change.
@@ -187,10 +176,6 @@ rl.on("line", (l) => {
     const logger = (level: string): void => {
       if (level === "warn") throw new Error("the log sink is down");
     };
-    await using(await connectMcp(changingServer(0, 0), { identity: alice, authorize: allowAll }, { logger }), async (c) => {
-      assert.equal(textOf(await tool(c, "inline__t").execute({}, { identity: alice })), "ran");
-      await until(() => !c.isConnected());
-      assert.equal((await rejection(tool(c, "inline__t").execute({}, { identity: alice }))).message, STALE);
-    });
+    await runsThenGoesStale(changingServer(0, 0), { logger });
   });
 });

@@ -8,32 +8,21 @@
  * @module
  */
 import { createHash } from "node:crypto";
-import { ConfigError, LimitError, UnauthorizedError, ValidationError, YadaError } from "../errors.js";
-import { MAX_INSTANCE_DEPTH } from "../limits.js";
+import { ConfigError, UnauthorizedError, ValidationError, YadaError } from "../errors.js";
 import { isRecord, type McpTool } from "../mcp/types.js";
+import { canonicalKey } from "../schema/equal.js";
 import { compileSchema } from "../schema/index.js";
 import { prefixedToolName } from "../tools/names.js";
 import type { ConfirmTool, Identity, PreparedAction } from "../tools/types.js";
 
-/** JSON with object keys sorted, so equal values give equal text. */
-function canonical(value: unknown, depth = 0): string {
-  // A server's schema may nest values (a `default`, a `const`) arbitrarily deep.
-  if (depth > MAX_INSTANCE_DEPTH) {
-    throw new LimitError("MAX_INSTANCE_DEPTH", MAX_INSTANCE_DEPTH, `an input schema nests values deeper than ${MAX_INSTANCE_DEPTH} levels`);
-  }
-  if (Array.isArray(value)) return `[${value.map((v) => canonical(v, depth + 1)).join(",")}]`;
-  if (isRecord(value)) {
-    return `{${Object.keys(value)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${canonical(value[k], depth + 1)}`)
-      .join(",")}}`;
-  }
-  return JSON.stringify(value) ?? "null";
-}
-
-/** `confirm:<sha-256>` of the remote name and input schema: what an approval covers (W7). */
+/**
+ * `confirm:<sha-256>` of the remote name and input schema, as canonical JSON (keys
+ * sorted): what an approval covers (W7).
+ *
+ * @throws LimitError (`limit`, `MAX_INSTANCE_DEPTH`) for a schema nesting values deeper than that.
+ */
 export function confirmVersion(remote: McpTool): string {
-  return `confirm:${createHash("sha256").update(canonical({ tool: remote.name, inputSchema: remote.inputSchema })).digest("hex")}`;
+  return `confirm:${createHash("sha256").update(canonicalKey({ tool: remote.name, inputSchema: remote.inputSchema })).digest("hex")}`;
 }
 
 /**
