@@ -29,6 +29,9 @@
  * - `unsupported_version`: the server chose a protocol revision yada does not speak (V1).
  * - `tool_not_found`: a named tool does not exist on the server or in the registry.
  * - `provider`: a model provider failed (see `kind` on the subclass).
+ * - `conflict`: an action store refused a transition: the action is not in the expected state or fence (W8, W9).
+ * - `store`: an action store cannot be used: it is locked by another process, or a stored record is impossible (W9).
+ * - `oauth`: an OAuth 2.1 step failed or a response broke the rules (A2–A5).
  */
 export type YadaErrorCode =
   | "transport"
@@ -48,7 +51,10 @@ export type YadaErrorCode =
   | "config"
   | "unsupported_version"
   | "tool_not_found"
-  | "provider";
+  | "provider"
+  | "conflict"
+  | "store"
+  | "oauth";
 
 /** Options common to every {@link YadaError}. */
 export interface YadaErrorOptions {
@@ -243,6 +249,30 @@ export class UnsupportedVersionError extends YadaError {
 export class ToolNotFoundError extends YadaError {
   constructor(message: string) {
     super("tool_not_found", message);
+  }
+}
+
+/**
+ * An action store refused a transition (code `conflict`, W8, W9): the action was not
+ * in the expected state, or its lease fence moved on (another worker claimed it).
+ * Nothing was changed.
+ */
+export class ActionConflictError extends YadaError {
+  /** The action's id. */
+  readonly actionId: string;
+  constructor(actionId: string, message: string) {
+    super("conflict", message);
+    this.actionId = actionId;
+  }
+}
+
+/**
+ * An action store cannot be used (code `store`, W9): another process holds its
+ * lock, or a stored record is impossible (read as this error, never executed).
+ */
+export class StoreError extends YadaError {
+  constructor(message: string, options?: YadaErrorOptions) {
+    super("store", message, options);
   }
 }
 

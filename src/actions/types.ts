@@ -1,0 +1,186 @@
+/**
+ * The action record and the store contract (W8, W9, W12): what every action
+ * store keeps and the operations every store implements, memory, file,
+ * PostgreSQL and Durable Objects alike. One conformance suite runs against all
+ * of them.
+ *
+ * The one invariant: a mutation is sent to a server at most once per approval,
+ * and never sent again once its outcome is uncertain. `executing` is recorded
+ * (durably, for durable stores) before the execute request is sent.
+ *
+ * @module
+ */
+import type { ToolResult } from "../tools/types.js";
+
+/**
+ * The states of an action.
+ *
+ * ```
+ * awaiting_approval ─approve─► approved ─claim+mark─► executing ─► succeeded | failed
+ *     │   └─reject─► rejected                            ├─► reconciling ─receipt─► succeeded | failed
+ *     └─ttl─► expired                                    └─► outcome_unknown (confirm tools)
+ * ```
+ *
+ * `rejected`, `expired`, `succeeded`, `failed` and `outcome_unknown` are terminal:
+ * they never change again.
+ */
+export type ActionState =
+  | "awaiting_approval"
+  | "approved"
+  | "rejected"
+  | "expired"
+  | "executing"
+  | "succeeded"
+  | "failed"
+  | "reconciling"
+  | "outcome_unknown";
+
+/** Who approved or rejected an action, and when. */
+export interface ActionDecision {
+  /** The approver's actor id (from the host's authenticated backend). */
+  actorId: string;
+  /** The approver's tenant: always the action's tenant. */
+  tenantId: string;
+  /** When, in ms since the epoch. */
+  at: number;
+  /** For a rejection: the approver's reason, shown to the model (bounded). */
+  reason?: string;
+}
+
+/**
+ * What an action ended with. `result` is what the model sees as the tool result;
+ * `reason` says why an outcome is unknown or why the action failed without a
+ * server answer (version changed, not authorized).
+ */
+export interface ActionResult {
+  result?: ToolResult;
+  reason?: string;
+}
+
+/**
+ * One proposed write or confirmed call and everything its approval binds (W8):
+ * plain JSON, bounded in size, the same in every store.
+ */
+export interface ActionRecord {
+  /** Unique, chosen at proposal (a random UUID). */
+  id: string;
+  /** The idempotency key sent with execute and receipt lookups (W2): unique per action, ≤ 256 characters. */
+  operationId: string;
+  /** The run that proposed it, if any. */
+  runId?: string;
+  /** The model's tool call id that the outcome answers, if any. */
+  callId?: string;
+  /** The proposing actor (the connection's owner). */
+  actorId: string;
+  /** The tenant the action belongs to. */
+  tenantId: string;
+  /** The tool's model-facing name (`server__tool`). */
+  tool: string;
+  /** `write` (contract-bound, receipt recovery) or `confirm` (outcome unknown is terminal). */
+  effect: "write" | "confirm";
+  /** The tool's version at proposal (W6, W7); the worker sends nothing if it changed. */
+  version: string;
+  /** The validated arguments. */
+  arguments: Record<string, unknown>;
+  /** SHA-256 (hex) of the canonical JSON of `arguments`; an approval binds to it. */
+  argumentsHash: string;
+  /** For write tools: the state version the preparation returned (W3). */
+  stateVersion?: string;
+  /** For write tools: the preparation's preview for the approver (untrusted text, bounded). */
+  preview?: string;
+  /** The current state. */
+  state: ActionState;
+  /** Lease fencing token: bumped on every claim; every transition compares it. Starts at 0. */
+  fence: number;
+  /** The worker holding the lease, while one does. */
+  leaseOwner?: string;
+  /** When the lease lapses, in ms since the epoch. */
+  leaseUntil?: number;
+  /** Receipt lookups made so far (reconciling). */
+  attempts: number;
+  /** Not claimed again before this time (reconciliation back-off), in ms since the epoch. */
+  notBefore?: number;
+  /** When the action was proposed, in ms since the epoch. */
+  createdAt: number;
+  /** When it last changed, in ms since the epoch. */
+  updatedAt: number;
+  /** An approval after this time is refused; the action becomes `expired` (ms since the epoch). */
+  expiresAt: number;
+  /** The approval, once approved. */
+  approval?: ActionDecision;
+  /** The rejection, once rejected. */
+  rejection?: ActionDecision;
+  /** The outcome, once terminal (and the last reconciliation's reason while reconciling). */
+  outcome?: ActionResult;
+}
+
+/** What a transition expects the stored record to be: the compare of compare-and-swap. */
+export interface ActionExpectation {
+  state: ActionState;
+  fence: number;
+}
+
+/**
+ * The fields a transition may change. `state` is required; `id`, `operationId`,
+ * identity, tool, version, arguments, hash and `createdAt` never change.
+ */
+export type ActionPatch = { state: ActionState } & Partial<
+  Pick<ActionRecord, "leaseOwner" | "leaseUntil" | "attempts" | "notBefore" | "approval" | "rejection" | "outcome" | "stateVersion">
+>;
+
+/** What {@link ActionStore.list} selects. */
+export interface ActionQuery {
+  /** Always scoped to one tenant. */
+  tenantId: string;
+  /** Only these states. */
+  state?: ActionState | readonly ActionState[];
+  /** Only this run's actions. */
+  runId?: string;
+  /** At most this many, oldest first (default and maximum `MAX_ACTIONS_LISTED`). */
+  limit?: number;
+}
+
+/** What {@link ActionStore.claim} needs. */
+export interface ClaimOptions {
+  /** The claiming worker's id. */
+  workerId: string;
+  /** Now, in ms since the epoch (the store may use its own clock where it has one). */
+  now: number;
+  /** How long the lease lasts, in ms. */
+  leaseMs: number;
+}
+
+/**
+ * The store contract (ACTIONS.md). Every method validates what it reads back:
+ * a stored record that is impossible is a `store` error, never executed.
+ */
+export interface ActionStore {
+  /**
+   * Records a new action (state `awaiting_approval`, fence 0).
+   *
+   * @throws ActionConflictError (`conflict`) if the id or operation id exists.
+   */
+  create(record: ActionRecord): Promise<ActionRecord>;
+  /** The action, or `undefined`. */
+  get(id: string): Promise<ActionRecord | undefined>;
+  /** Actions of one tenant, oldest first, bounded. */
+  list(query: ActionQuery): Promise<ActionRecord[]>;
+  /**
+   * Compare-and-swap: applies `patch` only if the stored state and fence equal
+   * `expected` and the state machine allows the move; sets `updatedAt`.
+   *
+   * @throws ActionConflictError (`conflict`) when the record moved on (nothing changed),
+   * or the transition is not allowed; StoreError (`store`) when it does not exist.
+   */
+  transition(id: string, expected: ActionExpectation, patch: ActionPatch, now: number): Promise<ActionRecord>;
+  /**
+   * Leases the next action that needs a worker, oldest first, bumping its fence and
+   * setting `leaseOwner` / `leaseUntil` (its state is unchanged): an `approved`
+   * one; a `reconciling` one whose `notBefore` has passed (both only when not leased,
+   * or their lease lapsed); an `executing` one
+   * whose lease has lapsed (the send may have happened); an `awaiting_approval`
+   * one past `expiresAt` (to expire it). Two concurrent claims never return the
+   * same action with the same fence.
+   */
+  claim(options: ClaimOptions): Promise<ActionRecord | undefined>;
+}
