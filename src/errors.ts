@@ -83,6 +83,8 @@ export class YadaError extends Error {
 
 /** A connection or I/O failure (code `transport`). */
 export class TransportError extends YadaError {
+  /** P3: narrows on `code`. */
+  declare readonly code: "transport";
   constructor(message: string, options?: YadaErrorOptions) {
     super("transport", message, options);
   }
@@ -90,6 +92,8 @@ export class TransportError extends YadaError {
 
 /** The peer broke the protocol rules (code `protocol`). */
 export class ProtocolError extends YadaError {
+  /** P3: narrows on `code`. */
+  declare readonly code: "protocol";
   constructor(message: string, options?: YadaErrorOptions) {
     super("protocol", message, options);
   }
@@ -97,6 +101,8 @@ export class ProtocolError extends YadaError {
 
 /** The server answered with a JSON-RPC error object (code `jsonrpc`). */
 export class JsonRpcError extends YadaError {
+  /** P3: narrows on `code`. */
+  declare readonly code: "jsonrpc";
   /** The JSON-RPC error code the server sent (e.g. -32601). */
   readonly rpcCode: number;
   /** The server's `data` member, if any; untrusted. */
@@ -113,6 +119,8 @@ export class JsonRpcError extends YadaError {
 
 /** A message could not be encoded or decoded (code `serialization`). */
 export class SerializationError extends YadaError {
+  /** P3: narrows on `code`. */
+  declare readonly code: "serialization";
   constructor(message: string, options?: YadaErrorOptions) {
     super("serialization", message, options);
   }
@@ -132,6 +140,8 @@ export interface CloseInfo {
 
 /** The connection ended (code `connection_closed`): carries exit status and stderr tail (S4). */
 export class ConnectionClosedError extends YadaError {
+  /** P3: narrows on `code`. */
+  declare readonly code: "connection_closed";
   /** Exit status and kept stderr, when the peer was a spawned server. */
   readonly info: CloseInfo;
   constructor(message: string, info: CloseInfo = {}, options?: YadaErrorOptions) {
@@ -142,6 +152,8 @@ export class ConnectionClosedError extends YadaError {
 
 /** A time bound expired (code `timeout`). The server may still carry the call out (J5). */
 export class TimeoutError extends YadaError {
+  /** P3: narrows on `code`. */
+  declare readonly code: "timeout";
   /** The bound that expired, in milliseconds. */
   readonly timeoutMs: number;
   constructor(message: string, timeoutMs: number) {
@@ -152,6 +164,8 @@ export class TimeoutError extends YadaError {
 
 /** The caller's signal aborted the operation (code `cancelled`). */
 export class CancelledError extends YadaError {
+  /** P3: narrows on `code`. */
+  declare readonly code: "cancelled";
   constructor(message: string, options?: YadaErrorOptions) {
     super("cancelled", message, options);
   }
@@ -159,6 +173,8 @@ export class CancelledError extends YadaError {
 
 /** A size or count bound was exceeded (code `limit`). */
 export class LimitError extends YadaError {
+  /** P3: narrows on `code`. */
+  declare readonly code: "limit";
   /** The name of the bound in `limits.ts` (e.g. `MAX_LINE_BYTES`). */
   readonly limit: string;
   /** The bound's value. */
@@ -172,6 +188,8 @@ export class LimitError extends YadaError {
 
 /** The HTTP server no longer knows the session (404, H7) (code `session_expired`). */
 export class SessionExpiredError extends YadaError {
+  /** P3: narrows on `code`. */
+  declare readonly code: "session_expired";
   constructor(message: string) {
     super("session_expired", message);
   }
@@ -179,6 +197,8 @@ export class SessionExpiredError extends YadaError {
 
 /** An HTTP status the transport does not accept (code `http`). */
 export class HttpError extends YadaError {
+  /** P3: narrows on `code`. */
+  declare readonly code: "http";
   /** The HTTP status code. */
   readonly status: number;
   constructor(status: number, message: string) {
@@ -189,6 +209,8 @@ export class HttpError extends YadaError {
 
 /** The host denied a call, or the caller's identity is not the connection's (code `unauthorized`). */
 export class UnauthorizedError extends YadaError {
+  /** P3: narrows on `code`. */
+  declare readonly code: "unauthorized";
   constructor(message: string) {
     super("unauthorized", message);
   }
@@ -196,6 +218,8 @@ export class UnauthorizedError extends YadaError {
 
 /** The server's tool contract changed since connect (code `stale_contract`, T13). */
 export class StaleContractError extends YadaError {
+  /** P3: narrows on `code`. */
+  declare readonly code: "stale_contract";
   constructor(message = "MCP tool contract changed; reconnect required") {
     super("stale_contract", message);
   }
@@ -213,6 +237,8 @@ export interface ValidationIssue {
 
 /** A value did not match its schema or rules (code `validation`). */
 export class ValidationError extends YadaError {
+  /** P3: narrows on `code`. */
+  declare readonly code: "validation";
   /** The first failures found (bounded). */
   readonly issues: ValidationIssue[];
   constructor(message: string, issues: ValidationIssue[] = []) {
@@ -223,6 +249,8 @@ export class ValidationError extends YadaError {
 
 /** A JSON Schema could not be compiled (code `schema`). */
 export class SchemaError extends YadaError {
+  /** P3: narrows on `code`. */
+  declare readonly code: "schema";
   constructor(message: string) {
     super("schema", message);
   }
@@ -230,6 +258,8 @@ export class SchemaError extends YadaError {
 
 /** A configuration value was invalid (code `config`). Never echoes secret values. */
 export class ConfigError extends YadaError {
+  /** P3: narrows on `code`. */
+  declare readonly code: "config";
   constructor(message: string) {
     super("config", message);
   }
@@ -237,6 +267,8 @@ export class ConfigError extends YadaError {
 
 /** The server chose a protocol revision yada does not speak (code `unsupported_version`). */
 export class UnsupportedVersionError extends YadaError {
+  /** P3: narrows on `code`. */
+  declare readonly code: "unsupported_version";
   /** What the server answered (truncated, untrusted). */
   readonly offered: string;
   constructor(message: string, offered: string) {
@@ -247,6 +279,8 @@ export class UnsupportedVersionError extends YadaError {
 
 /** A named tool does not exist (code `tool_not_found`). */
 export class ToolNotFoundError extends YadaError {
+  /** P3: narrows on `code`. */
+  declare readonly code: "tool_not_found";
   constructor(message: string) {
     super("tool_not_found", message);
   }
@@ -258,6 +292,8 @@ export class ToolNotFoundError extends YadaError {
  * Nothing was changed.
  */
 export class ActionConflictError extends YadaError {
+  /** P3: narrows on `code`. */
+  declare readonly code: "conflict";
   /** The action's id. */
   readonly actionId: string;
   constructor(actionId: string, message: string) {
@@ -271,12 +307,51 @@ export class ActionConflictError extends YadaError {
  * lock, or a stored record is impossible (read as this error, never executed).
  */
 export class StoreError extends YadaError {
+  /** P3: narrows on `code`. */
+  declare readonly code: "store";
   constructor(message: string, options?: YadaErrorOptions) {
     super("store", message, options);
   }
 }
 
-/** Is `e` a {@link YadaError} (optionally with the given code)? */
+/** The error class of each code (P3); a code without a class of its own is a plain {@link YadaError}. */
+export interface YadaErrorClasses {
+  transport: TransportError;
+  protocol: ProtocolError;
+  jsonrpc: JsonRpcError;
+  serialization: SerializationError;
+  connection_closed: ConnectionClosedError;
+  timeout: TimeoutError;
+  cancelled: CancelledError;
+  limit: LimitError;
+  session_expired: SessionExpiredError;
+  http: HttpError;
+  unauthorized: UnauthorizedError;
+  stale_contract: StaleContractError;
+  validation: ValidationError;
+  schema: SchemaError;
+  config: ConfigError;
+  unsupported_version: UnsupportedVersionError;
+  tool_not_found: ToolNotFoundError;
+  conflict: ActionConflictError;
+  store: StoreError;
+  provider: ProviderError;
+}
+
+/** The error a code narrows to: `YadaErrorOf<"jsonrpc">` is a {@link JsonRpcError}. */
+export type YadaErrorOf<C extends YadaErrorCode> = C extends keyof YadaErrorClasses ? YadaErrorClasses[C] : YadaError & { readonly code: C };
+
+/**
+ * Is `e` a {@link YadaError} (optionally with the given code)? With a code it
+ * narrows `e` to that code's class (P3).
+ *
+ * @example
+ * ```ts
+ * if (isYadaError(e, "jsonrpc")) console.log(e.rpcCode); // e is a JsonRpcError
+ * ```
+ */
+export function isYadaError<C extends YadaErrorCode>(e: unknown, code: C): e is YadaErrorOf<C>;
+export function isYadaError(e: unknown): e is YadaError;
 export function isYadaError(e: unknown, code?: YadaErrorCode): e is YadaError {
   return e instanceof YadaError && (code === undefined || e.code === code);
 }
@@ -313,6 +388,8 @@ export interface ProviderErrorOptions extends YadaErrorOptions {
  * ```
  */
 export class ProviderError extends YadaError {
+  /** P3: narrows on `code`. */
+  declare readonly code: "provider";
   /** What went wrong. */
   readonly kind: ProviderErrorKind;
   /** The provider's name (e.g. `anthropic`). */

@@ -1,4 +1,4 @@
-// X6, R1: the demo behind `npm start` (dist/demo.js): offline with no key, the
+// X6, R1: the demo behind `npm start` (build/demo.js): offline with no key, the
 // same flow driven by a model when a key is set.
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";

@@ -1,5 +1,5 @@
 // Shared pieces of the CLI tests: running the built `yada` (dist/cli.js) and
-// demo (dist/demo.js) as real processes with a clean environment and a time
+// demo (build/demo.js) as real processes with a clean environment and a time
 // bound, and the fixture servers they talk to. `npm test` builds dist/ first.
 import { spawn } from "node:child_process";
 import { fixtureServer, repoPath, repoRoot } from "../helpers/paths.js";
@@ -7,7 +7,7 @@ import { fixtureServer, repoPath, repoRoot } from "../helpers/paths.js";
 /** The built CLI. */
 export const CLI = repoPath("dist", "cli.js");
 /** The built demo. */
-export const DEMO = repoPath("dist", "demo.js");
+export const DEMO = repoPath("build", "demo.js");
 
 /** What a finished process left. */
 export interface Ran {

@@ -11,6 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as esbuild from "esbuild";
 import { repoPath } from "../helpers/paths.js";
+import { chromiumBinary } from "./chromium.js";
 import {
   TEST_TIMEOUT_MS,
   RUNTIME_BOUND_MS,
@@ -137,14 +138,14 @@ test("X2: the web bundle runs a session inside Bun", limits, async () => {
   });
 });
 
-test("X2: the web bundle runs a session inside headless Chromium, cross-origin (CORS)", limits, async () => {
-  requireBinary(bins.chromium, ".ci/run installs Debian's chromium package");
+test("X2, P2: the web bundle runs a session inside headless Chromium from npm, cross-origin (CORS)", { timeout: TEST_TIMEOUT_MS + 60_000 }, async () => {
+  const binary = await chromiumBinary();
   const profile = mkdtempSync(join(tmpdir(), "yada-chromium-"));
   const page = await startPageServer();
   try {
     await withCatalog(async (server) => {
       const url = `${page.origin}/fixtures/runtimes/browser.html?mcp=${encodeURIComponent(server.url)}`;
-      const chromium = start(bins.chromium, [
+      const chromium = start(binary, [
         "--headless",
         "--no-sandbox",
         "--disable-gpu",

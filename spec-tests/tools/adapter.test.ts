@@ -101,7 +101,7 @@ describe("T16: the adapter's rendering", { concurrency: true }, () => {
       assert.equal(lines[0], "Here is everything.");
       const json = (line: string | undefined) => JSON.parse(line ?? "") as Record<string, unknown>;
       // The sizes, measured independently on the raw result.
-      const raw = (await client.callTool("mixed", {})).content as Array<Record<string, unknown>>;
+      const raw = (await client.callTool("mixed", {})).content as unknown as Array<Record<string, unknown>>;
       const size = (b64: unknown) => `[base64: ${Buffer.from(String(b64), "base64").length} bytes]`;
       const blob = (raw[4]?.resource as Record<string, unknown>).blob;
       assert.deepEqual(json(lines[1]), { type: "audio", data: size(raw[2]?.data), mimeType: "audio/wav" });

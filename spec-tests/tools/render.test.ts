@@ -218,7 +218,7 @@ describe("T16: unknown content kinds", { concurrency: true }, () => {
   }
 
   test("T16: an unknown kind wrapping a text resource reads as that text", () => {
-    const block = { type: "note", resource: { uri: "x://n", text: "the note" } } as ContentBlock;
+    const block: ContentBlock = { type: "unknown", kind: "note", block: { type: "note", resource: { uri: "x://n", text: "the note" } } };
     assert.equal(renderContent([block]).text, "the note");
   });
 

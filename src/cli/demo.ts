@@ -1,5 +1,5 @@
 /**
- * The demo behind `npm start` (bundled as `dist/demo.js`): the agent against the
+ * The demo behind `npm start` (bundled as `build/demo.js`, never shipped in the package): the agent against the
  * example catalog MCP server, launched over stdio from this repository.
  *
  * Without `ANTHROPIC_API_KEY` or `OPENAI_API_KEY` (or with `--offline`) it is the
@@ -158,7 +158,7 @@ export async function demo(argv: readonly string[], io: Io = processIo(), signal
   }
 }
 
-// Run when executed (dist/demo.js), not when imported.
+// Run when executed (build/demo.js), not when imported.
 if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
   const interrupt = new AbortController();
   process.on("SIGINT", () => {

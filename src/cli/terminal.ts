@@ -151,7 +151,7 @@ export function base64Bytes(data: string): number {
 export function contentText(blocks: readonly ContentBlock[]): string {
   const out: string[] = [];
   for (const block of blocks) {
-    const b = block as Record<string, unknown>;
+    const b = block as unknown as Record<string, unknown>;
     const str = (key: string): string => (typeof b[key] === "string" ? oneLine(b[key] as string, 200) : "");
     switch (block.type) {
       case "text":
@@ -174,8 +174,11 @@ export function contentText(blocks: readonly ContentBlock[]): string {
       case "resource_link":
         out.push(`[resource_link: ${str("uri")} ${str("name")}]`);
         break;
+      case "unknown":
+        out.push(`[${oneLine(block.kind, 40)} content]`);
+        break;
       default:
-        out.push(`[${oneLine(block.type, 40)} content]`);
+        out.push(`[${oneLine(String(b.type), 40)} content]`);
     }
   }
   return out.join("\n");

@@ -77,10 +77,16 @@ export interface ResourceLink {
   annotations?: JsonRecord;
   _meta?: JsonRecord;
 }
-/** A content kind yada does not model; kept as received (T16). */
+/**
+ * A content kind yada does not model (T16), kept as received in `block`; `kind` is
+ * the server's `type`. Its own `type` is `"unknown"` (P3), never one of the known
+ * kinds, so `if (b.type === "text") b.text` is a `string`. A server block whose type
+ * is literally `"unknown"` is wrapped the same way.
+ */
 export interface UnknownContent {
-  type: string;
-  [key: string]: unknown;
+  type: "unknown";
+  kind: string;
+  block: JsonRecord;
 }
 /** One block of tool or prompt content (V4). */
 export type ContentBlock = TextContent | ImageContent | AudioContent | EmbeddedResource | ResourceLink | UnknownContent;
@@ -196,7 +202,7 @@ export function parseContentBlock(v: unknown, where: string): ContentBlock {
   const o = asRecord(v, where, "a content block");
   const { type } = readFields<{ type: string }>(o, where, TYPED);
   const rules = Object.hasOwn(CONTENT, type) ? CONTENT[type] : undefined;
-  if (!rules) return o as UnknownContent;
+  if (!rules) return { type: "unknown", kind: type, block: o } satisfies UnknownContent;
   const at = `${where}: ${type} content`;
   const block: JsonRecord = { type };
   if (type === "resource") block.resource = parseResourceContents(o.resource, at);

@@ -72,9 +72,18 @@ function elide(value: unknown, depth: number, key: string | undefined): unknown 
   return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, elide(v, depth + 1, k)]));
 }
 
+/** Text of a block of a kind MCP does not define (T16): an embedded text resource reads as its text. */
+function receivedText(block: Record<string, unknown>): string {
+  const { resource } = block;
+  if (isRecord(resource) && typeof resource.text === "string") return resource.text;
+  return JSON.stringify(elide(block, 0, undefined));
+}
+
 /** Text of one non-image block. */
 function blockText(block: ContentBlock, style: RenderStyle): string {
-  const { uri, name, mimeType, resource: embedded } = block as Record<string, unknown>;
+  // P3: an unknown kind arrives wrapped; the block as the server sent it renders.
+  if (block.type === "unknown") return receivedText(isRecord(block.block) ? block.block : {});
+  const { uri, name, mimeType, resource: embedded } = block as unknown as Record<string, unknown>;
   const resource = isRecord(embedded) ? embedded : {};
   const placeholders = style === "placeholders";
   switch (block.type) {
@@ -95,8 +104,8 @@ function blockText(block: ContentBlock, style: RenderStyle): string {
       if (!placeholders && typeof resource.text === "string") return resource.text;
       break;
     default:
-      // T16: a kind MCP does not define; an embedded text resource still reads as its text.
-      if (typeof resource.text === "string") return resource.text;
+      // T16: a block built by the host rather than parsed (its type is not a known one).
+      return receivedText(block);
   }
   // One block as JSON text with payloads replaced by their size (T16).
   return JSON.stringify(elide(block, 0, undefined));

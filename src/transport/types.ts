@@ -66,11 +66,11 @@ export interface Transport {
    * responses and stops reading when a request settles). Creating that signal has
    * a cost per request, so transports that do not use it leave this unset.
    */
-  readonly needsRequestSignal?: boolean;
+  readonly needsRequestSignal?: boolean | undefined;
   /** What kind of transport this is: `http` enables the HTTP rules of the modern era (headers, cancellation by closing). */
-  readonly kind?: "stdio" | "http" | "other";
+  readonly kind?: "stdio" | "http" | "other" | undefined;
   /** Identifies the server across connections (command line, or URL): the key of the remembered era (V2). */
-  readonly serverKey?: string;
+  readonly serverKey?: string | undefined;
   /** A short description for error messages: "stdio server 'x'", "HTTP server http://...". */
   readonly description: string;
 }
