@@ -232,3 +232,8 @@ export const RUN_ARGUMENT_CHARS = 300;
 export const PROGRESS_LOG_INTERVAL_MS = 100;
 /** Time the CLI waits, once its work is done and closed, before exiting despite a handle a peer left open (ours). */
 export const CLI_EXIT_GRACE_MS = 2_000;
+
+// ── package and CLI behaviour (P1–P4) ──────────────────────────────────────────
+
+/** Time `yada` keeps, once `--timeout` has passed, to close the server before it exits (exit 3): the process ends within `--timeout` plus this (P4; ours). */
+export const CLI_TIMEOUT_GRACE_MS = 500;

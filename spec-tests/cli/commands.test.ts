@@ -97,11 +97,11 @@ describe("X6: call", T, () => {
     assert.match(r.stdout, /\[resource: catalog:\/\/images\/logo\.png, image\/png, \d+ bytes\]\n\[resource_link: catalog:\/\/products\/ABC-123 ABC-123\]\n\[hologram content\]\n$/);
   });
 
-  test("X6: a tool the server does not know is refused: exit 6 with the jsonrpc code", async () => {
+  test("X6, P4: a tool the server does not list is refused before any call: exit 6, tool_not_found", async () => {
     const r = await yada(["call", "nope", "--stdio", CATALOG]);
     assert.equal(r.code, EXIT.refused);
-    assert.deepEqual(errorCodes(r.stderr), ["jsonrpc"]);
-    assert.match(r.stderr, /server error -32602: Unknown tool: nope/);
+    assert.deepEqual(errorCodes(r.stderr), ["tool_not_found"]);
+    assert.match(r.stderr, /no tool "nope" \(yada tools lists them\)/);
   });
 
   test("X6: a long call shows MCP progress on stderr, one line per update off a terminal", async () => {
@@ -120,7 +120,7 @@ describe("X6: call", T, () => {
     const r = await yada(["call", "slow", '{"ms":20000}', "--timeout", "2000", "--stdio", CATALOG]);
     assert.equal(r.code, EXIT.connection);
     assert.deepEqual(errorCodes(r.stderr), ["timeout"]);
-    assert.match(r.stderr, /tools\/call timed out after 2000 ms; the server may still carry the call out/);
+    assert.match(r.stderr, /timed out after 2000 ms.*; the server may still carry the call out/);
   });
 });
 

@@ -31,6 +31,12 @@ export interface CliArgs {
   server?: string;
   name?: string;
   headers: string[];
+  /** `--env KEY=VALUE` of a stdio server, in order (P4). */
+  env: Array<[string, string]>;
+  /** `--cwd DIR` of a stdio server (P4). */
+  cwd?: string;
+  /** `--root DIR`: directories offered to the server as roots (P4, V6). */
+  roots: string[];
   timeoutMs?: number;
   output?: string;
   note?: string;
@@ -70,6 +76,16 @@ function positiveInt(flag: string, value: string): number {
   return Number(value);
 }
 
+/** `KEY=VALUE` of `--env`: a portable variable name, a value without NUL. */
+function envPair(value: string): [string, string] {
+  const eq = value.indexOf("=");
+  const key = eq < 0 ? "" : value.slice(0, eq);
+  if (!/^[A-Za-z_][A-Za-z0-9_]{0,127}$/.test(key)) throw new UsageError("--env needs KEY=VALUE with a variable name of letters, digits and _");
+  const v = value.slice(eq + 1);
+  if (v.includes("\0")) throw new UsageError(`--env ${key}: the value holds a NUL character`);
+  return [key, v];
+}
+
 function nameList(flag: string, value: string): string[] {
   const names = value.split(",").map((n) => n.trim());
   if (names.some((n) => n === "")) throw new UsageError(`--${flag} needs comma-separated tool names`);
@@ -82,7 +98,10 @@ export const FLAGS: readonly FlagSpec[] = [
   { name: "url", kind: "value", value: "url", group: "server", help: "an MCP endpoint over Streamable HTTP", set: (a, v) => (a.url = v) },
   { name: "server", kind: "value", value: "name", group: "server", help: "a server from YADA_MCP_SERVERS (a JSON array of server configs)", set: (a, v) => (a.server = v) },
   { name: "header", kind: "value", value: '"Name: value"', group: "server", help: "HTTP header on every request (repeatable; values never printed)", set: (a, v) => a.headers.push(v) },
-  { name: "timeout", kind: "value", value: "ms", group: "server", help: "bound on connecting and on each request or call", set: (a, v) => (a.timeoutMs = positiveInt("timeout", v)) },
+  { name: "env", kind: "value", value: "KEY=VALUE", group: "server", help: "stdio: a variable for the server, added to the minimal inherited set (repeatable)", set: (a, v) => a.env.push(envPair(v)) },
+  { name: "cwd", kind: "value", value: "dir", group: "server", help: "stdio: the server's working directory (default: yada's)", set: (a, v) => (a.cwd = v) },
+  { name: "root", kind: "value", value: "dir", group: "server", help: "offer this directory to the server as a root (repeatable; roots/list)", set: (a, v) => a.roots.push(v) },
+  { name: "timeout", kind: "value", value: "ms", group: "server", help: "bound on the whole command: yada ends within it plus CLI_TIMEOUT_GRACE_MS (exit 3)", set: (a, v) => (a.timeoutMs = positiveInt("timeout", v)) },
   { name: "name", kind: "value", value: "prefix", group: "server", help: "server name: the tool prefix in run (default: --server name, else mcp)", set: (a, v) => (a.name = v) },
   { name: "verbose", short: "v", kind: "boolean", group: "server", help: "show the server's stderr and yada's diagnostics on stderr", set: (a) => (a.verbose = true) },
   { name: "json", kind: "boolean", group: "output", help: "machine output on stdout: one JSON document (run: one event per line)", set: (a) => (a.json = true) },
@@ -129,7 +148,7 @@ const BY_LONG = new Map(FLAGS.map((f) => [f.name, f]));
 const BY_SHORT = new Map(FLAGS.flatMap((f) => (f.short ? [[f.short, f] as const] : [])));
 
 function emptyArgs(): CliArgs {
-  return { positionals: [], given: new Set(), help: false, version: false, json: false, verbose: false, headers: [], calls: [], resources: false };
+  return { positionals: [], given: new Set(), help: false, version: false, json: false, verbose: false, headers: [], env: [], roots: [], calls: [], resources: false };
 }
 
 /**

@@ -22,7 +22,7 @@ import { connectAgentTools } from "./agent-tools.js";
 import { EXIT, errorLine, exitCodeOf } from "./exit.js";
 import { chooseProvider, type ProviderChoice } from "./provider.js";
 import type { StdioChoice } from "./server.js";
-import { oneLine, pad, processIo, styles, type Io } from "./terminal.js";
+import { exitQuietlyOnClosedPipe, oneLine, pad, processIo, styles, type Io } from "./terminal.js";
 import { printApproval, textView } from "./view.js";
 
 const CATALOG = join("fixtures", "servers", "catalog", "stdio.mjs");
@@ -160,6 +160,7 @@ export async function demo(argv: readonly string[], io: Io = processIo(), signal
 
 // Run when executed (build/demo.js), not when imported.
 if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
+  exitQuietlyOnClosedPipe();
   const interrupt = new AbortController();
   process.on("SIGINT", () => {
     if (interrupt.signal.aborted) process.exit(EXIT.interrupted);

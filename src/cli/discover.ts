@@ -37,6 +37,19 @@ export function argumentSummary(tool: McpTool): string {
   return `{${names.map((n) => oneLine(n, 40)).join(", ")}}`;
 }
 
+/**
+ * Does the server declare `capability` (P4)? A listing of a capability it does
+ * not declare is empty and sends no request (a server answers one with -32601).
+ */
+export function offers(client: McpClient, capability: "tools" | "resources" | "prompts"): boolean {
+  const caps = client.serverCapabilities;
+  return typeof caps[capability] === "object" && caps[capability] !== null;
+}
+
+function notOffered(io: Io, client: McpClient, capability: string): void {
+  if (!offers(client, capability as "tools")) io.out(styles(io).dim(`the server does not offer ${capability}`) + "\n");
+}
+
 function header(io: Io, client: McpClient, what: string): void {
   const s = styles(io);
   const info = client.serverInfo;
@@ -47,7 +60,7 @@ function header(io: Io, client: McpClient, what: string): void {
 export async function toolsCommand(ctx: CommandContext): Promise<number> {
   positionals(ctx, 0, 0, "tools");
   return withClient(ctx, async (client) => {
-    const tools = await client.listTools({ signal: ctx.signal });
+    const tools = offers(client, "tools") ? await client.listTools({ signal: ctx.signal }) : [];
     if (ctx.args.json) {
       printJson(ctx.io, { tools });
       return EXIT.ok;
@@ -55,6 +68,7 @@ export async function toolsCommand(ctx: CommandContext): Promise<number> {
     const io = ctx.io;
     const s = styles(io);
     header(io, client, `${tools.length} tool${tools.length === 1 ? "" : "s"}`);
+    notOffered(io, client, "tools");
     const rows = tools.map((t) => [oneLine(t.name, 64), effectHint(t), argumentSummary(t)] as const);
     const w0 = Math.max(4, ...rows.map((r) => r[0].length));
     const w2 = Math.min(40, Math.max(2, ...rows.map((r) => r[2].length)));
@@ -72,12 +86,15 @@ export async function toolsCommand(ctx: CommandContext): Promise<number> {
 export async function resourcesCommand(ctx: CommandContext): Promise<number> {
   positionals(ctx, 0, 0, "resources");
   return withClient(ctx, async (client) => {
-    const resources = await client.listResources({ signal: ctx.signal });
+    const has = offers(client, "resources");
+    const resources = has ? await client.listResources({ signal: ctx.signal }) : [];
     // Templates are optional in MCP; a server without them answers -32601.
-    const resourceTemplates = await client.listResourceTemplates({ signal: ctx.signal }).catch((e: unknown) => {
-      if (e instanceof JsonRpcError) return [];
-      throw e;
-    });
+    const resourceTemplates = has
+      ? await client.listResourceTemplates({ signal: ctx.signal }).catch((e: unknown) => {
+          if (e instanceof JsonRpcError) return [];
+          throw e;
+        })
+      : [];
     if (ctx.args.json) {
       printJson(ctx.io, { resources, resourceTemplates });
       return EXIT.ok;
@@ -85,6 +102,7 @@ export async function resourcesCommand(ctx: CommandContext): Promise<number> {
     const io = ctx.io;
     const s = styles(io);
     header(io, client, `${resources.length} resource${resources.length === 1 ? "" : "s"}, ${resourceTemplates.length} template${resourceTemplates.length === 1 ? "" : "s"}`);
+    notOffered(io, client, "resources");
     const w = Math.max(3, ...resources.map((r) => oneLine(r.uri, 120).length), ...resourceTemplates.map((t) => oneLine(t.uriTemplate, 120).length));
     for (const r of resources) {
       const mime = r.mimeType ? oneLine(r.mimeType, 60) : "-";
@@ -104,7 +122,7 @@ export async function resourcesCommand(ctx: CommandContext): Promise<number> {
 export async function promptsCommand(ctx: CommandContext): Promise<number> {
   positionals(ctx, 0, 0, "prompts");
   return withClient(ctx, async (client) => {
-    const prompts = await client.listPrompts({ signal: ctx.signal });
+    const prompts = offers(client, "prompts") ? await client.listPrompts({ signal: ctx.signal }) : [];
     if (ctx.args.json) {
       printJson(ctx.io, { prompts });
       return EXIT.ok;
@@ -112,6 +130,7 @@ export async function promptsCommand(ctx: CommandContext): Promise<number> {
     const io = ctx.io;
     const s = styles(io);
     header(io, client, `${prompts.length} prompt${prompts.length === 1 ? "" : "s"}`);
+    notOffered(io, client, "prompts");
     const rows = prompts.map((p) => [oneLine(p.name, 64), `{${(p.arguments ?? []).map((a) => oneLine(a.required ? `${a.name}*` : a.name, 40)).join(", ")}}`] as const);
     const w0 = Math.max(4, ...rows.map((r) => r[0].length));
     const w1 = Math.min(40, Math.max(2, ...rows.map((r) => r[1].length)));

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { CLI_TIMEOUT_GRACE_MS } from "../limits.js";
 import { DEFAULT_CLIENT_INFO } from "../mcp/client.js";
 import { COMMANDS, FLAGS, type FlagGroup } from "./args.js";
 import { EXIT_CODES } from "./exit.js";
@@ -49,7 +50,10 @@ export function helpText(): string {
     "run: reads run directly, authorized for --actor/--tenant (the CLI user may run every read);",
     "calls to other tools stop the run with exit 4 and are listed with their arguments, not executed.",
     "",
-    "Errors: one line on stderr, `yada: <code>: <message>`. Exit codes:",
+    "Errors: one line on stderr, `yada: <code>: <message>`; with --json also one JSON object on",
+    'stdout, {"code": ..., "message": ..., "exit": N}. --timeout bounds the whole command: yada ends',
+    `within it plus ${CLI_TIMEOUT_GRACE_MS} ms (exit 3). A closed stdout (| head) ends yada quietly, exit 0.`,
+    "Exit codes:",
   );
   for (const e of EXIT_CODES) lines.push(`  ${pad(String(e.code), 3)}  ${e.meaning}${e.errorCodes.length ? ` [${e.errorCodes.join(", ")}]` : ""}`);
   lines.push(

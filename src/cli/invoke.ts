@@ -7,6 +7,8 @@
  */
 import type { CallToolResult, ResourceContents } from "../mcp/types.js";
 import { jsonObjectArg, positionals, printJson, withClient, writeUserFile, type CommandContext } from "./command.js";
+import { ToolNotFoundError } from "../errors.js";
+import { offers } from "./discover.js";
 import { CliExit, EXIT, UsageError } from "./exit.js";
 import { base64Bytes, contentText, jsonText, oneLine, progressLine, safe, styles } from "./terminal.js";
 
@@ -32,6 +34,11 @@ export async function callCommand(ctx: CommandContext): Promise<number> {
   const [tool = "", json] = positionals(ctx, 1, 2, "call <tool> [json|-]");
   const args = jsonObjectArg(ctx, json, "the tool arguments");
   return withClient(ctx, async (client) => {
+    // P4: a tool the server does not list is refused before any call (exit 6), whatever the server would answer.
+    const listed = offers(client, "tools") ? await client.listTools({ signal: ctx.signal }) : [];
+    if (!listed.some((t) => t.name === tool)) {
+      throw new ToolNotFoundError(`${client.name}: no tool ${JSON.stringify(oneLine(tool, 80))} (yada tools lists them)`);
+    }
     const progress = progressLine(ctx.io, tool);
     let result: CallToolResult;
     try {

@@ -5,7 +5,9 @@
  *
  * @module
  */
-import { basename } from "node:path";
+import { statSync } from "node:fs";
+import { basename, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
 import { ConfigError } from "../errors.js";
 import type { Logger } from "../log.js";
 import { McpClient, type ClientOptions } from "../mcp/client.js";
@@ -29,6 +31,8 @@ export interface ChoiceBase {
   readTools?: string[];
   /** `resources: true` of a `YADA_MCP_SERVERS` entry (T11), for `run`. */
   resources?: boolean;
+  /** `--root`: absolute directories offered as roots (P4). */
+  roots?: string[];
 }
 
 /** A server launched as a process speaking stdio. */
@@ -37,6 +41,8 @@ export interface StdioChoice extends ChoiceBase {
   command: string;
   args: string[];
   env?: Readonly<Record<string, string>>;
+  /** `--cwd` (P4). */
+  cwd?: string;
   /** Print the server's stderr. */
   inheritStderr: boolean;
 }
@@ -103,10 +109,31 @@ export function chooseServer(args: CliArgs, env: Readonly<Record<string, string 
     if (found.readTools !== undefined) choice.readTools = [...found.readTools];
     if (found.resources === true) choice.resources = true;
   }
+  if (choice.kind === "http" && (args.env.length > 0 || args.cwd !== undefined)) {
+    throw new UsageError(`--${args.env.length > 0 ? "env" : "cwd"} applies to stdio servers, not HTTP ones`);
+  }
+  if (choice.kind === "stdio") {
+    if (args.env.length > 0) choice.env = { ...choice.env, ...Object.fromEntries(args.env) };
+    if (args.cwd !== undefined) choice.cwd = directory("--cwd", args.cwd);
+  }
+  if (args.roots.length > 0) choice.roots = args.roots.map((r) => directory("--root", r));
   if (args.timeoutMs !== undefined) choice.timeoutMs = args.timeoutMs;
   // H10 is checked now, before a process is launched or a request sent.
   if (choice.kind === "http") new HttpTransport(choice.url, { headers: choice.headers });
   return choice;
+}
+
+/** `dir` resolved to an absolute path. @throws UsageError (`usage`) when it is not a directory. */
+function directory(flag: string, dir: string): string {
+  const path = resolve(dir);
+  let isDir = false;
+  try {
+    isDir = statSync(path).isDirectory();
+  } catch {
+    // missing or unreadable: reported below
+  }
+  if (!isDir) throw new UsageError(`${flag} ${JSON.stringify(oneLine(dir, 200))} is not a directory`);
+  return path;
 }
 
 /**
@@ -119,6 +146,7 @@ export function transportFor(choice: ServerChoice, logger: Logger | undefined): 
   if (choice.kind === "http") return new HttpTransport(choice.url, { headers: choice.headers, ...(logger ? { logger } : {}) });
   const params: StdioServerParams = { command: choice.command, args: choice.args, name: stdioLabel(choice) };
   if (choice.env) params.env = choice.env;
+  if (choice.cwd !== undefined) params.cwd = choice.cwd;
   if (choice.inheritStderr) params.stderr = "inherit";
   if (logger) params.logger = logger;
   return new StdioTransport(params);
@@ -166,6 +194,8 @@ export async function connectClient(choice: ServerChoice, options: ConnectClient
   const clientOptions: ClientOptions = { name: choice.kind === "http" ? describeServer(choice) : `stdio server '${stdioLabel(choice)}'` };
   if (options.logger) clientOptions.logger = options.logger;
   if (options.signal) clientOptions.signal = options.signal;
+  const roots = choice.roots?.map((dir) => ({ uri: pathToFileURL(dir).href, name: basename(dir) || dir }));
+  if (roots) clientOptions.handlers = { roots: () => roots };
   if (choice.timeoutMs !== undefined) {
     clientOptions.handshakeTimeoutMs = choice.timeoutMs;
     clientOptions.requestTimeoutMs = choice.timeoutMs;

@@ -36,6 +36,18 @@ export function wantsColor(isTTY: boolean, env: Readonly<Record<string, string |
   return isTTY && (env.NO_COLOR === undefined || env.NO_COLOR === "") && env.TERM !== "dumb";
 }
 
+/**
+ * A reader that closes stdout early (`| head -1`) ends the process at once with
+ * exit 0 and nothing on stderr (P4): what is left to print has no reader. Its exit
+ * hook kills a server process still running (S7).
+ */
+export function exitQuietlyOnClosedPipe(): void {
+  process.stdout.on("error", (e: NodeJS.ErrnoException) => {
+    if (e.code === "EPIPE" || e.code === "ERR_STREAM_DESTROYED") process.exit(0);
+    throw e;
+  });
+}
+
 /** The {@link Io} of this process. */
 export function processIo(): Io {
   const outIsTTY = process.stdout.isTTY === true;
