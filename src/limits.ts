@@ -1,7 +1,8 @@
 /**
  * Every bound and default of yada, in one place. An auditor reads this file to
  * learn every limit. Each line cites where the number comes from: a feature row
- * (../FEATURES.md IDs such as S8), a seed, the MCP specification, or "ours".
+ * (a feature ID such as S8, listed in docs/features.md), the MCP specification, or
+ * "ours".
  *
  * @module
  */
@@ -30,7 +31,7 @@ export const MAX_TIMER_MS = 2_147_483_647;
 
 /** Longest stdout line accepted from a server (S8; ours): 16 MiB. */
 export const MAX_LINE_BYTES = 16 * 1024 * 1024;
-/** Bytes of server stderr kept for error messages (S3; seed 000 "the last few KB"). */
+/** Bytes of server stderr kept for error messages (S3: "the last few KB"). */
 export const STDERR_TAIL_BYTES = 8 * 1024;
 /** Non-JSON stdout lines remembered for the exit error (S2; ours). */
 export const SKIPPED_LINES_KEPT = 5;
@@ -48,13 +49,13 @@ export const EXIT_DRAIN_GRACE_MS = 2_000;
 
 // ── MCP client (src/mcp) ───────────────────────────────────────────────────────
 
-/** Bound on the whole connect handshake (S5; seed 000: 60 seconds). */
+/** Bound on the whole connect handshake (S5: 60 seconds). */
 export const DEFAULT_HANDSHAKE_TIMEOUT_MS = 60_000;
-/** Bound on one tool call, counted from when it is sent (S6; seed 000: five minutes). */
+/** Bound on one tool call, counted from when it is sent (S6: five minutes). */
 export const DEFAULT_CALL_TIMEOUT_MS = 5 * 60_000;
 /** Bound on list requests, ping and other non-call requests (ours). */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
-/** Pages followed for one list operation, prompts included (V3, T12; seed 003: "at most 100 cursor pages"). */
+/** Pages followed for one list operation, prompts included (V3, T12: "at most 100 cursor pages"). */
 export const MAX_LIST_PAGES = 100;
 /** Items accepted across all pages of one list operation (V3; ours). */
 export const MAX_LIST_ITEMS = 10_000;
@@ -94,7 +95,7 @@ export const MAX_SCHEMA_ISSUES = 20;
 
 // ── Streamable HTTP transport (src/transport) ──────────────────────────────────
 
-/** Idle read bound of one HTTP exchange, reset on every read (H5; seed 000: 120 seconds). */
+/** Idle read bound of one HTTP exchange, reset on every read (H5: 120 seconds). */
 export const DEFAULT_HTTP_IDLE_TIMEOUT_MS = 120_000;
 /** Largest SSE event held while it is assembled (H2; ours, the S8 line bound): 16 MiB. */
 export const MAX_SSE_EVENT_BYTES = 16 * 1024 * 1024;
@@ -104,7 +105,7 @@ export const MAX_HTTP_JSON_BYTES = 16 * 1024 * 1024;
 export const MAX_HTTP_ERROR_BODY_BYTES = 64 * 1024;
 /** Longest Mcp-Session-Id accepted from a server (H6; spec: visible ASCII only; ours). */
 export const MAX_SESSION_ID_CHARS = 1_024;
-/** Bound on the DELETE that releases a session on close (H6; seed 000: teardown is best-effort; ours). */
+/** Bound on the DELETE that releases a session on close (H6: teardown is best-effort; ours). */
 export const HTTP_DELETE_TIMEOUT_MS = 5_000;
 /** Time a POST stream is still read after its response, for trailing frames and connection reuse (H4; ours). */
 export const HTTP_TRAILING_READ_MS = 1_000;
@@ -121,21 +122,21 @@ export const MAX_HEADER_VALUE_CHARS = 8_192;
 
 // ── Tool layer (src/tools) ─────────────────────────────────────────────────────
 
-/** Largest tool arguments sent, as UTF-8 bytes of their JSON (T6; seed 003: 32,000 UTF-8 bytes). */
+/** Largest tool arguments sent, as UTF-8 bytes of their JSON (T6: 32,000 UTF-8 bytes). */
 export const MAX_TOOL_ARGUMENT_BYTES = 32_000;
-/** Largest rendered tool result text, in UTF-8 bytes, cut marker included (T6; seed 003: 32,000 UTF-8 bytes). */
+/** Largest rendered tool result text, in UTF-8 bytes, cut marker included (T6: 32,000 UTF-8 bytes). */
 export const MAX_TOOL_RESULT_BYTES = 32_000;
-/** Longest `tool_failed` message, in characters (T8; seed 003: "bounded to 4,000 characters"). */
+/** Longest `tool_failed` message, in characters (T8: "bounded to 4,000 characters"). */
 export const MAX_TOOL_ERROR_CHARS = 4_000;
-/** Longest model-facing tool name `server__tool` (T2; seed 003: the provider-compatible 64-character limit). */
+/** Longest model-facing tool name `server__tool` (T2: the provider-compatible 64-character limit). */
 export const MAX_TOOL_NAME_CHARS = 64;
-/** Largest decoded image passed to the model as an image part (T7; seed 003: "within 5 MB"). */
+/** Largest decoded image passed to the model as an image part (T7: "within 5 MB"). */
 export const MAX_IMAGE_BYTES = 5 * 1024 * 1024;
-/** Image parts in one tool result; later images become placeholders (T7; seed 003: "at most 4 per result"). */
+/** Image parts in one tool result; later images become placeholders (T7: "at most 4 per result"). */
 export const MAX_IMAGES_PER_RESULT = 4;
-/** Longest text `<server>__list_resources` / `<server>__read_resource` return, in characters (T11; seed 003: 32,000). */
+/** Longest text `<server>__list_resources` / `<server>__read_resource` return, in characters (T11: 32,000). */
 export const MAX_RESOURCE_TEXT_CHARS = 32_000;
-/** Wait after a failed reconnect before reconnectingMcp tries again (W10; seed 003: 30 seconds). */
+/** Wait after a failed reconnect before reconnectingMcp tries again (W10: 30 seconds). */
 export const RECONNECT_BACKOFF_MS = 30_000;
 /** Largest `timeoutMs` in a server config or connect option (ours: the largest delay setTimeout honours). */
 export const MAX_MCP_TIMEOUT_MS = 2_147_483_647;
@@ -158,13 +159,13 @@ export const DEFAULT_TOOL_CONCURRENCY = 4;
 export const DEFAULT_LOOP_THRESHOLD = 3;
 /** Tool calls accepted in one model answer; more is a `bad_response` (R1; ours). */
 export const MAX_TOOL_CALLS_PER_TURN = 64;
-/** Characters of a thrown tool error's message sent to the model (R4; seed 003 bounds tool_failed messages to 4,000). */
+/** Characters of a thrown tool error's message sent to the model (R4; T8 bounds tool_failed messages to 4,000). */
 export const MAX_AGENT_TOOL_ERROR_CHARS = 4_000;
-/** UTF-8 bytes of text in one tool result sent to the model (R4; seed 003: rendered results ≤ 32,000 bytes). */
+/** UTF-8 bytes of text in one tool result sent to the model (R4; T6: rendered results ≤ 32,000 bytes). */
 export const MAX_AGENT_TOOL_RESULT_BYTES = 32_000;
-/** Image parts of one tool result sent to the model (R3; seed 003 T7: at most 4 per result). */
+/** Image parts of one tool result sent to the model (R3; T7: at most 4 per result). */
 export const MAX_AGENT_TOOL_RESULT_IMAGES = 4;
-/** Base64 characters of one image part sent to the model (R3; seed 003 T7: 5 MB, as base64). */
+/** Base64 characters of one image part sent to the model (R3; T7: 5 MB, as base64). */
 export const MAX_AGENT_IMAGE_BASE64_CHARS = Math.ceil((5 * 1024 * 1024) / 3) * 4;
 /** Attempts of one model request: the first plus retries on 429 / 5xx / network failure before any output (R3; ours). */
 export const DEFAULT_PROVIDER_MAX_ATTEMPTS = 3;
@@ -182,14 +183,14 @@ export const MAX_PROVIDER_RESPONSE_BYTES = 32 * 1024 * 1024;
 export const MAX_PROVIDER_ERROR_BODY_BYTES = 64 * 1024;
 /** Characters of a provider's error message kept in a ProviderError (R3; ours). */
 export const MAX_PROVIDER_ERROR_MESSAGE_CHARS = 500;
-/** UTF-8 bytes of one tool call's streamed argument JSON; more becomes an error result (R3; ours: twice seed 003's 32,000-byte argument bound). */
+/** UTF-8 bytes of one tool call's streamed argument JSON; more becomes an error result (R3; ours: twice T6's 32,000-byte argument bound). */
 export const MAX_TOOL_CALL_ARGUMENT_BYTES = 64_000;
 /** `max_tokens` of an Anthropic request when the host sets none (R3; ours; the API requires a value). */
 export const DEFAULT_ANTHROPIC_MAX_TOKENS = 4_096;
 
 // ── Node read-only built-in tools (src/node/builtins) ──────────────────────────
 
-/** UTF-8 bytes of text one built-in returns to the model (R5; seed 003: results ≤ 32,000 bytes). */
+/** UTF-8 bytes of text one built-in returns to the model (R5; T6: results ≤ 32,000 bytes). */
 export const MAX_BUILTIN_OUTPUT_BYTES = 32_000;
 /** Bytes readFile reads from one file (R5; ours). */
 export const MAX_BUILTIN_FILE_BYTES = 8 * 1024 * 1024;

@@ -3,7 +3,7 @@
  * and bounded, or an error result the loop writes (the tool threw, the model
  * named an unknown tool, its arguments were not a JSON object, a loop was
  * detected, the run was cancelled). Error results are JSON text
- * `{"error": <kind>, "message": ...}`, the shape seed 003 uses for tool_failed.
+ * `{"error": <kind>, "message": ...}`, the shape of the `tool_failed` result (T8).
  *
  * @module
  */

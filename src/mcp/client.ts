@@ -234,7 +234,7 @@ export class McpClient {
       McpClient.#wire(shared, options);
       if (!modern) transport.openInbound?.();
       else if (http) session.cancelNotifications = false; // closing the stream cancels (2026-07-28)
-      // Seed 000: over HTTP there is no whole-call bound by default; the transport's
+      // H5: over HTTP there is no whole-call bound by default; the transport's
       // idle bound ends a stalled call, and a call that keeps streaming goes on (H5).
       const client = new this(shared, options.callTimeoutMs === undefined ? (http ? null : DEFAULT_CALL_TIMEOUT_MS) : options.callTimeoutMs);
       if (options.logLevel !== undefined && !modern && isRecord(established.capabilities.logging)) await client.setLogLevel(options.logLevel);

@@ -25,7 +25,7 @@ export interface McpToolsOptions {
   prefix?: string;
   /** Bound on each call, from when it is sent; `null` = none. Default: the client's call timeout (S6). */
   timeoutMs?: number | null;
-  /** How non-text content becomes text; default `"inline"` (seed 000: a text resource as its text, others as JSON). */
+  /** How non-text content becomes text; default `"inline"` (T16: a text resource as its text, others as JSON). */
   style?: RenderStyle;
   /** Aborts the tools/list requests. */
   signal?: AbortSignal;

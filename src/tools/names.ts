@@ -12,7 +12,7 @@ import { quote } from "../util/text.js";
 // use ^[a-zA-Z0-9_-]{1,64}$).
 const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_-]+$/;
 
-/** What a server name may contain (seed 003 config rule; also keeps `server__tool` provider-compatible). */
+/** What a server name may contain (T14 config rule; also keeps `server__tool` provider-compatible). */
 export const SERVER_NAME_PATTERN = TOOL_NAME_PATTERN;
 
 /** Whether a remote tool name uses only characters model providers accept (letters, digits, `_`, `-`). */

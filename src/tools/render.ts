@@ -24,7 +24,7 @@ import type { ImagePart, ToolResult } from "./types.js";
  *
  * - `"placeholders"` (connectMcp, T7): `[audio: mime]`, `[resource: uri]`,
  *   `[resource_link: uri name]`; kinds MCP does not define as JSON (T16).
- * - `"inline"` (mcpTools, seed 000): an embedded text resource as its text; every
+ * - `"inline"` (mcpTools, T15): an embedded text resource as its text; every
  *   other block (audio, blob resource, link, unknown kind) as JSON (T16).
  *
  * In both, base64 payloads inside JSON are replaced by their decoded size.

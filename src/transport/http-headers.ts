@@ -10,7 +10,7 @@ import { MAX_CUSTOM_HEADERS, MAX_HEADER_VALUE_CHARS } from "../limits.js";
 
 /**
  * Header names a host may not set (H10): the ones the transport or the HTTP client
- * sets itself. Seed 000 lists the first seven; the rest are the MCP headers this
+ * sets itself. H10 lists the first seven; the rest are the MCP headers this
  * transport writes, by the same rule.
  */
 export const RESERVED_HEADER_NAMES: readonly string[] = [
