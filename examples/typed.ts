@@ -68,6 +68,12 @@ export async function quickStart(): Promise<string> {
   }
 }
 
+/** `await using`: leaving the block closes the client, and so ends the server process. */
+export async function scoped(): Promise<number> {
+  await using client = await McpClient.connectStdio("node", ["servers/catalog.mjs"], undefined, { name: "catalog" });
+  return (await client.listTools()).length;
+}
+
 export async function agent(): Promise<RunResult> {
   const provider = scripted([{ text: `lines up to ${MAX_LINE_BYTES} bytes` }]);
   return run({ provider, tools: [], identity: { actorId: "user-42", tenantId: "acme" }, input: "hello" });

@@ -559,6 +559,11 @@ export class McpClient {
     await this.#s.session.close();
   }
 
+  /** {@link close}, for `await using client = await McpClient.connect(...)`: leaving the block ends the connection. */
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
+  }
+
   #listen(): Subscriptions {
     const s = this.#s;
     s.subscriptions ??= new Subscriptions({

@@ -287,6 +287,11 @@ export class StdioTransport implements Transport {
     child.stderr?.removeAllListeners();
     child.stdin?.removeAllListeners();
   }
+
+  /** {@link close}, for `await using`: leaving the block ends the process. */
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
+  }
 }
 
 function settlesWithin(p: Promise<void>, ms: number): Promise<boolean> {

@@ -87,6 +87,8 @@ export interface McpConnection<T extends Tool = Tool> {
   getPrompt(identity: Identity, name: string, args?: Record<string, string>, options?: PromptCallOptions): Promise<McpPromptText>;
   /** Ends the connection (stdio: the process; HTTP: the session). Idempotent; later calls fail with `connection_closed`. */
   close(): Promise<void>;
+  /** {@link McpConnection.close}, for `await using`: leaving the block ends the connection. */
+  [Symbol.asyncDispose](): Promise<void>;
 }
 
 /**
@@ -309,6 +311,10 @@ export async function connectMcp(server: McpServerConfig, access: McpAccess, opt
           return promptText(await connected.getPrompt(prompt, checkPromptArgs(args), opts));
         }),
       async close() {
+        closed = true;
+        await connected.close();
+      },
+      async [Symbol.asyncDispose]() {
         closed = true;
         await connected.close();
       },

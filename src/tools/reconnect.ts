@@ -131,6 +131,11 @@ export async function reconnectingMcp(server: McpReadConfig, access: McpAccess, 
       await pending?.catch(() => {});
       await current.close();
     },
+    async [Symbol.asyncDispose]() {
+      closed = true;
+      await pending?.catch(() => {});
+      await current.close();
+    },
   };
 }
 

@@ -276,6 +276,11 @@ export class HttpTransport implements Transport {
     return (this.#closing ??= this.#close());
   }
 
+  /** {@link close}, for `await using`. */
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
+  }
+
   async #close(): Promise<void> {
     this.#closer.abort();
     this.#inbound?.abort();

@@ -66,6 +66,11 @@ export class RecordingTransport implements Transport {
     return this.#inner.close();
   }
 
+  /** {@link close}, for `await using`. */
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
+  }
+
   setProtocolVersion(version: string | undefined): void {
     this.#inner.setProtocolVersion?.(version);
   }
