@@ -29,6 +29,7 @@ import { checkBounds, checkProvider, checkTools, initialMessages } from "./optio
 import type { Provider, ToolSpec } from "./provider.js";
 import { answerWithout, executeReads, type ReadCall } from "./tool-exec.js";
 import { errorResult, type LoopErrorKind } from "./tool-results.js";
+import { checkOptions } from "../util/options.js";
 
 /** Options of {@link run} and {@link runStream}. */
 export interface RunOptions {
@@ -104,6 +105,7 @@ function checkAnswer(provider: string, value: unknown): AssistantMessage {
 }
 
 async function runLoop(options: RunOptions, emitTo: (event: AgentEvent) => void): Promise<RunResult> {
+  checkOptions("run", options, { system: "string", signal: "signal", onEvent: "function", logger: "function" });
   const provider = checkProvider(options.provider);
   const identity = identityOf(options.identity, "run: ");
   const tools = checkTools(options.tools);

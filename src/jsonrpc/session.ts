@@ -425,7 +425,7 @@ export class JsonRpcSession {
       answer = {
         error: isReply
           ? { code: e.rpcCode, message: e.message, ...(e.data === undefined ? {} : { data: e.data }) }
-          : { code: RPC.INTERNAL_ERROR, message: "Internal error" },
+          : { code: RPC.INTERNAL_ERROR, message: handlerFailure(e) },
       };
     } finally {
       this.#inbound.delete(r.id);
@@ -442,4 +442,16 @@ export class JsonRpcSession {
   #note(level: LogLevel, message: string, error: unknown, method?: string): void {
     this.#log(level, message, { server: this.#name, ...(method !== undefined && { method }), error: String(error) });
   }
+}
+
+/**
+ * The message a server gets when a host handler failed (V6): a yada error's own
+ * message (those name the rule and the path, never a value), cut at
+ * MAX_QUOTED_TEXT_CHARS; anything else as a plain internal error, since a host's
+ * own error text may hold anything.
+ */
+function handlerFailure(e: unknown): string {
+  if (!(e instanceof YadaError)) return "Internal error: the client's handler failed";
+  const text = `Internal error: the client could not answer (${e.code}): ${e.message}`;
+  return text.length > MAX_QUOTED_TEXT_CHARS ? `${text.slice(0, MAX_QUOTED_TEXT_CHARS - 1)}…` : text;
 }

@@ -19,6 +19,7 @@ import {
   MAX_LIST_PAGES,
   MAX_LIST_TTL_MS,
   MAX_QUOTED_CHARS,
+  MAX_QUOTED_TEXT_CHARS,
 } from "../limits.js";
 import type { Logger } from "../log.js";
 import type { Transport } from "../transport/types.js";
@@ -57,9 +58,28 @@ import {
 import { completeWithInput } from "./input-rounds.js";
 import { Subscriptions } from "./listen.js";
 import { checkParamHeaders, paramHeaderValues, type ParamHeader } from "./param-headers.js";
+import { checkOptions, type OptionKind } from "../util/options.js";
 
 /** The name and version yada reports to servers unless the host sets its own. */
 export const DEFAULT_CLIENT_INFO = { name: "yada", version: "0.1.0" } as const;
+
+/** The kinds of {@link ClientOptions}, checked where they enter. */
+const CLIENT_OPTIONS: Readonly<Record<string, OptionKind>> = {
+  name: "string",
+  clientInfo: "object",
+  logger: "function",
+  handshakeTimeoutMs: "ms",
+  era: "string",
+  discoverTimeoutMs: "ms",
+  callTimeoutMs: "ms|null",
+  requestTimeoutMs: "ms|null",
+  signal: "signal",
+  handlers: "object",
+  onServerLog: "function",
+  logLevel: "string",
+  requestHandlers: "object",
+  capabilities: "object",
+};
 
 /** Options of {@link McpClient.connect}. */
 export interface ClientOptions {
@@ -198,19 +218,22 @@ export class McpClient {
    * @throws UnsupportedVersionError (`unsupported_version`) when no revision is shared; the connection is closed.
    * @throws TimeoutError (`timeout`) when the handshake exceeds its bound.
    * @throws ConnectionClosedError (`connection_closed`), TransportError (`transport`), ProtocolError (`protocol`), JsonRpcError (`jsonrpc`).
+   * @throws ConfigError (`config`) for an option or handler of the wrong kind, naming it, before anything starts.
    */
   static async connect(transport: Transport, options: ClientOptions = {}): Promise<McpClient> {
+    checkOptions("McpClient.connect", options, CLIENT_OPTIONS);
+    // Before anything starts: capabilitiesFor checks the handlers.
+    const who: ClientIdentity = {
+      clientInfo: { ...(options.clientInfo ?? DEFAULT_CLIENT_INFO) },
+      capabilities: { ...capabilitiesFor(options.handlers), ...options.capabilities },
+    };
     const name = options.name ?? transport.description;
     const session = new JsonRpcSession(transport, { name, logger: options.logger });
     const handshakeMs = options.handshakeTimeoutMs ?? DEFAULT_HANDSHAKE_TIMEOUT_MS;
     const deadline = new AbortController();
     const timer = startTimer(() => deadline.abort(), handshakeMs);
     const signal = options.signal ? AbortSignal.any([options.signal, deadline.signal]) : deadline.signal;
-    const timedOut = (): TimeoutError => new TimeoutError(`${name}: the handshake did not finish within ${handshakeMs} ms`, handshakeMs);
-    const who: ClientIdentity = {
-      clientInfo: { ...(options.clientInfo ?? DEFAULT_CLIENT_INFO) },
-      capabilities: { ...capabilitiesFor(options.handlers), ...options.capabilities },
-    };
+    const timedOut = (): TimeoutError => new TimeoutError(`${name}: the handshake did not finish within ${handshakeMs} ms${stderrNote(transport)}`, handshakeMs);
     const http = transport.kind === "http";
     try {
       await session.start();
@@ -665,4 +688,16 @@ export class McpClient {
     if (s.era === "modern" && ttl > 0) s.listCache.set(method, { items: [...items], until: Date.now() + Math.min(ttl, MAX_LIST_TTL_MS) });
     return items;
   }
+}
+
+/**
+ * `; last stderr: …` for a transport that keeps its server's stderr (stdio, S3):
+ * a server that cannot reach its upstream often says so only there, so a
+ * handshake timeout carries it, cut at MAX_QUOTED_TEXT_CHARS.
+ */
+function stderrNote(transport: Transport): string {
+  const tail: unknown = (transport as { stderrTail?: unknown }).stderrTail;
+  if (typeof tail !== "string" || tail === "") return "";
+  const line = tail.replace(/\s+/g, " ");
+  return `; last stderr: ${line.length > MAX_QUOTED_TEXT_CHARS ? `…${line.slice(line.length - MAX_QUOTED_TEXT_CHARS + 1)}` : line}`;
 }

@@ -5,10 +5,11 @@
  *
  * @module
  */
-import { ValidationError } from "../errors.js";
+import { ConfigError, ValidationError } from "../errors.js";
 import { RpcErrorReply } from "../jsonrpc/session.js";
 import { compileSchema } from "../schema/index.js";
 import { isRecord, type JsonRecord } from "./types.js";
+import { checkOptions } from "../util/options.js";
 
 /** A root the client exposes (a `file://` URI). */
 export interface Root {
@@ -93,8 +94,16 @@ export interface ClientHandlers {
   };
 }
 
-/** The client capabilities implied by `handlers` (V6: only what has a handler). */
+/**
+ * The client capabilities implied by `handlers` (V6: only what has a handler).
+ *
+ * @throws ConfigError (`config`) naming a handler that is not a function.
+ */
 export function capabilitiesFor(handlers: ClientHandlers | undefined): JsonRecord {
+  checkOptions("McpClient.connect: handlers", handlers, { roots: "function", sampling: "object", elicitation: "object" });
+  checkOptions("McpClient.connect: handlers.sampling", handlers?.sampling, { handle: "function", tools: "boolean" });
+  if (handlers?.sampling && typeof handlers.sampling.handle !== "function") throw new ConfigError("McpClient.connect: handlers.sampling needs a handle function");
+  checkOptions("McpClient.connect: handlers.elicitation", handlers?.elicitation, { form: "function", url: "function" });
   const caps: JsonRecord = {};
   if (!handlers) return caps;
   if (handlers.roots) caps.roots = { listChanged: true };

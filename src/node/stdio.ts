@@ -19,6 +19,7 @@ import {
 import { silentLogger, type Logger } from "../log.js";
 import { createLineSplitter, peekMessageId } from "../transport/ndjson.js";
 import type { SendOptions, Transport, TransportSink } from "../transport/types.js";
+import { checkOptions } from "../util/options.js";
 
 /** How to launch a stdio server. */
 export interface StdioServerParams {
@@ -114,6 +115,7 @@ export class StdioTransport implements Transport {
   #ended = false;
 
   constructor(params: StdioServerParams) {
+    checkOptions("StdioTransport", params, { command: "string", cwd: "string", env: "object", stderr: "string", maxLineBytes: "count", name: "string", logger: "function" });
     this.#params = params;
     this.#log = params.logger ?? silentLogger;
     this.description = `stdio server '${params.name ?? params.command}'`;
@@ -121,6 +123,11 @@ export class StdioTransport implements Transport {
   }
 
   /** The child's process id, once started. */
+  /** The last `STDERR_TAIL_BYTES` the server wrote to stderr, as text ("" when none): what a handshake timeout reports (S3). */
+  get stderrTail(): string {
+    return this.#tail.text();
+  }
+
   get pid(): number | undefined {
     return this.#child?.pid;
   }

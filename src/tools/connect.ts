@@ -30,6 +30,7 @@ import { mcpReadTool } from "./read-tool.js";
 import { resourceTools } from "./resources.js";
 import { selectReadTools } from "./select.js";
 import type { Authorize, Identity, ReadTool, Tool } from "./types.js";
+import { checkOptions } from "../util/options.js";
 
 /** What a {@link TransportFactory} gets besides the server configuration. */
 export interface TransportContext {
@@ -168,6 +169,7 @@ export function connectMcp(server: McpServerConfig, access: McpAccess, options?:
 export async function connectMcp(server: McpServerConfig, access: McpAccess, options: ConnectOptions = {}): Promise<McpConnection<Tool>> {
   const config = parseServerConfig(server);
   const name = config.name;
+  checkOptions(`connectMcp ${name}`, options, { timeoutMs: "ms", signal: "signal", transportFactory: "function", logger: "function", fetch: "function" });
   if (config.writeTools !== undefined || config.confirmTools !== undefined) {
     throw new ConfigError(`${name}: writeTools and confirmTools need the action layer`);
   }

@@ -43,6 +43,7 @@ import {
 } from "./http-headers.js";
 import { createSseParser } from "./sse.js";
 import type { SendOptions, Transport, TransportSink } from "./types.js";
+import { checkOptions } from "../util/options.js";
 
 /** The `fetch` the transport calls; the global one unless a host injects its own. */
 export type FetchFunction = (input: string, init: RequestInit) => Promise<Response>;
@@ -159,6 +160,7 @@ export class HttpTransport implements Transport {
    * invalid bound, or a header refused by the H10 rules.
    */
   constructor(url: string | URL, options: HttpTransportOptions = {}) {
+    checkOptions("HttpTransport", options, { fetch: "function", idleTimeoutMs: "ms", logger: "function", maxJsonBytes: "count", maxEventBytes: "count", maxResumeAttempts: "count" });
     const u = httpUrl(url, "HTTP server URL", "pass them with withHeader()");
     this.#url = u.href;
     this.serverKey = u.origin + u.pathname;
