@@ -19,18 +19,31 @@
  */
 import { LimitError, SchemaError } from "../errors.js";
 import { MAX_REGEX_PROGRAM } from "../limits.js";
+import { Dfa, dfaEligible } from "./dfa.js";
+import {
+  ASSERT,
+  CHAR,
+  isWord,
+  JMP,
+  MATCH,
+  notLineTerminator,
+  overBudget,
+  SPLIT,
+  UNMETERED,
+  type Assertion,
+  type CharTest,
+  type Instr,
+  type Meter,
+} from "./program.js";
 
-/** A compiled pattern: `test` as `RegExp.prototype.test` without flags other than `u`. */
+/**
+ * A compiled pattern: `test` as `RegExp.prototype.test` without flags other than
+ * `u`. Each step is charged to `meter` (Y1); past its budget `test` throws
+ * LimitError (`limit`, `MAX_SCHEMA_WORK`).
+ */
 export interface LinearRegex {
-  test(input: string): boolean;
+  test(input: string, meter?: Meter): boolean;
 }
-
-type CharTest = (cp: number) => boolean;
-/** A zero-width assertion: start, end, word boundary, not a word boundary. */
-type Assertion = "bol" | "eol" | "wb" | "nwb";
-
-const LINE_TERMINATORS = new Set([0x0a, 0x0d, 0x2028, 0x2029]);
-const isWord = (c: number): boolean => (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || c === 0x5f;
 
 class Unsupported extends Error {}
 /** Not a regular expression (the reason is not reported: the caller only learns that). */
@@ -64,19 +77,6 @@ function nativeTest(source: string): CharTest {
 
 // ── program ───────────────────────────────────────────────────────────────────
 
-const CHAR = 0;
-const SPLIT = 1;
-const JMP = 2;
-const ASSERT = 3;
-const MATCH = 4;
-interface Instr {
-  op: number;
-  test?: CharTest;
-  what?: Assertion;
-  x: number;
-  y: number;
-}
-
 /** Appends the instructions of one parsed piece; a counted repeat calls it again. */
 type Emit = () => void;
 
@@ -100,6 +100,10 @@ function compile(src: string): Instr[] {
   };
   const instr = (pc: number): Instr => prog[pc] as Instr;
   const char = (test: CharTest): Emit => () => emit(CHAR, prog.length + 1, test);
+  // One test per distinct literal or class source: the automaton classes ASCII by distinct tests.
+  const tests = new Map<string | number, CharTest>();
+  const literal = (cp: number): CharTest => tests.get(cp) ?? (tests.set(cp, (x) => x === cp), tests.get(cp) as CharTest);
+  const native = (source: string): CharTest => tests.get(source) ?? (tests.set(source, nativeTest(source)), tests.get(source) as CharTest);
   const assert = (what: Assertion): Emit => (assertion = () => emit(ASSERT, prog.length + 1, undefined, what));
 
   function alternation(): Emit {
@@ -214,7 +218,7 @@ function compile(src: string): Instr[] {
         return assert("eol");
       case ".":
         i++;
-        return char((cp) => !LINE_TERMINATORS.has(cp));
+        return char(notLineTerminator);
       case "[": {
         const start = i;
         i++;
@@ -223,14 +227,14 @@ function compile(src: string): Instr[] {
         while (i < src.length && src[i] !== "]") i += src[i] === "\\" ? 2 : 1;
         if (i >= src.length) throw new Invalid();
         i++;
-        return char(nativeTest(src.slice(start, i)));
+        return char(native(src.slice(start, i)));
       }
       case "\\":
         return escape();
       default: {
         const cp = src.codePointAt(i) as number;
         i += cp > 0xffff ? 2 : 1;
-        return char((x) => x === cp);
+        return char(literal(cp));
       }
     }
   }
@@ -252,7 +256,7 @@ function compile(src: string): Instr[] {
     } else if (c === "x") i += 2;
     else if (c === "u") i += 4;
     else if (c === "c") i += 1;
-    return char(nativeTest(src.slice(start, i)));
+    return char(native(src.slice(start, i)));
   }
 
   const whole = alternation();
@@ -264,22 +268,28 @@ function compile(src: string): Instr[] {
 
 // Runs the program over `input` (positions are UTF-16 indexes; a character is one
 // code point). Threads are deduplicated per position by `marks`, so the work is at
-// most input length × program size. The buffers live with the compiled pattern and
-// are reused (a test never re-enters itself); `marks` holds `base + position`, so
-// a new test only moves `base` instead of clearing them.
+// most input length × program size, and each step is charged to the meter. The
+// buffers live with the compiled pattern and are reused (a test never re-enters
+// itself); `marks` holds `base + position`, so a new test only moves `base`
+// instead of clearing them. Common shapes run on the lazily built automaton of
+// dfa.ts first, which hands its threads back here when it reaches its bounds.
 class Machine implements LinearRegex {
   readonly #prog: Instr[];
   readonly #anchored: boolean;
+  readonly #dfa: Dfa | null;
   readonly #marks: Int32Array;
   #clist: Int32Array;
   #nlist: Int32Array;
   readonly #stack: Int32Array;
   #base = 0;
+  /** Instructions visited by #add since the last charge. */
+  #steps = 0;
 
   constructor(prog: Instr[]) {
     this.#prog = prog;
     const first = prog[0];
     this.#anchored = first?.what === "bol";
+    this.#dfa = dfaEligible(prog) ? new Dfa(prog, !this.#anchored) : null;
     const m = prog.length;
     this.#marks = new Int32Array(m).fill(-1);
     this.#clist = new Int32Array(m);
@@ -301,6 +311,7 @@ class Machine implements LinearRegex {
       const pc = stack[--sp] as number;
       if (marks[pc] === mark) continue;
       marks[pc] = mark;
+      this.#steps++;
       const ins = prog[pc] as Instr;
       switch (ins.op) {
         case CHAR:
@@ -328,7 +339,14 @@ class Machine implements LinearRegex {
     return count;
   }
 
-  test(input: string): boolean {
+  test(input: string, meter: Meter = UNMETERED): boolean {
+    if (this.#dfa === null || input.length === 0) return this.#simulate(input, 0, null, meter);
+    const r = this.#dfa.run(input, meter);
+    return typeof r === "boolean" ? r : this.#simulate(input, r.pos, r.threads, meter);
+  }
+
+  /** The simulation from `start`, with the threads `resume` (the automaton's) or a fresh start. */
+  #simulate(input: string, start: number, resume: Int32Array | null, meter: Meter): boolean {
     const n = input.length;
     if (this.#base > 0x3fffffff - n) {
       this.#marks.fill(-1);
@@ -338,14 +356,22 @@ class Machine implements LinearRegex {
     let clist = this.#clist;
     let nlist = this.#nlist;
     let ccount = 0;
+    this.#steps = 0;
     try {
-      for (let pos = 0; ; ) {
+      if (resume !== null) {
+        for (let t = 0; t < resume.length && ccount >= 0; t++) ccount = this.#add(clist, ccount, resume[t] as number, start, input);
+        if (ccount < 0) return true;
+      }
+      for (let pos = start; ; ) {
         // Unanchored search: a new thread starts at every position (only at 0 for "^...").
         if (pos === 0 || !this.#anchored) {
           ccount = this.#add(clist, ccount, 0, pos, input);
           if (ccount < 0) return true;
         }
         if (pos === n || (this.#anchored && ccount === 0)) return false;
+        // Charged once per position: at most twice the program size since the last charge.
+        if ((meter.work -= this.#steps + ccount) < 0) throw overBudget();
+        this.#steps = 0;
         const cp = input.codePointAt(pos) as number;
         const next = pos + (cp > 0xffff ? 2 : 1);
         let ncount = 0;
@@ -361,6 +387,7 @@ class Machine implements LinearRegex {
         pos = next;
       }
     } finally {
+      meter.work -= this.#steps;
       this.#base += n + 2;
     }
   }
