@@ -27,9 +27,9 @@ export interface NodeReadToolsOptions {
  * `MAX_BUILTIN_*` limits). Refusals and I/O errors are error results the model
  * sees; a tool throws only when its call is cancelled.
  *
- * Paths are checked when used; a link swapped in between the check and the open
- * of a file is refused (O_NOFOLLOW), but a directory swapped for a link at that
- * moment is not: the roots should not be writable by anyone the host does not trust.
+ * Paths are checked when used, and again on what was opened (Y4): a file or
+ * directory is read only through a descriptor verified to lie inside a root, so
+ * a directory swapped for a link between the check and the open is refused.
  *
  * @throws ConfigError (`config`) when `roots` is empty or not a list of paths.
  *

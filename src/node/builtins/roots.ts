@@ -59,6 +59,16 @@ export class RootGuard {
     return this.#roots;
   }
 
+  /** The roots with their links resolved (a root may itself be a link); those that do not exist are left out. */
+  async realRoots(): Promise<string[]> {
+    const out: string[] = [];
+    for (const r of this.#roots) {
+      const real = await realpath(r).catch(() => undefined);
+      if (real !== undefined) out.push(real);
+    }
+    return out;
+  }
+
   /**
    * Resolves a model-supplied path inside the roots.
    *
