@@ -68,7 +68,7 @@ function rng(seed: number): () => number {
 test("Y1: the lazily built automaton agrees with the engine on random patterns and inputs", () => {
   const r = rng(15);
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(r() * xs.length)] as T;
-  const atoms = ["a", "b", "[ab]", "[^a]", ".", "\\d", "(?:a|bc)", "(a|b)*", "é", "$", "^", "x?"];
+  const atoms = ["a", "b", "[ab]", "[^a]", ".", "\\d", "(?:a|bc)", "(a|b)*", "é", "$", "^", "x?", "\\b", "\\B", " "];
   const quants = ["", "", "*", "+", "?", "{2}", "{1,3}"];
   let compared = 0;
   for (let p = 0; p < 300; p++) {
@@ -76,7 +76,7 @@ test("Y1: the lazily built automaton agrees with the engine on random patterns a
     const len = 1 + Math.floor(r() * 5);
     for (let i = 0; i < len; i++) {
       const atom = pick(atoms);
-      src += atom + (atom === "$" || atom === "^" ? "" : pick(quants));
+      src += atom + (atom === "$" || atom === "^" || atom.startsWith("\\b") || atom === "\\B" ? "" : pick(quants));
     }
     if (r() < 0.5) src = "^" + src;
     if (r() < 0.5) src += "$";
@@ -91,7 +91,7 @@ test("Y1: the lazily built automaton agrees with the engine on random patterns a
     for (let k = 0; k < 12; k++) {
       let input = "";
       const n = Math.floor(r() * 8);
-      for (let i = 0; i < n; i++) input += pick(["a", "b", "c", "1", "é", "\n", "😀"]);
+      for (let i = 0; i < n; i++) input += pick(["a", "b", "c", "1", "é", "\n", "😀", " "]);
       assert.equal(mine.test(input), native.test(input), `${src} on ${JSON.stringify(input)}`);
       compared++;
     }

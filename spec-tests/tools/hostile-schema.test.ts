@@ -64,7 +64,7 @@ describe("Y1: hostile tool schemas", { concurrency: false }, () => {
           if (ends === "limit") {
             const e = envelope(result);
             assert.equal(e.error, "limit");
-            assert.match(e.message, /needed more than \d+ steps/);
+            assert.match(e.message, /needs more than \d+ steps/);
           } else {
             assert.equal(result.isError, false, textOf(result));
           }

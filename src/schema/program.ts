@@ -44,7 +44,7 @@ export function overBudget(): LimitError {
   return new LimitError(
     "MAX_SCHEMA_WORK",
     MAX_SCHEMA_WORK,
-    `schema validation needed more than ${MAX_SCHEMA_WORK} steps (a pattern or applicator fan-out too costly for this value)`,
+    `schema validation needs more than ${MAX_SCHEMA_WORK} steps`,
   );
 }
 
@@ -55,4 +55,61 @@ export const notLineTerminator: CharTest = (cp) => !LINE_TERMINATORS.has(cp);
 /** Word characters of `\b` (ECMA-262: ASCII only, without the `i` flag). */
 export function isWord(c: number): boolean {
   return (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || c === 0x5f;
+}
+
+/** Scratch of {@link addThreads}: a program's dedupe marks and work stack, and the instructions visited. */
+export interface Scratch {
+  readonly prog: readonly Instr[];
+  readonly marks: Int32Array;
+  readonly stack: Int32Array;
+  visited: number;
+}
+
+/** Fresh scratch for `prog`. */
+export function scratch(prog: readonly Instr[]): Scratch {
+  return { prog, marks: new Int32Array(prog.length).fill(-1), stack: new Int32Array(2 * prog.length + 2), visited: 0 };
+}
+
+/**
+ * Adds the thread at `pc0` and every thread it reaches without reading a
+ * character to `list` (holding `count`); returns the new count, or -1 once MATCH
+ * is reached. Assertions are decided at `pos` of `input`, except that with
+ * `defer` a `$` that does not hold yet is kept in the list, unresolved (the
+ * automaton's states). `marks[pc] === mark` dedupes threads of one position.
+ */
+export function addThreads(s: Scratch, list: Int32Array, count: number, pc0: number, mark: number, input: string, pos: number, defer: boolean): number {
+  const { prog, marks, stack } = s;
+  let sp = 0;
+  stack[sp++] = pc0;
+  while (sp > 0) {
+    const pc = stack[--sp] as number;
+    if (marks[pc] === mark) continue;
+    marks[pc] = mark;
+    s.visited++;
+    const ins = prog[pc] as Instr;
+    switch (ins.op) {
+      case CHAR:
+        list[count++] = pc;
+        break;
+      case JMP:
+        stack[sp++] = ins.x;
+        break;
+      case SPLIT:
+        stack[sp++] = ins.y;
+        stack[sp++] = ins.x;
+        break;
+      case ASSERT: {
+        const w = ins.what;
+        // Word characters are ASCII, so UTF-16 units answer \b exactly.
+        const ok =
+          w === "bol" ? pos === 0 : w === "eol" ? pos === input.length : (isWord(input.charCodeAt(pos - 1)) !== isWord(input.charCodeAt(pos))) === (w === "wb");
+        if (ok) stack[sp++] = ins.x;
+        else if (defer && w === "eol") list[count++] = pc;
+        break;
+      }
+      case MATCH:
+        return -1;
+    }
+  }
+  return count;
 }

@@ -5,9 +5,8 @@
  * The engine's own regexes backtrack: a server could send `^(a|a)*$` in an
  * outputSchema together with a result that makes it run for hours, and no timeout
  * can interrupt a regex on the main thread. Here a pattern is parsed into a small
- * program and run as a Pike VM: every input position is visited once with at most
- * one thread per instruction, so the time is bounded by input length × program
- * size. Only single-character tests (classes, escapes such as `\d` or `\p{L}`) are
+ * program that matcher.ts runs in time bounded by input length × program size,
+ * usually one table load per character. Only single-character tests (classes, escapes such as `\d` or `\p{L}`) are
  * delegated to the engine, where one character cannot backtrack.
  *
  * Supported: literals, `.`, classes, character escapes, `^`, `$`, `\b`, `\B`,
@@ -19,22 +18,8 @@
  */
 import { LimitError, SchemaError } from "../errors.js";
 import { MAX_REGEX_PROGRAM } from "../limits.js";
-import { Dfa, dfaEligible } from "./dfa.js";
-import {
-  ASSERT,
-  CHAR,
-  isWord,
-  JMP,
-  MATCH,
-  notLineTerminator,
-  overBudget,
-  SPLIT,
-  UNMETERED,
-  type Assertion,
-  type CharTest,
-  type Instr,
-  type Meter,
-} from "./program.js";
+import { Matcher } from "./matcher.js";
+import { ASSERT, CHAR, JMP, MATCH, notLineTerminator, SPLIT, type Assertion, type CharTest, type Instr, type Meter } from "./program.js";
 
 /**
  * A compiled pattern: `test` as `RegExp.prototype.test` without flags other than
@@ -266,133 +251,6 @@ function compile(src: string): Instr[] {
   return prog;
 }
 
-// Runs the program over `input` (positions are UTF-16 indexes; a character is one
-// code point). Threads are deduplicated per position by `marks`, so the work is at
-// most input length × program size, and each step is charged to the meter. The
-// buffers live with the compiled pattern and are reused (a test never re-enters
-// itself); `marks` holds `base + position`, so a new test only moves `base`
-// instead of clearing them. Common shapes run on the lazily built automaton of
-// dfa.ts first, which hands its threads back here when it reaches its bounds.
-class Machine implements LinearRegex {
-  readonly #prog: Instr[];
-  readonly #anchored: boolean;
-  readonly #dfa: Dfa | null;
-  readonly #marks: Int32Array;
-  #clist: Int32Array;
-  #nlist: Int32Array;
-  readonly #stack: Int32Array;
-  #base = 0;
-  /** Instructions visited by #add since the last charge. */
-  #steps = 0;
-
-  constructor(prog: Instr[]) {
-    this.#prog = prog;
-    const first = prog[0];
-    this.#anchored = first?.what === "bol";
-    this.#dfa = dfaEligible(prog) ? new Dfa(prog, !this.#anchored) : null;
-    const m = prog.length;
-    this.#marks = new Int32Array(m).fill(-1);
-    this.#clist = new Int32Array(m);
-    this.#nlist = new Int32Array(m);
-    this.#stack = new Int32Array(2 * m + 2);
-  }
-
-  // Adds the thread at `pc0` for position `pos` and every thread it reaches without
-  // reading a character, to `list` (which holds `count` entries); returns the new
-  // count, or -1 once MATCH is reached.
-  #add(list: Int32Array, count: number, pc0: number, pos: number, input: string): number {
-    const prog = this.#prog;
-    const marks = this.#marks;
-    const stack = this.#stack;
-    const mark = this.#base + pos;
-    let sp = 0;
-    stack[sp++] = pc0;
-    while (sp > 0) {
-      const pc = stack[--sp] as number;
-      if (marks[pc] === mark) continue;
-      marks[pc] = mark;
-      this.#steps++;
-      const ins = prog[pc] as Instr;
-      switch (ins.op) {
-        case CHAR:
-          list[count++] = pc;
-          break;
-        case JMP:
-          stack[sp++] = ins.x;
-          break;
-        case SPLIT:
-          stack[sp++] = ins.y;
-          stack[sp++] = ins.x;
-          break;
-        case ASSERT: {
-          const w = ins.what;
-          // Word characters are ASCII, so UTF-16 units answer \b exactly.
-          const ok =
-            w === "bol" ? pos === 0 : w === "eol" ? pos === input.length : (isWord(input.charCodeAt(pos - 1)) !== isWord(input.charCodeAt(pos))) === (w === "wb");
-          if (ok) stack[sp++] = ins.x;
-          break;
-        }
-        case MATCH:
-          return -1;
-      }
-    }
-    return count;
-  }
-
-  test(input: string, meter: Meter = UNMETERED): boolean {
-    if (this.#dfa === null || input.length === 0) return this.#simulate(input, 0, null, meter);
-    const r = this.#dfa.run(input, meter);
-    return typeof r === "boolean" ? r : this.#simulate(input, r.pos, r.threads, meter);
-  }
-
-  /** The simulation from `start`, with the threads `resume` (the automaton's) or a fresh start. */
-  #simulate(input: string, start: number, resume: Int32Array | null, meter: Meter): boolean {
-    const n = input.length;
-    if (this.#base > 0x3fffffff - n) {
-      this.#marks.fill(-1);
-      this.#base = 0;
-    }
-    const prog = this.#prog;
-    let clist = this.#clist;
-    let nlist = this.#nlist;
-    let ccount = 0;
-    this.#steps = 0;
-    try {
-      if (resume !== null) {
-        for (let t = 0; t < resume.length && ccount >= 0; t++) ccount = this.#add(clist, ccount, resume[t] as number, start, input);
-        if (ccount < 0) return true;
-      }
-      for (let pos = start; ; ) {
-        // Unanchored search: a new thread starts at every position (only at 0 for "^...").
-        if (pos === 0 || !this.#anchored) {
-          ccount = this.#add(clist, ccount, 0, pos, input);
-          if (ccount < 0) return true;
-        }
-        if (pos === n || (this.#anchored && ccount === 0)) return false;
-        // Charged once per position: at most twice the program size since the last charge.
-        if ((meter.work -= this.#steps + ccount) < 0) throw overBudget();
-        this.#steps = 0;
-        const cp = input.codePointAt(pos) as number;
-        const next = pos + (cp > 0xffff ? 2 : 1);
-        let ncount = 0;
-        for (let t = 0; t < ccount; t++) {
-          const ins = prog[clist[t] as number] as Instr;
-          if ((ins.test as CharTest)(cp)) {
-            ncount = this.#add(nlist, ncount, ins.x, next, input);
-            if (ncount < 0) return true;
-          }
-        }
-        [clist, nlist] = [nlist, clist];
-        ccount = ncount;
-        pos = next;
-      }
-    } finally {
-      meter.work -= this.#steps;
-      this.#base += n + 2;
-    }
-  }
-}
-
 /**
  * Compiles `source` for linear-time matching.
  *
@@ -412,5 +270,5 @@ export function compileLinearRegex(source: string): LinearRegex | null {
     }
     throw e;
   }
-  return new Machine(prog);
+  return new Matcher(prog);
 }
