@@ -233,7 +233,7 @@ export const PROGRESS_LOG_INTERVAL_MS = 100;
 /** Time the CLI waits, once its work is done and closed, before exiting despite a handle a peer left open (ours). */
 export const CLI_EXIT_GRACE_MS = 2_000;
 
-// ── Schema work budget (src/schema) ────────────────────────────────────────────
+// ── Schema work budget (src/schema); Node writing built-ins (src/node/builtins) ─
 
 /** Work units one validation call may spend: subschema visits, keys and items walked, pattern steps, 16-character string scans (Y1; ours: measured at 10-50 ms of the event loop on the hostile fixture server). */
 export const MAX_SCHEMA_WORK = 500_000;
@@ -243,3 +243,13 @@ export const MAX_SCHEMA_SUBSCHEMAS = 10_000;
 export const MAX_REGEX_DFA_STATES = 256;
 /** Thread entries all those states may hold together (Y1; ours: about 32 KiB per pattern). */
 export const MAX_REGEX_DFA_THREADS = 8_192;
+/** Largest content writeFile writes, and file editFile edits, in bytes (R5; ours). */
+export const MAX_BUILTIN_WRITE_BYTES = 1024 * 1024;
+/** Replacements in one editFile call (R5; ours). */
+export const MAX_BUILTIN_EDITS = 64;
+/** Arguments of one runCommand call, program included (R5; ours). */
+export const MAX_BUILTIN_COMMAND_ARGS = 256;
+/** Time a runCommand process may run before it and its process group are killed (R5; ours). */
+export const DEFAULT_BUILTIN_COMMAND_TIMEOUT_MS = 60_000;
+/** Executed actions whose outcome a writing built-in remembers, so a repeated execute never runs twice (R5, W7; ours). */
+export const MAX_BUILTIN_OUTCOMES_KEPT = 1_024;

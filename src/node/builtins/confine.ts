@@ -16,7 +16,7 @@
  * @module
  */
 import { constants, type Dir } from "node:fs";
-import { opendir, open, readlink, realpath, stat, type FileHandle } from "node:fs/promises";
+import { opendir, open, readlink, realpath, rename, stat, unlink, type FileHandle } from "node:fs/promises";
 import { isInside, PathRefused } from "./roots.js";
 
 // O_NOFOLLOW: the last component is never a link. O_NONBLOCK: a FIFO swapped in
@@ -112,5 +112,56 @@ export async function openDirConfined(path: string, roots: readonly string[]): P
   } catch (e) {
     await handle.close().catch(() => {});
     throw e;
+  }
+}
+
+/**
+ * Writes `bytes` as the whole content of the file `name` in the directory
+ * `dir`, confined to `inside` (the roots, links resolved) (Y4, R5). The
+ * directory is opened and verified first; the new content goes to a fresh
+ * temporary file beside the target (created exclusively, never through a link,
+ * verified) and replaces the target by a rename, so a reader sees the old file
+ * or the new one, never a mix. Where the system allows it, both names are
+ * reached through the verified directory's descriptor (`/proc/self/fd/N/...`),
+ * so a directory swapped for a link meanwhile cannot redirect the write. An
+ * existing target keeps its permission bits; a target that is a link or not a
+ * regular file is refused.
+ *
+ * @throws PathRefused when the directory or a file met is not inside a root,
+ *   or the target is not a regular file; the file system's error otherwise.
+ */
+export async function replaceConfined(dir: string, name: string, bytes: Uint8Array, inside: readonly string[]): Promise<void> {
+  const folder = await openConfined(dir, inside, "directory");
+  try {
+    const base = (await hasProcFd()) ? `/proc/self/fd/${folder.fd}` : dir;
+    const target = `${base}/${name}`;
+    let mode = 0o644;
+    const old = await openConfined(target, inside, "read").catch((e: unknown) => {
+      if (e instanceof Error && "code" in e && e.code === "ENOENT") return undefined;
+      throw e;
+    });
+    if (old !== undefined) {
+      mode = (await old.stat()).mode & 0o7777;
+      await old.close();
+    }
+    const tmp = `${base}/.${name}.${crypto.randomUUID()}.tmp`;
+    const out = await openConfined(tmp, inside, "create");
+    try {
+      await out.chmod(mode);
+      let at = 0;
+      while (at < bytes.length) at += (await out.write(bytes, at, bytes.length - at, at)).bytesWritten;
+      await out.sync();
+    } catch (e) {
+      await out.close().catch(() => {});
+      await unlink(tmp).catch(() => {});
+      throw e;
+    }
+    await out.close();
+    await rename(tmp, target).catch(async (e: unknown) => {
+      await unlink(tmp).catch(() => {});
+      throw e;
+    });
+  } finally {
+    await folder.close().catch(() => {});
   }
 }
