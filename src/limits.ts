@@ -82,8 +82,8 @@ export const MAX_ERA_CACHE_ENTRIES = 256;
 export const MAX_SCHEMA_DEPTH = 128;
 /** Longest `pattern` / `patternProperties` regex source, in characters (ours; bounds regex compile cost). */
 export const MAX_SCHEMA_PATTERN_CHARS = 2_048;
-/** Instructions one schema pattern may expand to in the linear-time matcher (T5, T9; ours: bounds `x{1000}{1000}`). */
-export const MAX_REGEX_PROGRAM = 20_000;
+/** Instructions one schema pattern may expand to in the linear-time matcher (T5, T9, Y1; ours: one input character costs at most about this many steps). */
+export const MAX_REGEX_PROGRAM = 2_000;
 /** Deepest nesting (arrays and objects) of a validated instance, of a tool result's structuredContent, and of values hashed into a contract or confirm version (ours; MCP values are shallow JSON). */
 export const MAX_INSTANCE_DEPTH = 128;
 /** Nested subschema evaluations (refs, applicators, descents) in one validation (ours; keeps the stack bounded). */
@@ -238,3 +238,23 @@ export const CLI_EXIT_GRACE_MS = 2_000;
 
 /** Time `yada` keeps, once `--timeout` has passed, to close the server before it exits (exit 3): the process ends within `--timeout` plus this (P4; ours). */
 export const CLI_TIMEOUT_GRACE_MS = 500;
+// ── Schema work budget (src/schema); Node writing built-ins (src/node/builtins) ─
+
+/** Work units one validation call may spend: subschema visits, keys and items walked, pattern steps, 16-character string scans (Y1; ours: measured at 10-50 ms of the event loop on the hostile fixture server). */
+export const MAX_SCHEMA_WORK = 500_000;
+/** Subschemas one compile may index (Y1; ours: bounds compile time; large real tool schemas have a few thousand). */
+export const MAX_SCHEMA_SUBSCHEMAS = 10_000;
+/** Deterministic states a pattern's lazily built automaton may keep; past it the matcher simulates the rest (Y1; ours: bounds memory per pattern). */
+export const MAX_REGEX_DFA_STATES = 256;
+/** Thread entries all those states may hold together (Y1; ours: about 32 KiB per pattern). */
+export const MAX_REGEX_DFA_THREADS = 8_192;
+/** Largest content writeFile writes, and file editFile edits, in bytes (R5; ours). */
+export const MAX_BUILTIN_WRITE_BYTES = 1024 * 1024;
+/** Replacements in one editFile call (R5; ours). */
+export const MAX_BUILTIN_EDITS = 64;
+/** Arguments of one runCommand call, program included (R5; ours). */
+export const MAX_BUILTIN_COMMAND_ARGS = 256;
+/** Time a runCommand process may run before it and its process group are killed (R5; ours). */
+export const DEFAULT_BUILTIN_COMMAND_TIMEOUT_MS = 60_000;
+/** Executed actions whose outcome a writing built-in remembers, so a repeated execute never runs twice (R5, W7; ours). */
+export const MAX_BUILTIN_OUTCOMES_KEPT = 1_024;

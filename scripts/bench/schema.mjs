@@ -188,15 +188,79 @@ const reportInvalid = {
   filter: { combinator: "xor", rules: [{ field: "status", op: "~", value: {} }, { combinator: "or", rules: [] }] },
 };
 
+// An issue tracker's create_issue with patterns on repository, labels, logins and a due date.
+const trackerIssue = {
+  type: "object",
+  properties: {
+    repository: { type: "string", pattern: "^[A-Za-z0-9_.-]{1,39}/[A-Za-z0-9_.-]{1,100}$" },
+    title: { type: "string", minLength: 1, maxLength: 256 },
+    body: { type: "string", maxLength: 65536 },
+    labels: { type: "array", items: { type: "string", pattern: "^[a-z0-9][a-z0-9 :._-]{0,49}$" }, maxItems: 20, uniqueItems: true },
+    assignees: { type: "array", items: { type: "string", pattern: "^[A-Za-z0-9](?:[A-Za-z0-9]|-[A-Za-z0-9]){0,38}$" }, maxItems: 10 },
+    due: { type: "string", pattern: "^\\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\\d|3[01])$" },
+    priority: { enum: ["low", "medium", "high", "urgent"] },
+  },
+  required: ["repository", "title"],
+  additionalProperties: false,
+};
+const trackerValid = {
+  repository: "octo-org/hello-world",
+  title: "Crash when opening settings",
+  body: "Steps to reproduce:\n1. Open the app\n2. Click settings",
+  labels: ["bug", "area: ui", "p1"],
+  assignees: ["octocat", "hubot-2"],
+  due: "2026-12-24",
+  priority: "high",
+};
+const trackerInvalid = { repository: "octo-org", title: "x", labels: ["Bug!"], due: "2026-13-01" };
+
+// A calendar event with formats (asserted) and patterns.
+const calendarEvent = {
+  type: "object",
+  properties: {
+    summary: { type: "string", minLength: 1, maxLength: 200 },
+    start: { type: "string", format: "date-time" },
+    end: { type: "string", format: "date-time" },
+    timeZone: { type: "string", pattern: "^[A-Za-z_]+(?:/[A-Za-z_+-]+){0,2}$" },
+    attendees: {
+      type: "array",
+      items: { type: "object", properties: { email: { type: "string", format: "email" }, optional: { type: "boolean" } }, required: ["email"], additionalProperties: false },
+      maxItems: 50,
+    },
+    location: { type: "string", maxLength: 500 },
+    recurrence: { type: "string", pattern: "^RRULE:FREQ=(?:DAILY|WEEKLY|MONTHLY|YEARLY)(?:;[A-Z]+=[A-Z0-9,]+)*$" },
+    meetingUrl: { type: "string", format: "uri" },
+  },
+  required: ["summary", "start", "end"],
+  additionalProperties: false,
+};
+const calendarValid = {
+  summary: "Planning",
+  start: "2026-12-01T10:00:00Z",
+  end: "2026-12-01T11:00:00+01:00",
+  timeZone: "Europe/Paris",
+  attendees: [{ email: "ana@example.com" }, { email: "bo@example.org", optional: true }],
+  recurrence: "RRULE:FREQ=WEEKLY;BYDAY=MO,WE",
+  meetingUrl: "https://meet.example.com/abc-defg",
+};
+const calendarInvalid = { summary: "Planning", start: "tomorrow", end: "2026-12-01T11:00:00Z", attendees: [{ email: "not-an-email" }], timeZone: "Europe Paris" };
+
 const cases = [
   { name: "edit_file", schema: editFile, draft: "2020-12", valid: editFileValid, invalid: editFileInvalid },
   { name: "search (oneOf, pattern)", schema: search, draft: "2020-12", valid: searchValid, invalid: searchInvalid },
   { name: "create_issue (draft 7)", schema: createIssue, draft: "7", valid: createIssueValid, invalid: createIssueInvalid },
   { name: "report ($defs, recursive $ref)", schema: report, draft: "2020-12", valid: reportValid, invalid: reportInvalid },
+  { name: "tracker create_issue (patterns)", schema: trackerIssue, draft: "2020-12", valid: trackerValid, invalid: trackerInvalid },
+  { name: "calendar event (formats)", schema: calendarEvent, draft: "2020-12", valid: calendarValid, invalid: calendarInvalid, formats: true },
 ];
 
-function newAjv(draft, allErrors = false) {
+function newAjv(draft, allErrors = false, formats = false) {
   const opts = { strict: false, validateFormats: false, allErrors };
+  if (formats) {
+    // ajv ships no formats without ajv-formats: the same checks as plain regexes (cheaper than full checks).
+    opts.validateFormats = true;
+    opts.formats = { "date-time": /^\d{4}-\d{2}-\d{2}[tT]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:[zZ]|[+-]\d{2}:\d{2})$/, email: /^[^\s@]+@[^\s@]+\.[^\s@]+$/, uri: /^[A-Za-z][A-Za-z0-9+.-]*:[^\s]*$/ };
+  }
   return draft === "7" ? new Ajv(opts) : new Ajv2020(opts);
 }
 
@@ -258,9 +322,9 @@ const compileRows = [];
 const compileRatiosCf = [];
 const firstRatiosCf = [];
 for (const c of cases) {
-  const ours = compileSchema(c.schema);
+  const ours = compileSchema(c.schema, c.formats ? { formats: "assert" } : {});
   const cf = new Validator(c.schema, c.draft);
-  const ajv = newAjv(c.draft).compile(c.schema);
+  const ajv = newAjv(c.draft, false, c.formats).compile(c.schema);
   for (const kind of ["valid", "invalid"]) {
     const inst = c[kind];
     const expect = kind === "valid";

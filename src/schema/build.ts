@@ -11,6 +11,7 @@ import { SchemaError } from "../errors.js";
 import { isRec } from "../util/record.js";
 import { escapeToken, type Place, type SchemaIndex } from "./refs.js";
 import { enabled } from "./keywords.js";
+import { overBudget } from "./program.js";
 import { report } from "./runtime.js";
 import { mergeEvaluated, newEvaluated, type Check, type Ctx, type Dialect, type Evaluated, type SchemaNode } from "./types.js";
 
@@ -224,12 +225,22 @@ export function assemble(b: Build, resourceRoot: boolean): Check {
       return ok;
     };
   }
+  // A subschema with many keyword checks (one per `dependencies` entry, say) costs
+  // a unit of work per check at each visit; the common ones cost only the visit (Y1).
+  const checks = nCommon + typed;
+  if (checks > 8) {
+    const inner = check;
+    check = (inst, ctx, ev) => {
+      if ((ctx.work -= checks) < 0) throw overBudget();
+      return inner(inst, ctx, ev);
+    };
+  }
   if (b.tracked) {
     const inner = check;
     check = (inst, ctx, ev) => {
       const own = newEvaluated();
       const ok = inner(inst, ctx, own);
-      if (ok && ev !== null) mergeEvaluated(ev, own);
+      if (ok && ev !== null && (ctx.work -= mergeEvaluated(ev, own)) < 0) throw overBudget();
       return ok;
     };
   }

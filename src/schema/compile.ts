@@ -38,7 +38,7 @@ import {
 import { isRec } from "../util/record.js";
 import { compileRegex } from "./pattern.js";
 import { notSchema, ROOT_URI, SchemaIndex, type Place } from "./refs.js";
-import { report } from "./runtime.js";
+import { report, spend } from "./runtime.js";
 import type { Check, Dialect, SchemaNode } from "./types.js";
 import { CompiledSchema } from "./validate.js";
 
@@ -67,6 +67,20 @@ export interface CompileOptions {
 const DIALECTS: readonly Dialect[] = ["draft-07", "2019-09", "2020-12"];
 
 const ACCEPT: Check = () => true;
+
+/** Work units charged for building one subschema's closure on first use (Y1; measured, in visits), plus per direct child. */
+const BUILD_COST = 300;
+const BUILD_COST_PER_CHILD = 30;
+
+/** The direct children a subschema's build creates (the entries of its keyword values, roughly). */
+function childCount(raw: Record<string, unknown>): number {
+  let n = 0;
+  for (const k in raw) {
+    const v = raw[k];
+    if (typeof v === "object" && v !== null) n += Array.isArray(v) ? v.length : Object.keys(v).length;
+  }
+  return n;
+}
 
 function isNumber(v: unknown): v is number {
   return typeof v === "number" && Number.isFinite(v);
@@ -102,9 +116,13 @@ class Compiler implements CompilerHooks {
     const hit = this.#nodes.get(raw);
     if (hit !== undefined) return hit;
     const obj = raw as Record<string, unknown>;
-    // Built on first use; the closure then replaces this stub.
+    // Built on first use; the closure then replaces this stub. Building is work
+    // of the validation that needs it, charged to its budget (Y1).
     const node: SchemaNode = {
-      v: (inst, ctx, ev) => (node.v = this.#build(obj, place))(inst, ctx, ev),
+      v: (inst, ctx, ev) => {
+        spend(ctx, BUILD_COST + BUILD_COST_PER_CHILD * childCount(obj));
+        return (node.v = this.#build(obj, place))(inst, ctx, ev);
+      },
       resource: place.res,
     };
     this.#nodes.set(raw, node);

@@ -8,13 +8,10 @@
  */
 import { MAX_SCHEMA_PATTERN_CHARS } from "../limits.js";
 
-const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
-const TIME = /^(\d{2}):(\d{2}):(\d{2})(?:\.\d+)?(?:[zZ]|([+-])(\d{2}):(\d{2}))$/;
 // RFC 3339 appendix A: units in order, none skipped between two present ones.
 const DURATION =
   /^P(?:\d+W|(?:\d+Y(?:\d+M(?:\d+D)?)?|\d+M(?:\d+D)?|\d+D)(?:T(?:\d+H(?:\d+M(?:\d+S)?)?|\d+M(?:\d+S)?|\d+S))?|T(?:\d+H(?:\d+M(?:\d+S)?)?|\d+M(?:\d+S)?|\d+S))$/;
 const IPV4 = /^(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)$/;
-const HOST_LABEL = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/;
 const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
 const JSON_POINTER = /^(?:\/(?:[^~/]|~[01])*)*$/;
 const REL_JSON_POINTER = /^(?:0|[1-9]\d*)(?:#|(?:\/(?:[^~/]|~[01])*)*)$/;
@@ -30,40 +27,87 @@ function daysIn(year: number, month: number): number {
   return [4, 6, 9, 11].includes(month) ? 30 : 31;
 }
 
-/** RFC 3339 §5.6 full-date. */
-function isDate(s: string): boolean {
-  const m = DATE.exec(s);
-  if (m === null) return false;
-  const month = Number(m[2]);
-  const day = Number(m[3]);
-  return month >= 1 && month <= 12 && day >= 1 && day <= daysIn(Number(m[1]), month);
+/** The value of the `n` ASCII digits of `s` at `at`, or -1. */
+function digits(s: string, at: number, n: number): number {
+  let v = 0;
+  for (let i = at; i < at + n; i++) {
+    const d = s.charCodeAt(i) - 48;
+    if (!(d >= 0 && d <= 9)) return -1;
+    v = v * 10 + d;
+  }
+  return v;
 }
 
-/** RFC 3339 §5.6 full-time; a leap second is valid only at 23:59:60 UTC. */
-function isTime(s: string): boolean {
-  const m = TIME.exec(s);
-  if (m === null) return false;
-  const h = Number(m[1]);
-  const min = Number(m[2]);
-  const sec = Number(m[3]);
-  const oh = m[5] === undefined ? 0 : Number(m[5]);
-  const om = m[6] === undefined ? 0 : Number(m[6]);
-  if (h > 23 || min > 59 || sec > 60 || oh > 23 || om > 59) return false;
+// The date and time checks read digits in place: no regex, slice or number
+// parse (they run on every date-time of every validated value).
+
+/** RFC 3339 §5.6 full-date at `at` of `s` (10 characters). */
+function dateAt(s: string, at: number): boolean {
+  const year = digits(s, at, 4);
+  const month = digits(s, at + 5, 2);
+  const day = digits(s, at + 8, 2);
+  return s[at + 4] === "-" && s[at + 7] === "-" && year >= 0 && month >= 1 && month <= 12 && day >= 1 && day <= daysIn(year, month);
+}
+
+/** RFC 3339 §5.6 full-time from `at` to the end of `s`; a leap second is valid only at 23:59:60 UTC. */
+function timeAt(s: string, at: number): boolean {
+  const h = digits(s, at, 2);
+  const min = digits(s, at + 3, 2);
+  const sec = digits(s, at + 6, 2);
+  if (s[at + 2] !== ":" || s[at + 5] !== ":" || h < 0 || h > 23 || min < 0 || min > 59 || sec < 0 || sec > 60) return false;
+  let i = at + 8;
+  if (s[i] === ".") {
+    const first = ++i;
+    while (digits(s, i, 1) >= 0) i++;
+    if (i === first) return false;
+  }
+  let offset = 0;
+  const z = s[i];
+  if (z === "Z" || z === "z") i++;
+  else if (z === "+" || z === "-") {
+    const oh = digits(s, i + 1, 2);
+    const om = digits(s, i + 4, 2);
+    if (s[i + 3] !== ":" || oh < 0 || oh > 23 || om < 0 || om > 59) return false;
+    offset = (z === "-" ? -1 : 1) * (oh * 60 + om);
+    i += 6;
+  } else return false;
+  if (i !== s.length) return false;
   if (sec < 60) return true;
-  const sign = m[4] === "-" ? -1 : 1;
-  const utc = (((h * 60 + min - sign * (oh * 60 + om)) % 1440) + 1440) % 1440;
-  return utc === 23 * 60 + 59;
+  return (((h * 60 + min - offset) % 1440) + 1440) % 1440 === 23 * 60 + 59;
+}
+
+function isDate(s: string): boolean {
+  return s.length === 10 && dateAt(s, 0);
+}
+
+function isTime(s: string): boolean {
+  return timeAt(s, 0);
 }
 
 function isDateTime(s: string): boolean {
-  const t = s.search(/[tT]/);
-  return t === 10 && isDate(s.slice(0, 10)) && isTime(s.slice(11));
+  const t = s[10];
+  return (t === "T" || t === "t") && dateAt(s, 0) && timeAt(s, 11);
 }
 
-/** RFC 1123 §2.1 host name: labels of letters, digits and hyphens, 253 characters at most. */
+/** RFC 1123 §2.1 host name: labels of 1-63 letters, digits and inner hyphens, 253 characters at most. */
 function isHostname(s: string): boolean {
   if (s.length === 0 || s.length > 253) return false;
-  return s.split(".").every((l) => HOST_LABEL.test(l));
+  let len = 0;
+  let prev = 0;
+  for (let i = 0; i <= s.length; i++) {
+    // The end closes the last label as a dot would.
+    const c = i < s.length ? s.charCodeAt(i) : 46;
+    if (c === 46) {
+      if (len === 0 || len > 63 || prev === 45) return false;
+      len = 0;
+    } else {
+      const alnum = (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
+      if (!alnum && !(c === 45 && len > 0)) return false;
+      len++;
+    }
+    prev = c;
+  }
+  return true;
 }
 
 function isIpv6(s: string): boolean {

@@ -7,7 +7,7 @@
  * @module
  */
 import { COMMON, type Build } from "./build.js";
-import { apply, follow, probe, report } from "./runtime.js";
+import { apply, follow, probe, report, spend } from "./runtime.js";
 import { mergeEvaluated, newEvaluated, type Check, type SchemaNode } from "./types.js";
 
 function allOfCheck(b: Build): void {
@@ -37,7 +37,7 @@ function anyOfCheck(b: Build): void {
     for (let i = 0; i < nodes.length; i++) {
       const own = newEvaluated();
       if (probe(nodes[i] as SchemaNode, inst, ctx, own)) {
-        mergeEvaluated(ev, own);
+        spend(ctx, mergeEvaluated(ev, own));
         any = true;
       }
     }
@@ -59,7 +59,7 @@ function oneOfCheck(b: Build): void {
       kept = own;
     }
     if (passed === 0) return report(ctx, at, message);
-    if (ev !== null && kept !== null) mergeEvaluated(ev, kept);
+    if (ev !== null && kept !== null) spend(ctx, mergeEvaluated(ev, kept));
     return true;
   });
 }
@@ -79,7 +79,7 @@ function conditionalCheck(b: Build): void {
     if (ev === null && then === null && otherwise === null) return true;
     const own = ev === null ? null : newEvaluated();
     if (probe(cond, inst, ctx, own)) {
-      if (ev !== null && own !== null) mergeEvaluated(ev, own);
+      if (ev !== null && own !== null) spend(ctx, mergeEvaluated(ev, own));
       return then === null || apply(then, inst, ctx, ev);
     }
     return otherwise === null || apply(otherwise, inst, ctx, ev);

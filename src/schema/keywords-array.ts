@@ -8,7 +8,8 @@
  */
 import { ARRAY, simpleType, typeIs, type Build } from "./build.js";
 import { canonicalKey } from "./equal.js";
-import { descend, inlineOk, probeChild } from "./runtime.js";
+import { overBudget } from "./program.js";
+import { descend, inlineOk, probeChild, spend } from "./runtime.js";
 import type { Evaluated, SchemaNode } from "./types.js";
 
 type Arr = unknown[];
@@ -40,6 +41,8 @@ function restCheck(b: Build, kw: string, from: number): void {
     const a = inst as Arr;
     let ok = true;
     const inline = simple !== 0 && inlineOk(ctx);
+    // A unit per item walked (Y1), taken up front.
+    if ((ctx.work -= a.length - from) < 0) throw overBudget();
     for (let i = from; i < a.length; i++) {
       if (inline && typeIs(simple, a[i])) continue;
       if (!(never ? fail(ctx, i) : descend(node, a[i], i, ctx))) {
@@ -119,6 +122,7 @@ function uniqueCheck(b: Build): void {
   b.add(ARRAY, (inst, ctx) => {
     const a = inst as Arr;
     if (a.length < 2) return true;
+    spend(ctx, a.length);
     if (a.length <= SMALL) {
       // Few primitives: compare pairwise, no allocation.
       let prims = true;
@@ -146,6 +150,7 @@ function uniqueCheck(b: Build): void {
         prims.add(x);
       } else {
         const k = canonicalKey(x);
+        spend(ctx, k.length >> 4);
         keys ??= new Set();
         if (keys.has(k)) return fail(ctx, i);
         keys.add(k);
@@ -174,6 +179,7 @@ export function addUnevaluatedItems(b: Build): void {
     if (seen.allItems) return true;
     const a = inst as Arr;
     let ok = true;
+    spend(ctx, Math.max(0, a.length - seen.items));
     for (let i = seen.items; i < a.length; i++) {
       if (seen.itemSet !== null && seen.itemSet.has(i)) continue;
       if (!(never ? fail(ctx, i) : descend(node, a[i], i, ctx))) {

@@ -10,7 +10,8 @@ import { isRec } from "../util/record.js";
 import { jsonEqual } from "./equal.js";
 import { formatChecker } from "./formats.js";
 import { compileRegex } from "./pattern.js";
-import type { Check } from "./types.js";
+import { spend } from "./runtime.js";
+import type { Check, Ctx } from "./types.js";
 
 /** Is `raw` a valid `type` value: a type name or a non-empty array of them? */
 export function isTypeKeyword(raw: unknown): boolean {
@@ -55,14 +56,20 @@ function enumCheck(b: Build): void {
   const prims = new Set(values.filter(isPrimitive));
   const objects = values.filter((v) => !isPrimitive(v));
   if (objects.length === 0) b.add(COMMON, (v, ctx) => prims.has(v) || fail(ctx));
-  else b.add(COMMON, (v, ctx) => (isPrimitive(v) ? prims.has(v) : objects.some((o) => jsonEqual(v, o))) || fail(ctx));
+  else {
+    b.add(COMMON, (v, ctx) => {
+      if (isPrimitive(v)) return prims.has(v) || fail(ctx);
+      spend(ctx, objects.length);
+      return objects.some((o) => jsonEqual(v, o, ctx)) || fail(ctx);
+    });
+  }
 }
 
 function constCheck(b: Build): void {
   const c = b.get("const");
   const fail = b.fail("const", "must be equal to the constant");
   if (isPrimitive(c)) b.add(COMMON, (v, ctx) => v === c || fail(ctx));
-  else b.add(COMMON, (v, ctx) => jsonEqual(v, c) || fail(ctx));
+  else b.add(COMMON, (v, ctx) => jsonEqual(v, c, ctx) || fail(ctx));
 }
 
 /** `instance op n` on numbers, one closure per operator. */
@@ -105,8 +112,9 @@ function numberChecks(b: Build): void {
   }
 }
 
-/** Length in Unicode code points (2020-12 validation §6.3.1), not UTF-16 units. */
-function codePoints(s: string): number {
+/** Length in Unicode code points (2020-12 validation §6.3.1), not UTF-16 units; a unit of work per 16 (Y1). */
+function codePoints(s: string, ctx: Ctx): number {
+  spend(ctx, s.length >> 4);
   let n = 0;
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);
@@ -124,7 +132,7 @@ function stringChecks(b: Build): void {
     const max = b.get("maxLength") as number;
     const fail = b.fail("maxLength", `must have at most ${max} characters`);
     // A string never has more code points than UTF-16 units: count only when needed.
-    b.add(STRING, (v, ctx) => (v as string).length <= max || codePoints(v as string) <= max || fail(ctx));
+    b.add(STRING, (v, ctx) => (v as string).length <= max || codePoints(v as string, ctx) <= max || fail(ctx));
   }
   if (b.has("minLength")) {
     const min = b.get("minLength") as number;
@@ -132,13 +140,13 @@ function stringChecks(b: Build): void {
     // At most two UTF-16 units per code point.
     b.add(STRING, (v, ctx) => {
       const n = (v as string).length;
-      return (n >= min && (n >= 2 * min || codePoints(v as string) >= min)) || fail(ctx);
+      return (n >= min && (n >= 2 * min || codePoints(v as string, ctx) >= min)) || fail(ctx);
     });
   }
   if (b.has("pattern")) {
     const re = compileRegex(b.get("pattern") as string, b.at("pattern"));
     const fail = b.fail("pattern", "must match the pattern");
-    b.add(STRING, (v, ctx) => re.test(v as string) || fail(ctx));
+    b.add(STRING, (v, ctx) => re.test(v as string, ctx) || fail(ctx));
   }
   // 2020-12 validation §7.2.1: format is an annotation unless assertion is asked
   // for (the caller's option, or the format-assertion vocabulary).
@@ -146,7 +154,11 @@ function stringChecks(b: Build): void {
   const test = b.has("format") && (b.hooks.assertFormats || b.place.res.vocab?.has("format-assertion") === true) ? formatChecker(name) : null;
   if (test !== null) {
     const fail = b.fail("format", `must be a valid ${name}`);
-    b.add(STRING, (v, ctx) => test(v as string) || fail(ctx));
+    // The format checks are linear in the string: a unit of work per 16 characters (Y1).
+    b.add(STRING, (v, ctx) => {
+      spend(ctx, ((v as string).length >> 4) + 1);
+      return test(v as string) || fail(ctx);
+    });
   }
 }
 

@@ -10,7 +10,8 @@
 import { OBJECT, simpleType, typeIs, type Build } from "./build.js";
 import { compileRegex } from "./pattern.js";
 import type { LinearRegex } from "./regex.js";
-import { apply, descend, inlineOk, ownOnly, probeChild, report } from "./runtime.js";
+import { overBudget } from "./program.js";
+import { apply, descend, inlineOk, ownOnly, probeChild, report, spend } from "./runtime.js";
 import type { Ctx, Evaluated, SchemaNode } from "./types.js";
 
 type Obj = Record<string, unknown>;
@@ -39,9 +40,11 @@ interface PropEntry {
  * Returns whether `required` was handled here.
  */
 function objectPass(b: Build, required: readonly string[] | null): boolean {
+  if (!b.has("properties") && !b.has("patternProperties") && !b.has("additionalProperties")) return false;
   const entries = b.has("properties") ? b.map("properties") : [];
   const reqSet = new Set(required ?? []);
-  const absorbs = required !== null && entries.length > 0 && [...reqSet].every((k) => entries.some((e) => e[0] === k));
+  const names = new Set(entries.map((e) => e[0]));
+  const absorbs = required !== null && entries.length > 0 && [...reqSet].every((k) => names.has(k));
   const rawProps = b.get("properties") as Obj;
   // A prototype-less table: a keyed load is cheaper than a Map lookup, and
   // instance keys such as "__proto__" or "constructor" find nothing inherited.
@@ -66,6 +69,8 @@ function objectPass(b: Build, required: readonly string[] | null): boolean {
     const inline = inlineOk(ctx);
     for (const k in o) {
       if (!own && !Object.hasOwn(o, k)) continue;
+      // A unit per key walked (Y1); the budget is checked by the next visit or after the loop.
+      ctx.work--;
       const e = props[k];
       let matched = e !== undefined;
       if (e !== undefined) {
@@ -79,7 +84,7 @@ function objectPass(b: Build, required: readonly string[] | null): boolean {
       }
       for (let i = 0; i < nPats; i++) {
         const [re, node] = pats[i] as [LinearRegex, SchemaNode];
-        if (!re.test(k)) continue;
+        if (!re.test(k, ctx)) continue;
         matched = true;
         if (ev !== null) mark(ev, k);
         if (!descend(node, o[k], k, ctx)) {
@@ -93,6 +98,7 @@ function objectPass(b: Build, required: readonly string[] | null): boolean {
         ok = false;
       }
     }
+    if (ctx.work < 0) throw overBudget();
     if (seen < nReq && !missing(o, reqNames, reqMessages, reqAt, ctx)) {
       if (ctx.errs === null) return false;
       ok = false;
@@ -111,6 +117,7 @@ function requiredMessages(names: readonly string[], when: string): string[] {
 
 /** Reports each of `names` that `o` lacks with its message; returns whether none is missing. */
 function missing(o: Obj, names: readonly string[], messages: readonly string[], at: string, ctx: Ctx): boolean {
+  spend(ctx, names.length);
   let ok = true;
   for (let i = 0; i < names.length; i++) {
     if (Object.hasOwn(o, names[i] as string)) continue;
@@ -136,9 +143,10 @@ function propertyNamesCheck(b: Build): void {
   });
 }
 
-function countProps(o: Obj): number {
+function countProps(o: Obj, ctx: Ctx): number {
   let n = 0;
   for (const k in o) if (Object.hasOwn(o, k)) n++;
+  spend(ctx, n);
   return n;
 }
 
@@ -146,12 +154,12 @@ function sizeChecks(b: Build): void {
   if (b.has("maxProperties")) {
     const max = b.get("maxProperties") as number;
     const fail = b.fail("maxProperties", `must have at most ${max} properties`);
-    b.add(OBJECT, (inst, ctx) => countProps(inst as Obj) <= max || fail(ctx));
+    b.add(OBJECT, (inst, ctx) => countProps(inst as Obj, ctx) <= max || fail(ctx));
   }
   if (b.has("minProperties")) {
     const min = b.get("minProperties") as number;
     const fail = b.fail("minProperties", `must have at least ${min} properties`);
-    b.add(OBJECT, (inst, ctx) => countProps(inst as Obj) >= min || fail(ctx));
+    b.add(OBJECT, (inst, ctx) => countProps(inst as Obj, ctx) >= min || fail(ctx));
   }
 }
 
@@ -197,7 +205,9 @@ export function addUnevaluatedProperties(b: Build): void {
     if (seen.allProps) return true;
     const o = inst as Obj;
     let ok = true;
-    for (const k of Object.keys(o)) {
+    const keys = Object.keys(o);
+    spend(ctx, keys.length);
+    for (const k of keys) {
       if (seen.props !== null && seen.props.has(k)) continue;
       if (!(never ? fail(ctx, k) : descend(node, o[k], k, ctx))) {
         if (ctx.errs === null) return false;

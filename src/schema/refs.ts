@@ -8,7 +8,7 @@
  * @module
  */
 import { LimitError, SchemaError } from "../errors.js";
-import { MAX_QUOTED_TEXT_CHARS, MAX_SCHEMA_DEPTH } from "../limits.js";
+import { MAX_QUOTED_TEXT_CHARS, MAX_SCHEMA_DEPTH, MAX_SCHEMA_SUBSCHEMAS } from "../limits.js";
 import { isRec } from "../util/record.js";
 import { ANY, DEPENDENCIES, ITEMS, KEYWORDS, SCHEMA, SCHEMAS, SHAPE } from "./keywords.js";
 import type { Dialect, Resource } from "./types.js";
@@ -163,6 +163,10 @@ export class SchemaIndex {
       throw new LimitError("MAX_SCHEMA_DEPTH", MAX_SCHEMA_DEPTH, `schema nested deeper than ${MAX_SCHEMA_DEPTH} levels`);
     }
     if (this.#places.has(raw)) return;
+    // Y1: compile work is linear in the subschemas indexed; their number is bounded.
+    if (this.#places.size >= MAX_SCHEMA_SUBSCHEMAS) {
+      throw new LimitError("MAX_SCHEMA_SUBSCHEMAS", MAX_SCHEMA_SUBSCHEMAS, `schema has more than ${MAX_SCHEMA_SUBSCHEMAS} subschemas`);
+    }
     const where = place.at || "/";
     const async = own(raw, "$async");
     if (async !== undefined && async !== false) throw new SchemaError(`$async schemas are not supported (at ${where})`);

@@ -5,9 +5,8 @@
  * The engine's own regexes backtrack: a server could send `^(a|a)*$` in an
  * outputSchema together with a result that makes it run for hours, and no timeout
  * can interrupt a regex on the main thread. Here a pattern is parsed into a small
- * program and run as a Pike VM: every input position is visited once with at most
- * one thread per instruction, so the time is bounded by input length × program
- * size. Only single-character tests (classes, escapes such as `\d` or `\p{L}`) are
+ * program that matcher.ts runs in time bounded by input length × program size,
+ * usually one table load per character. Only single-character tests (classes, escapes such as `\d` or `\p{L}`) are
  * delegated to the engine, where one character cannot backtrack.
  *
  * Supported: literals, `.`, classes, character escapes, `^`, `$`, `\b`, `\B`,
@@ -19,18 +18,17 @@
  */
 import { LimitError, SchemaError } from "../errors.js";
 import { MAX_REGEX_PROGRAM } from "../limits.js";
+import { Matcher } from "./matcher.js";
+import { ASSERT, CHAR, JMP, MATCH, notLineTerminator, SPLIT, type Assertion, type CharTest, type Instr, type Meter } from "./program.js";
 
-/** A compiled pattern: `test` as `RegExp.prototype.test` without flags other than `u`. */
+/**
+ * A compiled pattern: `test` as `RegExp.prototype.test` without flags other than
+ * `u`. Each step is charged to `meter` (Y1); past its budget `test` throws
+ * LimitError (`limit`, `MAX_SCHEMA_WORK`).
+ */
 export interface LinearRegex {
-  test(input: string): boolean;
+  test(input: string, meter?: Meter): boolean;
 }
-
-type CharTest = (cp: number) => boolean;
-/** A zero-width assertion: start, end, word boundary, not a word boundary. */
-type Assertion = "bol" | "eol" | "wb" | "nwb";
-
-const LINE_TERMINATORS = new Set([0x0a, 0x0d, 0x2028, 0x2029]);
-const isWord = (c: number): boolean => (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || c === 0x5f;
 
 class Unsupported extends Error {}
 /** Not a regular expression (the reason is not reported: the caller only learns that). */
@@ -64,19 +62,6 @@ function nativeTest(source: string): CharTest {
 
 // ── program ───────────────────────────────────────────────────────────────────
 
-const CHAR = 0;
-const SPLIT = 1;
-const JMP = 2;
-const ASSERT = 3;
-const MATCH = 4;
-interface Instr {
-  op: number;
-  test?: CharTest;
-  what?: Assertion;
-  x: number;
-  y: number;
-}
-
 /** Appends the instructions of one parsed piece; a counted repeat calls it again. */
 type Emit = () => void;
 
@@ -100,6 +85,10 @@ function compile(src: string): Instr[] {
   };
   const instr = (pc: number): Instr => prog[pc] as Instr;
   const char = (test: CharTest): Emit => () => emit(CHAR, prog.length + 1, test);
+  // One test per distinct literal or class source: the automaton classes ASCII by distinct tests.
+  const tests = new Map<string | number, CharTest>();
+  const literal = (cp: number): CharTest => tests.get(cp) ?? (tests.set(cp, (x) => x === cp), tests.get(cp) as CharTest);
+  const native = (source: string): CharTest => tests.get(source) ?? (tests.set(source, nativeTest(source)), tests.get(source) as CharTest);
   const assert = (what: Assertion): Emit => (assertion = () => emit(ASSERT, prog.length + 1, undefined, what));
 
   function alternation(): Emit {
@@ -214,7 +203,7 @@ function compile(src: string): Instr[] {
         return assert("eol");
       case ".":
         i++;
-        return char((cp) => !LINE_TERMINATORS.has(cp));
+        return char(notLineTerminator);
       case "[": {
         const start = i;
         i++;
@@ -223,14 +212,14 @@ function compile(src: string): Instr[] {
         while (i < src.length && src[i] !== "]") i += src[i] === "\\" ? 2 : 1;
         if (i >= src.length) throw new Invalid();
         i++;
-        return char(nativeTest(src.slice(start, i)));
+        return char(native(src.slice(start, i)));
       }
       case "\\":
         return escape();
       default: {
         const cp = src.codePointAt(i) as number;
         i += cp > 0xffff ? 2 : 1;
-        return char((x) => x === cp);
+        return char(literal(cp));
       }
     }
   }
@@ -252,7 +241,7 @@ function compile(src: string): Instr[] {
     } else if (c === "x") i += 2;
     else if (c === "u") i += 4;
     else if (c === "c") i += 1;
-    return char(nativeTest(src.slice(start, i)));
+    return char(native(src.slice(start, i)));
   }
 
   const whole = alternation();
@@ -260,110 +249,6 @@ function compile(src: string): Instr[] {
   whole();
   emit(MATCH, -1);
   return prog;
-}
-
-// Runs the program over `input` (positions are UTF-16 indexes; a character is one
-// code point). Threads are deduplicated per position by `marks`, so the work is at
-// most input length × program size. The buffers live with the compiled pattern and
-// are reused (a test never re-enters itself); `marks` holds `base + position`, so
-// a new test only moves `base` instead of clearing them.
-class Machine implements LinearRegex {
-  readonly #prog: Instr[];
-  readonly #anchored: boolean;
-  readonly #marks: Int32Array;
-  #clist: Int32Array;
-  #nlist: Int32Array;
-  readonly #stack: Int32Array;
-  #base = 0;
-
-  constructor(prog: Instr[]) {
-    this.#prog = prog;
-    const first = prog[0];
-    this.#anchored = first?.what === "bol";
-    const m = prog.length;
-    this.#marks = new Int32Array(m).fill(-1);
-    this.#clist = new Int32Array(m);
-    this.#nlist = new Int32Array(m);
-    this.#stack = new Int32Array(2 * m + 2);
-  }
-
-  // Adds the thread at `pc0` for position `pos` and every thread it reaches without
-  // reading a character, to `list` (which holds `count` entries); returns the new
-  // count, or -1 once MATCH is reached.
-  #add(list: Int32Array, count: number, pc0: number, pos: number, input: string): number {
-    const prog = this.#prog;
-    const marks = this.#marks;
-    const stack = this.#stack;
-    const mark = this.#base + pos;
-    let sp = 0;
-    stack[sp++] = pc0;
-    while (sp > 0) {
-      const pc = stack[--sp] as number;
-      if (marks[pc] === mark) continue;
-      marks[pc] = mark;
-      const ins = prog[pc] as Instr;
-      switch (ins.op) {
-        case CHAR:
-          list[count++] = pc;
-          break;
-        case JMP:
-          stack[sp++] = ins.x;
-          break;
-        case SPLIT:
-          stack[sp++] = ins.y;
-          stack[sp++] = ins.x;
-          break;
-        case ASSERT: {
-          const w = ins.what;
-          // Word characters are ASCII, so UTF-16 units answer \b exactly.
-          const ok =
-            w === "bol" ? pos === 0 : w === "eol" ? pos === input.length : (isWord(input.charCodeAt(pos - 1)) !== isWord(input.charCodeAt(pos))) === (w === "wb");
-          if (ok) stack[sp++] = ins.x;
-          break;
-        }
-        case MATCH:
-          return -1;
-      }
-    }
-    return count;
-  }
-
-  test(input: string): boolean {
-    const n = input.length;
-    if (this.#base > 0x3fffffff - n) {
-      this.#marks.fill(-1);
-      this.#base = 0;
-    }
-    const prog = this.#prog;
-    let clist = this.#clist;
-    let nlist = this.#nlist;
-    let ccount = 0;
-    try {
-      for (let pos = 0; ; ) {
-        // Unanchored search: a new thread starts at every position (only at 0 for "^...").
-        if (pos === 0 || !this.#anchored) {
-          ccount = this.#add(clist, ccount, 0, pos, input);
-          if (ccount < 0) return true;
-        }
-        if (pos === n || (this.#anchored && ccount === 0)) return false;
-        const cp = input.codePointAt(pos) as number;
-        const next = pos + (cp > 0xffff ? 2 : 1);
-        let ncount = 0;
-        for (let t = 0; t < ccount; t++) {
-          const ins = prog[clist[t] as number] as Instr;
-          if ((ins.test as CharTest)(cp)) {
-            ncount = this.#add(nlist, ncount, ins.x, next, input);
-            if (ncount < 0) return true;
-          }
-        }
-        [clist, nlist] = [nlist, clist];
-        ccount = ncount;
-        pos = next;
-      }
-    } finally {
-      this.#base += n + 2;
-    }
-  }
 }
 
 /**
@@ -385,5 +270,5 @@ export function compileLinearRegex(source: string): LinearRegex | null {
     }
     throw e;
   }
-  return new Machine(prog);
+  return new Matcher(prog);
 }

@@ -14,6 +14,7 @@ import {
   MAX_SCHEMA_REF_EXPANSIONS,
 } from "../limits.js";
 import { tooDeep } from "./equal.js";
+import { overBudget } from "./program.js";
 import { escapeToken } from "./refs.js";
 import type { Ctx, Evaluated, SchemaNode } from "./types.js";
 
@@ -58,8 +59,14 @@ function tooNested(): LimitError {
   );
 }
 
-/** Validates a child instance (`key` of the current one) against `node`. */
+/** Takes `units` from the validation's work budget (Y1). @throws LimitError (`MAX_SCHEMA_WORK`). */
+export function spend(ctx: Ctx, units: number): void {
+  if ((ctx.work -= units) < 0) throw overBudget();
+}
+
+/** Validates a child instance (`key` of the current one) against `node`. One work unit (Y1). */
 export function descend(node: SchemaNode, value: unknown, key: string | number, ctx: Ctx): boolean {
+  if (--ctx.work < 0) throw overBudget();
   if (++ctx.depth > MAX_INSTANCE_DEPTH) throw tooDeep();
   if (++ctx.nest > MAX_SCHEMA_EVAL_NESTING) throw tooNested();
   let ok: boolean;
@@ -86,8 +93,9 @@ export function inlineOk(ctx: Ctx): boolean {
   return ctx.depth < MAX_INSTANCE_DEPTH && ctx.nest < MAX_SCHEMA_EVAL_NESTING;
 }
 
-/** Validates the current instance against an in-place subschema (allOf, then, ...). */
+/** Validates the current instance against an in-place subschema (allOf, then, ...). One work unit (Y1). */
 export function apply(node: SchemaNode, inst: unknown, ctx: Ctx, ev: Evaluated | null): boolean {
+  if (--ctx.work < 0) throw overBudget();
   if (++ctx.nest > MAX_SCHEMA_EVAL_NESTING) throw tooNested();
   const ok = node.v(inst, ctx, ev);
   ctx.nest--;
@@ -120,6 +128,7 @@ export function probeChild(node: SchemaNode, value: unknown, ctx: Ctx): boolean 
 
 /** Follows a `$ref` to `node`, entering its resource in the dynamic scope when tracked. */
 export function follow(node: SchemaNode, inst: unknown, ctx: Ctx, ev: Evaluated | null): boolean {
+  if (--ctx.work < 0) throw overBudget();
   if (++ctx.refs > MAX_SCHEMA_REF_EXPANSIONS) {
     throw new LimitError(
       "MAX_SCHEMA_REF_EXPANSIONS",

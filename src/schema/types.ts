@@ -58,6 +58,8 @@ export interface Ctx {
   nest: number;
   /** `$ref` expansions so far. */
   refs: number;
+  /** Work units left of `MAX_SCHEMA_WORK` (Y1): visits, walked keys and items, pattern steps. */
+  work: number;
   /** Dynamic scope (resources entered), only when the schema uses `$dynamicRef`. */
   scope: Resource[] | null;
   /** Object.prototype has no enumerable property (so for-in yields own keys of JSON objects). */
@@ -79,8 +81,12 @@ export function newEvaluated(): Evaluated {
   return { props: null, allProps: false, items: 0, allItems: false, itemSet: null };
 }
 
-/** Adds `from` into `into` (annotations of a passing subschema flow to the parent). */
-export function mergeEvaluated(into: Evaluated, from: Evaluated): void {
+/**
+ * Adds `from` into `into` (annotations of a passing subschema flow to the parent).
+ * Returns the entries copied, for the caller to charge (Y1).
+ */
+export function mergeEvaluated(into: Evaluated, from: Evaluated): number {
+  const copied = (from.props?.size ?? 0) + (from.itemSet?.size ?? 0);
   if (from.allProps) into.allProps = true;
   else if (from.props !== null && !into.allProps) {
     if (into.props === null) into.props = new Set(from.props);
@@ -94,4 +100,5 @@ export function mergeEvaluated(into: Evaluated, from: Evaluated): void {
       else for (const i of from.itemSet) into.itemSet.add(i);
     }
   }
+  return copied;
 }

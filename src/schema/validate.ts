@@ -6,7 +6,8 @@
  *
  * @module
  */
-import { ValidationError, type ValidationIssue } from "../errors.js";
+import { LimitError, ValidationError, type ValidationIssue } from "../errors.js";
+import { MAX_SCHEMA_WORK } from "../limits.js";
 import type { IndexedResource } from "./refs.js";
 import { hasCleanPrototype, lastFailure, STOP_COLLECTING } from "./runtime.js";
 import type { Ctx, SchemaNode } from "./types.js";
@@ -51,6 +52,7 @@ export class CompiledSchema {
     depth: 0,
     nest: 0,
     refs: 0,
+    work: MAX_SCHEMA_WORK,
     scope: null,
     cleanProto: true,
   };
@@ -72,6 +74,7 @@ export class CompiledSchema {
     ctx.depth = 0;
     ctx.nest = 0;
     ctx.refs = 0;
+    ctx.work = MAX_SCHEMA_WORK;
     // 2020-12 core §7.1: the dynamic scope starts at the root resource.
     if (this.#dynamic) ctx.scope = [this.#root];
     ctx.cleanProto = hasCleanPrototype();
@@ -86,7 +89,10 @@ export class CompiledSchema {
    *
    * @throws LimitError (code `limit`) when the instance nests deeper than
    *   `MAX_INSTANCE_DEPTH`, or evaluation exceeds `MAX_SCHEMA_EVAL_NESTING` or
-   *   `MAX_SCHEMA_REF_EXPANSIONS` (for example a `{"$ref": "#"}` loop).
+   *   `MAX_SCHEMA_REF_EXPANSIONS` (for example a `{"$ref": "#"}` loop), or needs
+   *   more than `MAX_SCHEMA_WORK` work units (subschema visits, keys and items
+   *   walked, pattern steps): no schema holds the caller for more than a few
+   *   tens of milliseconds, whatever its shape and the value's.
    *
    * @example
    * ```ts
@@ -98,19 +104,23 @@ export class CompiledSchema {
   validate(instance: unknown, options?: ValidateOptions): ValidationResult {
     const fast = this.#reset(null);
     if (this.#node.v(instance, fast, null)) return VALID;
-    if (!(options?.allIssues ?? this.#allIssues)) {
-      return { valid: false, issues: [fast.failMessage === "" ? noIssue() : lastFailure(fast)] };
-    }
+    const first = fast.failMessage === "" ? noIssue() : lastFailure(fast);
+    if (!(options?.allIssues ?? this.#allIssues)) return { valid: false, issues: [first] };
+    const left = fast.work;
     const issues: ValidationIssue[] = [];
     const ctx = this.#reset(issues);
+    // The collecting pass gets what the fast pass left of the budget (Y1); when it
+    // runs out, the issue already found is the answer.
+    ctx.work = left;
     try {
       this.#node.v(instance, ctx, null);
     } catch (e) {
+      if (e instanceof LimitError && e.limit === "MAX_SCHEMA_WORK") return { valid: false, issues: [first] };
       if (e !== STOP_COLLECTING) throw e;
     } finally {
       ctx.errs = null;
     }
-    if (issues.length === 0) issues.push(noIssue());
+    if (issues.length === 0) issues.push(first);
     return { valid: false, issues };
   }
 

@@ -23,7 +23,7 @@ async function listFiles(guard: RootGuard, args: unknown, context: ToolCallConte
   let entries = 0;
   let stopped = false;
   const budget = walkBudget();
-  for await (const e of walk(target.real, { maxDepth: recursive ? MAX_BUILTIN_DEPTH : 0, signal: context.signal, budget })) {
+  for await (const e of walk(target.real, { maxDepth: recursive ? MAX_BUILTIN_DEPTH : 0, signal: context.signal, budget, roots: await guard.realRoots() })) {
     if (entries >= MAX_BUILTIN_LIST_ENTRIES || !out.add(e.rel + SUFFIX[e.kind])) {
       stopped = true;
       break;

@@ -4,24 +4,18 @@
  *
  * @module
  */
-import { constants } from "node:fs";
-import { open } from "node:fs/promises";
 import { MAX_BUILTIN_FILE_BYTES, MAX_BUILTIN_OUTPUT_BYTES } from "../../limits.js";
 import type { ReadTool, ToolResult } from "../../tools/types.js";
 import { argsObject, optionalInt } from "./args.js";
 import { BoundedLines, refusal, textResult } from "./output.js";
+import { openConfined } from "./confine.js";
 import { PathRefused, type RootGuard } from "./roots.js";
 
-// O_NOFOLLOW: the resolved path has no links; refuse one swapped in since (POSIX only).
-// O_NONBLOCK: a FIFO swapped in after the check cannot block a pool thread.
-const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
-
-async function readBounded(path: string): Promise<{ bytes: Uint8Array; size: number }> {
-  const handle = await open(path, OPEN_FLAGS);
+async function readBounded(path: string, roots: readonly string[]): Promise<{ bytes: Uint8Array; size: number }> {
+  // Y4: the descriptor is verified inside the roots before a byte is read.
+  const handle = await openConfined(path, roots, "read");
   try {
-    const info = await handle.stat();
-    if (!info.isFile()) throw new PathRefused("the path is no longer a regular file");
-    const size = info.size;
+    const size = (await handle.stat()).size;
     const buffer = new Uint8Array(Math.min(size, MAX_BUILTIN_FILE_BYTES));
     let at = 0;
     while (at < buffer.length) {
@@ -41,7 +35,7 @@ async function readFile(guard: RootGuard, args: unknown): Promise<ToolResult> {
   const limit = optionalInt(a, "limit", 1);
   const target = await guard.resolve(a.path);
   if (target.isDirectory) throw new PathRefused(`${String(a.path)} is a directory; use listFiles`);
-  const { bytes, size } = await readBounded(target.real);
+  const { bytes, size } = await readBounded(target.real, await guard.realRoots());
   if (bytes.subarray(0, 8192).includes(0)) throw new PathRefused(`${String(a.path)} looks like a binary file`);
   const lines = new TextDecoder().decode(bytes).split(/\r?\n/);
   if (lines.at(-1) === "") lines.pop();

@@ -32,7 +32,7 @@ export function isInside(root: string, target: string): boolean {
 }
 
 /** Checks the roots a host allows: a non-empty list of paths, made absolute. */
-export function checkRoots(roots: unknown): string[] {
+export function checkRoots(roots: unknown, who = "nodeReadTools"): string[] {
   const out: string[] = [];
   // An index loop, not every(): a hole in a sparse array must be refused, not skipped.
   for (let i = 0; Array.isArray(roots) && i < roots.length; i++) {
@@ -41,7 +41,7 @@ export function checkRoots(roots: unknown): string[] {
     out.push(resolve(r));
   }
   if (!Array.isArray(roots) || out.length === 0 || out.length !== roots.length) {
-    throw new ConfigError("nodeReadTools: roots must be a non-empty array of directory paths");
+    throw new ConfigError(`${who}: roots must be a non-empty array of directory paths`);
   }
   return out;
 }
@@ -57,6 +57,16 @@ export class RootGuard {
   /** The roots, as configured. */
   get roots(): readonly string[] {
     return this.#roots;
+  }
+
+  /** The roots with their links resolved (a root may itself be a link); those that do not exist are left out. */
+  async realRoots(): Promise<string[]> {
+    const out: string[] = [];
+    for (const r of this.#roots) {
+      const real = await realpath(r).catch(() => undefined);
+      if (real !== undefined) out.push(real);
+    }
+    return out;
   }
 
   /**

@@ -7,8 +7,6 @@
  *
  * @module
  */
-import { constants } from "node:fs";
-import { open } from "node:fs/promises";
 import { CancelledError } from "../../errors.js";
 import {
   MAX_BUILTIN_ARGUMENT_CHARS,
@@ -22,17 +20,15 @@ import type { ReadTool, ToolCallContext, ToolResult } from "../../tools/types.js
 import { argsObject, optionalBool } from "./args.js";
 import { BoundedLines, refusal, textResult } from "./output.js";
 import { PathRefused, type RootGuard } from "./roots.js";
+import { openConfined } from "./confine.js";
 import { walk, walkBudget, type WalkEntry } from "./walk.js";
 
 const SKIPPED = new Set([".git", "node_modules"]);
-// O_NONBLOCK: a FIFO swapped in after the check cannot block a pool thread.
-const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
-
-/** The file's text, or undefined when it is too large, binary or unreadable. */
-async function readText(path: string): Promise<string | undefined> {
+/** The file's text, or undefined when it is too large, binary, unreadable or not inside the roots (Y4). */
+async function readText(path: string, roots: readonly string[]): Promise<string | undefined> {
   let handle;
   try {
-    handle = await open(path, OPEN_FLAGS);
+    handle = await openConfined(path, roots, "read");
   } catch {
     return undefined;
   }
@@ -64,6 +60,7 @@ async function searchFiles(guard: RootGuard, args: unknown, context: ToolCallCon
   const ignoreCase = optionalBool(a, "ignoreCase") ?? false;
   const needle = ignoreCase ? query.toLowerCase() : query;
   const target = await guard.resolve(a.path ?? ".");
+  const roots = await guard.realRoots();
   const files: WalkEntry[] = [];
   const out = new BoundedLines();
   let matches = 0;
@@ -77,7 +74,7 @@ async function searchFiles(guard: RootGuard, args: unknown, context: ToolCallCon
       return false;
     }
     filesRead++;
-    const text = await readText(file.path);
+    const text = await readText(file.path, roots);
     if (text === undefined) return true;
     const lines = text.split(/\r?\n/);
     for (let i = 0; i < lines.length; i++) {
@@ -94,7 +91,7 @@ async function searchFiles(guard: RootGuard, args: unknown, context: ToolCallCon
   if (!target.isDirectory) await scan({ rel: target.shown, path: target.real });
   else {
     const budget = walkBudget();
-    for await (const e of walk(target.real, { maxDepth: MAX_BUILTIN_DEPTH, skip: SKIPPED, signal: context.signal, budget })) {
+    for await (const e of walk(target.real, { maxDepth: MAX_BUILTIN_DEPTH, skip: SKIPPED, signal: context.signal, budget, roots })) {
       if (e.kind === "file") files.push(e);
       if (files.length >= MAX_BUILTIN_SEARCH_FILES + 1) break;
     }

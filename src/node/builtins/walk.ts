@@ -7,11 +7,11 @@
  *
  * @module
  */
-import type { Dir, Dirent } from "node:fs";
-import { opendir } from "node:fs/promises";
+import type { Dirent } from "node:fs";
 import { join } from "node:path";
 import { CancelledError } from "../../errors.js";
 import { MAX_BUILTIN_WALK_ENTRIES } from "../../limits.js";
+import { openDirConfined } from "./confine.js";
 
 /** One entry met by {@link walk}. */
 export interface WalkEntry {
@@ -34,6 +34,8 @@ export interface WalkOptions {
    * counted down as entries are read. At 0 the walk stops reading: {@link walkBudget}.
    */
   budget: { left: number };
+  /** The allowed roots, links resolved: every directory read is opened and verified inside them (Y4). */
+  roots: readonly string[];
 }
 
 /** A fresh budget of `MAX_BUILTIN_WALK_ENTRIES` entries; `left === 0` afterwards means the walk was cut. */
@@ -46,14 +48,14 @@ function shownName(name: string): string {
   return name.replace(/[\x00-\x1f\x7f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`);
 }
 
-/** Reads at most `budget.left` entries of a directory (not the whole of a huge one). */
-async function readEntries(path: string, budget: { left: number }): Promise<Dirent[]> {
+/** Reads at most `budget.left` entries of a directory (not the whole of a huge one), verified inside `roots`. */
+async function readEntries(path: string, budget: { left: number }, roots: readonly string[]): Promise<Dirent[]> {
   const entries: Dirent[] = [];
-  let dir: Dir | undefined;
+  let listing: Awaited<ReturnType<typeof openDirConfined>> | undefined;
   try {
-    dir = await opendir(path);
+    listing = await openDirConfined(path, roots);
     while (budget.left > 0) {
-      const d = await dir.read();
+      const d = await listing.dir.read();
       if (d === null) break;
       budget.left--;
       entries.push(d);
@@ -61,7 +63,7 @@ async function readEntries(path: string, budget: { left: number }): Promise<Dire
   } catch {
     // an unreadable directory is skipped
   } finally {
-    await dir?.close().catch(() => {});
+    await listing?.close();
   }
   return entries;
 }
@@ -81,7 +83,7 @@ function kindOf(d: Dirent): WalkEntry["kind"] {
  */
 export async function* walk(start: string, options: WalkOptions, rel = "", depth = 0): AsyncGenerator<WalkEntry> {
   if (options.signal?.aborted) throw new CancelledError("the tool call was cancelled", { cause: options.signal.reason });
-  const entries = await readEntries(start, options.budget);
+  const entries = await readEntries(start, options.budget, options.roots);
   entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   for (const d of entries) {
     const name = shownName(d.name);
