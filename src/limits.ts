@@ -232,3 +232,16 @@ export const RUN_ARGUMENT_CHARS = 300;
 export const PROGRESS_LOG_INTERVAL_MS = 100;
 /** Time the CLI waits, once its work is done and closed, before exiting despite a handle a peer left open (ours). */
 export const CLI_EXIT_GRACE_MS = 2_000;
+
+// ── Hostile peers: server requests, streams (src/jsonrpc, src/mcp, src/transport) ──
+
+/** Server-to-client requests one session holds at a time, handler running or reply not yet sent; beyond it a JSON-RPC error reply (Y2; ours). */
+export const MAX_SERVER_REQUESTS_IN_FLIGHT = 64;
+/** Error replies (refusals, unknown methods) waiting to be sent; beyond it a server request is dropped unanswered and logged (Y2; ours). */
+export const MAX_QUEUED_REFUSALS = 64;
+/** Replies to server requests being sent at once: stdio writes awaiting the pipe, or HTTP POSTs (Y2; ours). */
+export const MAX_REPLY_SENDS_IN_FLIGHT = 4;
+/** Calls of one host handler (sampling, elicitation form / url, roots) running at once per client; more wait their turn (Y2; ours). */
+export const MAX_HOST_HANDLER_CONCURRENCY = 4;
+/** JSON-RPC error code of the reply to a server request beyond `MAX_SERVER_REQUESTS_IN_FLIGHT` (Y2; JSON-RPC 2.0 server-error range). */
+export const RPC_TOO_MANY_REQUESTS = -32000;
