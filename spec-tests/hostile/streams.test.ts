@@ -23,8 +23,9 @@ function feedRepeated(parser: { feed(c: Uint8Array): void }, line: string, bytes
 for (const [what, line] of [
   ["empty data lines", "data\n"],
   ["data lines with a colon and CRLF", "data:\r\n"],
-  ["comments", ":\n"],
   ["id lines", "id: 1\n"],
+  ["event lines", "event: x\n"],
+  ["unknown fields", "x\n"],
 ] as const) {
   test(`Y3: the event bound counts wire bytes: ${what} reach it`, () => {
     const max = 256 * 1024;
@@ -34,6 +35,14 @@ for (const [what, line] of [
     assert.equal(error.limit, "MAX_SSE_EVENT_BYTES");
   });
 }
+
+test("Y3: comments are not part of an event: a keep-alive stream longer than the bound is fine", () => {
+  let events = 0;
+  const parser = createSseParser({ onEvent: () => events++, maxEventBytes: 64 * 1024 });
+  assert.equal(feedRepeated(parser, ": keep-alive\n", 256 * 1024), undefined);
+  parser.feed(new TextEncoder().encode("data: 1\n\n"));
+  assert.equal(events, 1);
+});
 
 test("Y3: an event just under its bound holds at most about twice the bound", () => {
   const before = heldBytes();

@@ -8,8 +8,8 @@
  * decoded. One pass over the input; a line split across chunks is kept in one
  * growable buffer, so a line streamed in many tiny slices stays linear.
  *
- * Y3: the event bound counts wire bytes (field names, empty data lines, comments
- * and line ends all count), and an event's data is decoded once, at dispatch:
+ * Y3: the event bound counts wire bytes (field names, empty data lines, unknown
+ * fields and line ends all count; comments, which are not kept, do not), and an event's data is decoded once, at dispatch:
  * a single data line straight from the chunk it arrived in, several lines from
  * one growable byte buffer. No string is built by repeated concatenation, so the
  * memory one stream holds stays within about twice its bound.
@@ -135,8 +135,8 @@ function findLineEnd(bytes: Uint8Array, words: Int32Array | undefined, head: num
  * `retry` (digits only); a line without a colon is a field with an empty value; an
  * event without a terminating blank line at end of stream is not dispatched.
  *
- * Bounds: the wire bytes of one event (every line since the last blank line, line
- * ends included, plus the line still arriving) are limited by `maxEventBytes` (Y3).
+ * Bounds: the wire bytes of one event (every field line since the last blank line,
+ * line ends included, plus the line still arriving; comments are not kept and do not count) are limited by `maxEventBytes` (Y3).
  *
  * @throws LimitError (`limit`) from `feed()` when an event outgrows the bound.
  *
@@ -172,7 +172,7 @@ export function createSseParser(options: SseParserOptions): SseParser {
   let dataChunk: Uint8Array | undefined;
   let dataStart = 0;
   let dataEnd = 0;
-  // Wire bytes of the lines of the event so far, line ends included (Y3).
+  // Wire bytes of the field lines of the event so far, line ends included (Y3).
   let eventBytes = 0;
   let type = "";
   // Measured: one TextDecoder call costs ~150 ns however short the value, about
@@ -283,9 +283,11 @@ export function createSseParser(options: SseParserOptions): SseParser {
   // One line [start, end) of `buf`; `wire` is its length on the wire with its line end.
   function line(buf: Uint8Array, start: number, end: number, wire: number): void {
     if (start === end) return dispatch();
+    // A comment is no part of an event (WHATWG) and is not kept: keep-alive
+    // comments may go on for longer than any event bound.
+    if (buf[start] === COLON) return;
     eventBytes += wire;
     if (eventBytes > maxEventBytes) overLimit();
-    if (buf[start] === COLON) return; // comment
     let colon = start;
     while (colon < end && buf[colon] !== COLON) colon++;
     let value = colon < end ? colon + 1 : end;
