@@ -32,6 +32,12 @@ export interface StdioServerParams {
   cwd?: string;
   /** `"inherit"` prints the server's stderr; by default it is read, logged at debug and kept (S3). */
   stderr?: "pipe" | "inherit";
+  /**
+   * Receives the server's stderr as decoded text, chunk by chunk, when it is piped
+   * (it is still kept for errors). The text is untrusted: filter it before it
+   * reaches a terminal.
+   */
+  onStderr?: (text: string) => void;
   /** Longest stdout line accepted, in bytes (S8); default `MAX_LINE_BYTES`. */
   maxLineBytes?: number;
   /** Names the server in messages; defaults to the command. */
@@ -163,9 +169,12 @@ export class StdioTransport implements Transport {
     });
     child.stdout?.on("data", (chunk: Uint8Array) => splitter.push(chunk));
     child.stdout?.on("end", () => splitter.end());
+    const onStderr = p.onStderr;
+    const stderrText = onStderr && new TextDecoder();
     child.stderr?.on("data", (chunk: Uint8Array) => {
       this.#tail.push(chunk);
       this.#log("debug", "server stderr", { server: this.description, text: new TextDecoder().decode(chunk) });
+      if (onStderr && stderrText) onStderr(stderrText.decode(chunk, { stream: true }));
     });
     // EPIPE and friends surface through send(); the exit reports the rest.
     child.stdin?.on("error", (e) => this.#log("debug", "stdin error", { server: this.description, error: String(e) }));
