@@ -6,6 +6,7 @@ import type { ServerResponse } from "node:http";
 import { run } from "../../src/agent/run.js";
 import { scripted } from "../../src/agent/scripted.js";
 import { connectMcp } from "../../src/node/tools.js";
+import { HttpTransport } from "../../src/transport/http.js";
 import type { McpServerConfig } from "../../src/tools/config.js";
 import { startRpcServer, initializeResult, type PostedMessage } from "../helpers/http.js";
 import { alice, hostTool } from "../agent/support.js";
@@ -14,8 +15,8 @@ const allowAll = (): boolean => true;
 const SECRETS = ["sk-PATHSECRET", "QUERYSECRET", "HEADERSECRET", "ENVSECRET", "STDERRSECRET"];
 
 /** Runs one scripted model turn that calls `tool` and returns everything the model was sent afterwards. */
-async function modelSees(config: McpServerConfig, tool: string): Promise<string> {
-  const connection = await connectMcp(config, { identity: alice, authorize: allowAll });
+async function modelSees(config: McpServerConfig, tool: string, options?: Parameters<typeof connectMcp>[2]): Promise<string> {
+  const connection = await connectMcp(config, { identity: alice, authorize: allowAll }, options);
   try {
     const provider = scripted([{ toolCalls: [{ name: tool, arguments: { text: "x" } }] }, { text: "done" }]);
     await run({ provider, tools: [...connection.tools], identity: alice, input: "go" });
@@ -64,6 +65,17 @@ for (const [what, onCall] of [
     }
   });
 }
+
+test("Y5: a host's own transport factory that names the server by its URL still shows the model no URL", async () => {
+  const server = await httpServer((_m, res) => void res.writeHead(500).end());
+  try {
+    const url = server.url.replace("/mcp", "/mcp/sk-PATHSECRET?token=QUERYSECRET");
+    const seen = await modelSees({ name: "vault", url }, "vault__echo", { transportFactory: (s) => new HttpTransport(s.url ?? "") });
+    assertClean(seen, "vault");
+  } finally {
+    server.close();
+  }
+});
 
 test("Y5: a stdio server that dies mid-call reaches the model under its name, without its stderr or env values", async () => {
   const script = `
