@@ -120,3 +120,22 @@ test(`H6: an Mcp-Session-Id of exactly ${MAX_SESSION_ID_CHARS} visible character
     server.close();
   }
 });
+
+test("J3: a JSON-RPC error message from a server is cut to MAX_RPC_ERROR_MESSAGE_CHARS", async () => {
+  const { MAX_RPC_ERROR_MESSAGE_CHARS } = await import("../../src/limits.js");
+  const { JsonRpcError } = await import("../../src/errors.js");
+  // Answers every call with an error whose message is 50 times the bound.
+  const args = inlineServer(`(m) => {
+    process.stdout.write(JSON.stringify({ jsonrpc: "2.0", id: m.id, error: { code: -32000, message: "m".repeat(${MAX_RPC_ERROR_MESSAGE_CHARS * 50}) } }) + "\\n");
+    return new Promise(() => {});
+  }`);
+  const client = await McpClient.connectStdio("node", args);
+  try {
+    const e = await rejection(client.callTool("t", {}));
+    assert.ok(e instanceof JsonRpcError, `${e.name}: ${e.message.slice(0, 100)}`);
+    assert.ok(e.rpcMessage.length <= MAX_RPC_ERROR_MESSAGE_CHARS + 1, `${e.rpcMessage.length} characters kept`);
+    assert.ok(e.message.length < MAX_RPC_ERROR_MESSAGE_CHARS + 200);
+  } finally {
+    await client.close();
+  }
+});
