@@ -243,5 +243,7 @@ export const MAX_QUEUED_REFUSALS = 64;
 export const MAX_REPLY_SENDS_IN_FLIGHT = 4;
 /** Calls of one host handler (sampling, elicitation form / url, roots) running at once per client; more wait their turn (Y2; ours). */
 export const MAX_HOST_HANDLER_CONCURRENCY = 4;
+/** Bytes written to a stdio server's stdin that it has not read yet; a send beyond it fails with a `limit` error instead of queuing (Y2; ours: 16 MiB, the S8 line bound). */
+export const MAX_STDIN_QUEUED_BYTES = 16 * 1024 * 1024;
 /** JSON-RPC error code of the reply to a server request beyond `MAX_SERVER_REQUESTS_IN_FLIGHT` (Y2; JSON-RPC 2.0 server-error range). */
 export const RPC_TOO_MANY_REQUESTS = -32000;

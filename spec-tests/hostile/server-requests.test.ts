@@ -7,6 +7,7 @@ import { MAX_HOST_HANDLER_CONCURRENCY, MAX_REPLY_SENDS_IN_FLIGHT, MAX_SERVER_REQ
 import { startFixture } from "../transport/http-fixtures.js";
 import type { TextContent } from "../../src/mcp/types.js";
 import { heldBytes, MiB } from "./memory.js";
+import { LimitError } from "../../src/errors.js";
 
 interface Stats {
   replies: number;
@@ -34,6 +35,30 @@ test("Y2: a server that floods pings and never reads its stdin leaves client mem
     // The session still works.
     const r = await client.callTool("echo", { text: "alive" });
     assert.equal((r.content[0] as TextContent).text, "alive");
+  } finally {
+    await client.close();
+  }
+});
+
+test("Y2: calls to a server that never reads its stdin fail with a limit error once MAX_STDIN_QUEUED_BYTES are queued", async () => {
+  const { MAX_STDIN_QUEUED_BYTES } = await import("../../src/limits.js");
+  const { client, logs } = await connectFixture("hostile.mjs", ["--mode", "deaf"]);
+  try {
+    await waitFor(() => logs.some((l) => l.message === "server stderr" && String(l.data?.text).includes("deaf")), 30_000);
+    const before = heldBytes();
+    const big = "x".repeat(1024 * 1024);
+    const outcomes: Array<Promise<unknown>> = [];
+    let limited: unknown;
+    for (let i = 0; i < 64 && limited === undefined; i++) {
+      const call = client.request("tools/call", { name: "echo", arguments: { text: big } }, { timeoutMs: 60_000 });
+      outcomes.push(call.catch((e: unknown) => e));
+      // A refused send fails at once, before any timeout.
+      const settled = await Promise.race([call.then(() => "answered", (e: unknown) => e), new Promise((r) => setTimeout(() => r("pending"), 20))]);
+      if (settled !== "pending") limited = settled;
+    }
+    assert.ok(limited instanceof LimitError && limited.limit === "MAX_STDIN_QUEUED_BYTES", `no limit error after 64 MiB of unread calls: ${String(limited)}`);
+    const held = heldBytes() - before;
+    assert.ok(held < 2 * MAX_STDIN_QUEUED_BYTES + 16 * MiB, `the client holds ${(held / MiB).toFixed(0)} MiB for the deaf server`);
   } finally {
     await client.close();
   }

@@ -12,6 +12,7 @@ import {
   CLOSE_STDIN_GRACE_MS,
   EXIT_DRAIN_GRACE_MS,
   MAX_LINE_BYTES,
+  MAX_STDIN_QUEUED_BYTES,
   SKIPPED_LINE_CHARS,
   SKIPPED_LINES_KEPT,
   STDERR_TAIL_BYTES,
@@ -251,6 +252,7 @@ export class StdioTransport implements Transport {
    * Writes one message as one line.
    *
    * @throws ConnectionClosedError (`connection_closed`) after the process ended.
+   * @throws LimitError (`limit`, `MAX_STDIN_QUEUED_BYTES`) when the server has not read that much already written.
    * @throws TransportError (`transport`) when the pipe refuses the write.
    */
   send(message: JsonRpcMessage, _options?: SendOptions): Promise<void> {
@@ -259,6 +261,12 @@ export class StdioTransport implements Transport {
       return Promise.reject(new ConnectionClosedError(`${this.description} is not running`));
     }
     const line = encodeMessage(message) + "\n";
+    // Y2: a server that does not read its stdin gets no more than this queued for it.
+    if (stdin.writableLength + line.length > MAX_STDIN_QUEUED_BYTES) {
+      return Promise.reject(
+        new LimitError("MAX_STDIN_QUEUED_BYTES", MAX_STDIN_QUEUED_BYTES, `${this.description} has not read ${stdin.writableLength} bytes already written to it`),
+      );
+    }
     if ("id" in message && "method" in message) {
       // A request needs no write callback: if the pipe breaks, the process exit
       // fails the pending request with its status and stderr (S4). Measured: the
