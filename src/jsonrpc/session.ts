@@ -141,6 +141,12 @@ function truncate(text: string, max: number): string {
  * (J2). Server requests go to handlers registered with {@link onRequest}; `ping` is
  * answered `{}` and anything unhandled `-32601` (J3). Notifications go to listeners
  * (J4). Timeouts and aborts send `notifications/cancelled` (J5).
+ *
+ * Bounds on what the server can make it do (Y2): at most
+ * `MAX_SERVER_REQUESTS_IN_FLIGHT` server requests are held at once (beyond it the
+ * reply is error `RPC_TOO_MANY_REQUESTS`), at most `MAX_QUEUED_REFUSALS` error replies
+ * wait to be sent (beyond it a request is dropped unanswered and logged), and at
+ * most `MAX_REPLY_SENDS_IN_FLIGHT` replies are being sent at a time.
  */
 export class JsonRpcSession {
   readonly #transport: Transport;
