@@ -258,3 +258,17 @@ export const MAX_BUILTIN_COMMAND_ARGS = 256;
 export const DEFAULT_BUILTIN_COMMAND_TIMEOUT_MS = 60_000;
 /** Executed actions whose outcome a writing built-in remembers, so a repeated execute never runs twice (R5, W7; ours). */
 export const MAX_BUILTIN_OUTCOMES_KEPT = 1_024;
+// ── Hostile peers: server requests, streams (src/jsonrpc, src/mcp, src/transport) ──
+
+/** Server-to-client requests one session holds at a time, handler running or reply not yet sent; beyond it a JSON-RPC error reply (Y2; ours). */
+export const MAX_SERVER_REQUESTS_IN_FLIGHT = 64;
+/** Error replies (refusals, unknown methods) waiting to be sent; beyond it a server request is dropped unanswered and logged (Y2; ours). */
+export const MAX_QUEUED_REFUSALS = 64;
+/** Replies to server requests being sent at once: stdio writes awaiting the pipe, or HTTP POSTs (Y2; ours). */
+export const MAX_REPLY_SENDS_IN_FLIGHT = 4;
+/** Calls of one host handler (sampling, elicitation form / url, roots) running at once per client; more wait their turn (Y2; ours). */
+export const MAX_HOST_HANDLER_CONCURRENCY = 4;
+/** Bytes written to a stdio server's stdin that it has not read yet; a send beyond it fails with a `limit` error instead of queuing (Y2; ours: 16 MiB, the S8 line bound). */
+export const MAX_STDIN_QUEUED_BYTES = 16 * 1024 * 1024;
+/** JSON-RPC error code of the reply to a server request beyond `MAX_SERVER_REQUESTS_IN_FLIGHT` (Y2; JSON-RPC 2.0 server-error range). */
+export const RPC_TOO_MANY_REQUESTS = -32000;

@@ -19,6 +19,7 @@ import { IMAGE_TYPES, utf8Length, utf8Prefix } from "../tools/bound.js";
 import { errorResult as toolError } from "../tools/render.js";
 import type { ToolResult, ToolResultPart, ToolUpdate } from "../tools/types.js";
 import { isRec } from "../util/record.js";
+import { modelFacingMessage } from "../tools/model-text.js";
 
 /** The kinds of error result the loop writes. */
 export type LoopErrorKind = "tool_failed" | "unknown_tool" | "invalid_arguments" | "loop_detected" | "cancelled";
@@ -33,11 +34,8 @@ export function errorResult(kind: LoopErrorKind, message: string): ToolResult {
 
 /** The error result for a value a tool threw. */
 export function thrownResult(error: unknown): ToolResult {
-  let message = error instanceof Error ? error.message : typeof error === "string" ? error : "the tool failed";
-  // A closed connection's message carries the server's stderr and stray stdout for
-  // the host (S4), where secrets can show up: the model gets only how it ended.
-  if (error instanceof YadaError && error.code === "connection_closed") message = message.split("; ")[0] ?? "the connection closed";
-  return errorResult("tool_failed", message);
+  // Y5: no URL, stderr or stray stdout of a server reaches the model.
+  return errorResult("tool_failed", modelFacingMessage(error));
 }
 
 /**

@@ -11,12 +11,12 @@
  */
 import type { Logger } from "../log.js";
 import { isRecord, parseTool, type McpTool } from "../mcp/types.js";
-import { connectMcp, nodeTransportFactory } from "../node/tools.js";
+import { connectMcp, nodeTransportFactory, stdioTransportFactory } from "../node/tools.js";
 import type { McpConnection } from "../tools/connect.js";
 import type { Authorize, ConfirmTool, Identity, ReadTool, Tool } from "../tools/types.js";
 import { RecordingTransport, type TranscriptEntry } from "../transport/recording.js";
 import { pendingConfirmTool, selectConfirmTools } from "./confirm.js";
-import { serverConfig, type ServerChoice } from "./server.js";
+import { printServerStderr, serverConfig, type ServerChoice } from "./server.js";
 
 /** Options of {@link connectAgentTools}. */
 export interface AgentToolsOptions {
@@ -84,7 +84,8 @@ export async function connectAgentTools(choice: ServerChoice, options: AgentTool
     config,
     { identity: options.identity, authorize: options.authorize },
     {
-      transportFactory: (server, context) => new RecordingTransport(nodeTransportFactory(server, context), watch),
+      transportFactory: (server, context) =>
+        new RecordingTransport(choice.kind === "stdio" && choice.inheritStderr ? stdioTransportFactory(server, context, printServerStderr) : nodeTransportFactory(server, context), watch),
       ...(options.logger ? { logger: options.logger } : {}),
       ...(options.signal ? { signal: options.signal } : {}),
     },

@@ -19,7 +19,7 @@ import { HttpTransport } from "../transport/http.js";
 import type { Transport } from "../transport/types.js";
 import { parseHeader, splitCommandLine, type CliArgs } from "./args.js";
 import { UsageError } from "./exit.js";
-import { oneLine, type Io } from "./terminal.js";
+import { oneLine, safe, type Io } from "./terminal.js";
 
 /** What every choice has. */
 export interface ChoiceBase {
@@ -147,9 +147,17 @@ export function transportFor(choice: ServerChoice, logger: Logger | undefined): 
   const params: StdioServerParams = { command: choice.command, args: choice.args, name: stdioLabel(choice) };
   if (choice.env) params.env = choice.env;
   if (choice.cwd !== undefined) params.cwd = choice.cwd;
-  if (choice.inheritStderr) params.stderr = "inherit";
+  if (choice.inheritStderr) params.onStderr = printServerStderr;
   if (logger) params.logger = logger;
   return new StdioTransport(params);
+}
+
+/**
+ * `--verbose` prints a stdio server's stderr, through the terminal filter: its
+ * escape sequences (title, clipboard, screen clear) never reach the terminal.
+ */
+export function printServerStderr(text: string): void {
+  process.stderr.write(safe(text));
 }
 
 /** The command line of a stdio server with the command's directory dropped, bounded: names it in errors. */
@@ -226,6 +234,5 @@ export function serverConfig(choice: ServerChoice, roles: { readTools?: string[]
     command: choice.command,
     args: choice.args,
     ...(choice.env ? { env: choice.env } : {}),
-    ...(choice.inheritStderr ? { stderr: "inherit" as const } : {}),
   };
 }

@@ -17,8 +17,12 @@ import {
   DEFAULT_MAX_TOTAL_TIMEOUT_MS,
   MAX_CANCEL_REASON_CHARS,
   MAX_PENDING_REQUESTS,
+  MAX_QUEUED_REFUSALS,
   MAX_QUOTED_TEXT_CHARS,
+  MAX_REPLY_SENDS_IN_FLIGHT,
   MAX_RPC_ERROR_MESSAGE_CHARS,
+  MAX_SERVER_REQUESTS_IN_FLIGHT,
+  RPC_TOO_MANY_REQUESTS,
 } from "../limits.js";
 import { silentLogger, type Logger, type LogLevel } from "../log.js";
 import type { SendOptions, Transport } from "../transport/types.js";
@@ -116,6 +120,13 @@ interface Pending {
 /** What a reply to a server request carries besides `jsonrpc` and `id`. */
 type Answer = Pick<JsonRpcSuccess, "result"> | Pick<JsonRpcFailure, "error">;
 
+/** A reply waiting for its turn to be sent; `done` runs once the send settled. */
+interface QueuedReply {
+  id: RequestId;
+  answer: Answer;
+  done: () => void;
+}
+
 /** The abort reason of a request's settle signal. */
 const SETTLED = Object.freeze({ settled: true });
 
@@ -130,6 +141,12 @@ function truncate(text: string, max: number): string {
  * (J2). Server requests go to handlers registered with {@link onRequest}; `ping` is
  * answered `{}` and anything unhandled `-32601` (J3). Notifications go to listeners
  * (J4). Timeouts and aborts send `notifications/cancelled` (J5).
+ *
+ * Bounds on what the server can make it do (Y2): at most
+ * `MAX_SERVER_REQUESTS_IN_FLIGHT` server requests are held at once (beyond it the
+ * reply is error `RPC_TOO_MANY_REQUESTS`), at most `MAX_QUEUED_REFUSALS` error replies
+ * wait to be sent (beyond it a request is dropped unanswered and logged), and at
+ * most `MAX_REPLY_SENDS_IN_FLIGHT` replies are being sent at a time.
  */
 export class JsonRpcSession {
   readonly #transport: Transport;
@@ -140,6 +157,13 @@ export class JsonRpcSession {
   readonly #inbound = new Map<RequestId, AbortController>();
   readonly #listeners = new Set<NotificationListener>();
   readonly #closeListeners = new Set<(error: YadaError) => void>();
+  // Y2: server requests accepted (handler running or reply unsent), refusals waiting
+  // to be sent, replies being sent, and those waiting for a send slot.
+  #serverRequests = 0;
+  #refusals = 0;
+  #sending = 0;
+  #dropped = 0;
+  readonly #replies: QueuedReply[] = [];
   #nextId = 1;
   #cancelNotifications = true;
   #closeError: YadaError | undefined;
@@ -335,6 +359,7 @@ export class JsonRpcSession {
     for (const id of [...this.#pending.keys()]) this.#settle(id, undefined, error);
     for (const controller of this.#inbound.values()) controller.abort(error);
     this.#inbound.clear();
+    this.#replies.length = 0;
     for (const listener of this.#closeListeners) {
       try {
         listener(error);
@@ -411,9 +436,17 @@ export class JsonRpcSession {
     if (!handler) {
       // J3: answer so the server never waits on us.
       this.#log("warn", "declined a server request with no handler", { server: this.#name, method: r.method });
-      this.#reply(r.id, { error: { code: RPC.METHOD_NOT_FOUND, message: "Method not found" } });
+      this.#refuse(r, RPC.METHOD_NOT_FOUND, "Method not found");
       return;
     }
+    // Y2: a server request holds a slot until its reply is sent, so a server that
+    // floods requests and never reads its answers holds at most this many.
+    if (this.#serverRequests >= MAX_SERVER_REQUESTS_IN_FLIGHT) {
+      this.#refuse(r, RPC_TOO_MANY_REQUESTS, `Too many requests in flight (at most ${MAX_SERVER_REQUESTS_IN_FLIGHT})`);
+      return;
+    }
+    this.#serverRequests++;
+    const release = (): void => void this.#serverRequests--;
     const controller = new AbortController();
     this.#inbound.set(r.id, controller);
     let answer: Answer;
@@ -431,12 +464,52 @@ export class JsonRpcSession {
       this.#inbound.delete(r.id);
     }
     // Cancelled by the server, or the session ended: no answer is due.
-    if (!controller.signal.aborted) this.#reply(r.id, answer);
+    if (controller.signal.aborted || this.#closeError) release();
+    else this.#reply(r.id, answer, release);
   }
 
-  #reply(id: RequestId, answer: Answer): void {
-    if (this.#closeError) return;
-    this.#transport.send({ jsonrpc: "2.0", id, ...answer }).catch((e: unknown) => this.#note("debug", "a reply could not be sent", e));
+  // An error answer without running a handler. Refusals wait for a send slot like
+  // any reply; beyond MAX_QUEUED_REFUSALS waiting, the request is dropped unanswered
+  // (Y2: never queued without bound) and logged once per 1,000.
+  #refuse(r: JsonRpcRequest, code: number, message: string): void {
+    if (this.#refusals >= MAX_QUEUED_REFUSALS) {
+      if (this.#dropped++ % 1000 === 0) {
+        this.#log("warn", "dropped server requests unanswered: too many replies waiting", { server: this.#name, method: r.method, dropped: this.#dropped });
+      }
+      return;
+    }
+    this.#refusals++;
+    this.#reply(r.id, { error: { code, message } }, () => void this.#refusals--);
+  }
+
+  // Replies go out at most MAX_REPLY_SENDS_IN_FLIGHT at a time (Y2): a stdio write
+  // counts until the pipe took it, an HTTP reply until its POST was answered.
+  #reply(id: RequestId, answer: Answer, done: () => void): void {
+    if (this.#closeError) return done();
+    this.#replies.push({ id, answer, done });
+    this.#pump();
+  }
+
+  #pump(): void {
+    while (this.#sending < MAX_REPLY_SENDS_IN_FLIGHT && this.#replies.length > 0 && !this.#closeError) {
+      const next = this.#replies.shift() as QueuedReply;
+      this.#sending++;
+      const settled = (): void => {
+        this.#sending--;
+        next.done();
+        this.#pump();
+      };
+      let sent: Promise<void>;
+      try {
+        sent = this.#transport.send({ jsonrpc: "2.0", id: next.id, ...next.answer });
+      } catch (e) {
+        sent = Promise.reject(e);
+      }
+      sent.then(settled, (e: unknown) => {
+        this.#note("debug", "a reply could not be sent", e);
+        settled();
+      });
+    }
   }
 
   #note(level: LogLevel, message: string, error: unknown, method?: string): void {

@@ -44,6 +44,7 @@ import {
 } from "./types.js";
 import { isModernErrorCode, isSupportedModernVersion, MODERN_ERRORS, pickVersion, type Era } from "./versions.js";
 import { answerServerRequest, capabilitiesFor, HANDLER_OF, type ClientHandlers } from "./handlers.js";
+import { limitHandlers } from "./handler-limits.js";
 import { readList } from "./fields.js";
 import {
   forgetServerEra,
@@ -245,7 +246,7 @@ export class McpClient {
         session,
         name,
         who,
-        handlers: options.handlers,
+        handlers: options.handlers && limitHandlers(options.handlers),
         logLevel: modern ? options.logLevel : undefined,
         requestTimeoutMs: options.requestTimeoutMs === undefined ? DEFAULT_REQUEST_TIMEOUT_MS : options.requestTimeoutMs,
         paramHeaders: modern && http ? new Map() : undefined,

@@ -12,6 +12,7 @@ import {
   CLOSE_STDIN_GRACE_MS,
   EXIT_DRAIN_GRACE_MS,
   MAX_LINE_BYTES,
+  MAX_STDIN_QUEUED_BYTES,
   SKIPPED_LINE_CHARS,
   SKIPPED_LINES_KEPT,
   STDERR_TAIL_BYTES,
@@ -33,6 +34,12 @@ export interface StdioServerParams {
   cwd?: string;
   /** `"inherit"` prints the server's stderr; by default it is read, logged at debug and kept (S3). */
   stderr?: "pipe" | "inherit";
+  /**
+   * Receives the server's stderr as decoded text, chunk by chunk, when it is piped
+   * (it is still kept for errors). The text is untrusted: filter it before it
+   * reaches a terminal.
+   */
+  onStderr?: (text: string) => void;
   /** Longest stdout line accepted, in bytes (S8); default `MAX_LINE_BYTES`. */
   maxLineBytes?: number;
   /** Names the server in messages; defaults to the command. */
@@ -170,9 +177,12 @@ export class StdioTransport implements Transport {
     });
     child.stdout?.on("data", (chunk: Uint8Array) => splitter.push(chunk));
     child.stdout?.on("end", () => splitter.end());
+    const onStderr = p.onStderr;
+    const stderrText = onStderr && new TextDecoder();
     child.stderr?.on("data", (chunk: Uint8Array) => {
       this.#tail.push(chunk);
       this.#log("debug", "server stderr", { server: this.description, text: new TextDecoder().decode(chunk) });
+      if (onStderr && stderrText) onStderr(stderrText.decode(chunk, { stream: true }));
     });
     // EPIPE and friends surface through send(); the exit reports the rest.
     child.stdin?.on("error", (e) => this.#log("debug", "stdin error", { server: this.description, error: String(e) }));
@@ -249,6 +259,7 @@ export class StdioTransport implements Transport {
    * Writes one message as one line.
    *
    * @throws ConnectionClosedError (`connection_closed`) after the process ended.
+   * @throws LimitError (`limit`, `MAX_STDIN_QUEUED_BYTES`) when the server has not read that much already written.
    * @throws TransportError (`transport`) when the pipe refuses the write.
    */
   send(message: JsonRpcMessage, _options?: SendOptions): Promise<void> {
@@ -257,6 +268,12 @@ export class StdioTransport implements Transport {
       return Promise.reject(new ConnectionClosedError(`${this.description} is not running`));
     }
     const line = encodeMessage(message) + "\n";
+    // Y2: a server that does not read its stdin gets no more than this queued for it.
+    if (stdin.writableLength + line.length > MAX_STDIN_QUEUED_BYTES) {
+      return Promise.reject(
+        new LimitError("MAX_STDIN_QUEUED_BYTES", MAX_STDIN_QUEUED_BYTES, `${this.description} has not read ${stdin.writableLength} bytes already written to it`),
+      );
+    }
     if ("id" in message && "method" in message) {
       // A request needs no write callback: if the pipe breaks, the process exit
       // fails the pending request with its status and stderr (S4). Measured: the

@@ -10,8 +10,10 @@ import {
   httpTransportFactory,
   type ConnectOptions,
   type McpConnection,
+  type TransportContext,
   type TransportFactory,
 } from "../tools/connect.js";
+import type { Transport } from "../transport/types.js";
 import type { McpAccess } from "../tools/gate.js";
 import { reconnectingMcp as webReconnectingMcp, type ReconnectOptions } from "../tools/reconnect.js";
 import type { ReadTool, Tool } from "../tools/types.js";
@@ -31,14 +33,18 @@ import { StdioTransport, type StdioServerParams } from "./stdio.js";
  * await connectMcp(server, access, { transportFactory: nodeTransportFactory });
  * ```
  */
-export const nodeTransportFactory: TransportFactory = (server, context) => {
+export const nodeTransportFactory: TransportFactory = (server, context) => stdioTransportFactory(server, context);
+
+/** {@link nodeTransportFactory} with a receiver of each stdio server's stderr (the CLI's `--verbose`), which then is piped, never inherited. */
+export function stdioTransportFactory(server: McpServerConfig, context: TransportContext, onStderr?: (text: string) => void): Transport {
   if (server.command === undefined) return httpTransportFactory(server, context);
   const params: StdioServerParams = { command: server.command, name: server.name, logger: context.logger };
   if (server.args) params.args = server.args;
   if (server.env) params.env = server.env;
-  if (server.stderr) params.stderr = server.stderr;
+  if (onStderr) params.onStderr = onStderr;
+  else if (server.stderr) params.stderr = server.stderr;
   return new StdioTransport(params);
-};
+}
 
 function withStdio<O extends ConnectOptions>(options: O | undefined): O {
   return { transportFactory: nodeTransportFactory, ...options } as O;

@@ -15,6 +15,7 @@ import { quote } from "../util/text.js";
 import { utf8Length } from "./bound.js";
 import type { ConnectionGate } from "./gate.js";
 import { errorResult, renderToolResult, toolFailed } from "./render.js";
+import { modelFacingMessage } from "./model-text.js";
 import { prefixedToolName } from "./names.js";
 import type { JsonSchemaObject, ReadTool, ToolBase, ToolCallContext, ToolResult } from "./types.js";
 
@@ -52,7 +53,7 @@ export function describeIssue(issue: ValidationIssue | undefined): string {
 export function callFailure(gate: ConnectionGate, e: unknown): ToolResult {
   gate.fail(e);
   if (!(e instanceof YadaError) || THROWN.has(e.code)) throw e;
-  return errorResult(e.code, e.message);
+  return errorResult(e.code, modelFacingMessage(e));
 }
 
 /** A frozen read tool (the shape every MCP read tool of this layer has). */

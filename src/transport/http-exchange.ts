@@ -15,6 +15,25 @@ export type AbortCause = "idle" | "caller" | "closed";
 
 const ignore = (): void => {};
 
+// Y8: every exchange follows its transport's close signal. One listener per close
+// signal aborts them all, so 16 calls in flight do not add 16 listeners to one
+// AbortSignal (Node warns past 10, as for a leak).
+const closeGroups = new WeakMap<AbortSignal, Set<() => void>>();
+function onSharedAbort(signal: AbortSignal, onAbort: () => void): () => void {
+  let group = closeGroups.get(signal);
+  if (group === undefined) {
+    const members = (group = new Set());
+    closeGroups.set(signal, members);
+    signal.addEventListener("abort", () => {
+      for (const f of [...members]) f();
+      members.clear();
+    }, { once: true });
+  }
+  group.add(onAbort);
+  const members = group;
+  return () => void members.delete(onAbort);
+}
+
 /**
  * Abort controller plus idle timer of one request / response (H5). The timer is
  * armed from the moment the exchange starts (a server that never sends headers is
@@ -29,7 +48,6 @@ export class Exchange {
   cause: AbortCause | undefined;
   readonly #controller = new AbortController();
   readonly #idleMs: number;
-  readonly #closer: AbortSignal | undefined;
   readonly #caller: AbortSignal | undefined;
   /** "HTTP server <url>" and what the exchange carries, for its error messages. */
   readonly #description: string;
@@ -38,15 +56,16 @@ export class Exchange {
   #timer: ReturnType<typeof setTimeout> | undefined;
   #suspended = false;
   #reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
+  #leaveCloser: () => void = ignore;
 
   constructor(idleMs: number, caller: AbortSignal | undefined, closer: AbortSignal | undefined, description: string, what: string) {
     this.signal = this.#controller.signal;
     this.#idleMs = idleMs;
-    this.#closer = closer;
     this.#caller = caller;
     this.#description = description;
     this.#what = what;
-    this.#link(closer, this.#onClose);
+    if (closer?.aborted) this.#onClose();
+    else if (closer) this.#leaveCloser = onSharedAbort(closer, this.#onClose);
     this.#link(caller, this.#onCaller);
     if (this.cause === undefined) this.#timer = startTimer(this.#check, idleMs);
   }
@@ -133,7 +152,7 @@ export class Exchange {
   /** Releases the timer, the signal listeners and the body (cancelled if unread). Idempotent. */
   finish(): void {
     this.disarm();
-    this.#closer?.removeEventListener("abort", this.#onClose);
+    this.#leaveCloser();
     this.detachCaller();
     this.#reader?.cancel().catch(ignore);
     this.#reader = undefined;

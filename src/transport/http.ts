@@ -64,6 +64,11 @@ export interface HttpTransportOptions {
   maxEventBytes?: number;
   /** Consecutive re-GETs of a stream that deliver nothing before giving up (H12; default `MAX_SSE_RESUME_ATTEMPTS`). */
   maxResumeAttempts?: number;
+  /**
+   * Names the server in messages instead of its URL (Y5: a URL's path or query may
+   * carry a key). Default: the URL's origin and path.
+   */
+  name?: string;
 }
 
 /** The bound `options[name]`, checked, or its default. */
@@ -164,7 +169,7 @@ export class HttpTransport implements Transport {
     const u = httpUrl(url, "HTTP server URL", "pass them with withHeader()");
     this.#url = u.href;
     this.serverKey = u.origin + u.pathname;
-    this.description = `HTTP server ${this.serverKey}`;
+    this.description = options.name === undefined ? `HTTP server ${this.serverKey}` : `HTTP server '${options.name}'`;
     this.#options = options;
     let list: HeaderList = [];
     const given = options.headers ?? [];

@@ -8,6 +8,12 @@
  * decoded. One pass over the input; a line split across chunks is kept in one
  * growable buffer, so a line streamed in many tiny slices stays linear.
  *
+ * Y3: the event bound counts wire bytes (field names, empty data lines, unknown
+ * fields and line ends all count; comments, which are not kept, do not), and an event's data is decoded once, at dispatch:
+ * a single data line straight from the chunk it arrived in, several lines from
+ * one growable byte buffer. No string is built by repeated concatenation, so the
+ * memory one stream holds stays within about twice its bound.
+ *
  * @module
  */
 import { LimitError } from "../errors.js";
@@ -30,7 +36,7 @@ export interface SseParserOptions {
   onEvent(event: SseEvent): void;
   /** Called with the value of every valid `retry` field (digits only), in milliseconds. */
   onRetry?(ms: number): void;
-  /** Bound on the bytes one event holds while it is assembled (default `MAX_SSE_EVENT_BYTES`). */
+  /** Bound on the wire bytes of one event, every line up to its blank line (default `MAX_SSE_EVENT_BYTES`). */
   maxEventBytes?: number;
 }
 
@@ -129,8 +135,8 @@ function findLineEnd(bytes: Uint8Array, words: Int32Array | undefined, head: num
  * `retry` (digits only); a line without a colon is a field with an empty value; an
  * event without a terminating blank line at end of stream is not dispatched.
  *
- * Bounds: the bytes of one event (pending line plus data) are limited by
- * `maxEventBytes`.
+ * Bounds: the wire bytes of one event (every field line since the last blank line,
+ * line ends included, plus the line still arriving; comments are not kept and do not count) are limited by `maxEventBytes` (Y3).
  *
  * @throws LimitError (`limit`) from `feed()` when an event outgrows the bound.
  *
@@ -146,15 +152,28 @@ export function createSseParser(options: SseParserOptions): SseParser {
 
   // Line state: bytes of a line that has not ended yet, and whether the previous
   // chunk ended in CR (so a leading LF of the next one completes a CRLF).
-  let pending = new Uint8Array(0);
+  let pending: Uint8Array = new Uint8Array(0);
   let pendingLen = 0;
   let skipLF = false;
   let bomMatched = 0;
   let atStart = true;
 
   // Event state (WHATWG "data buffer", "event type buffer", "last event ID buffer").
-  let data: string | undefined;
-  let dataBytes = 0;
+  // The data buffer is bytes, decoded once at dispatch (Y3). While the event has
+  // one data line that lies in the chunk being fed, it is only remembered as a
+  // range of that chunk (dataChunk); it is copied into dataBuf when a second data
+  // line comes or the chunk ends first.
+  let hasData = false;
+  // dataBuf[dataHead, dataLen) holds the data; dataHead is not 0 only when the
+  // line buffer that held the first data line became the data buffer (swapped, not copied).
+  let dataBuf: Uint8Array = new Uint8Array(0);
+  let dataHead = 0;
+  let dataLen = 0;
+  let dataChunk: Uint8Array | undefined;
+  let dataStart = 0;
+  let dataEnd = 0;
+  // Wire bytes of the field lines of the event so far, line ends included (Y3).
+  let eventBytes = 0;
   let type = "";
   // Measured: one TextDecoder call costs ~150 ns however short the value, about
   // what a small event costs to scan. So the type string is reused while the bytes
@@ -180,17 +199,37 @@ export function createSseParser(options: SseParserOptions): SseParser {
     throw new LimitError("MAX_SSE_EVENT_BYTES", maxEventBytes, `an SSE event exceeds ${maxEventBytes} bytes`);
   }
 
+  // A buffer of at least `need` bytes holding the first `keep` of `buf`. Doubling
+  // keeps a line or data that arrives in many slices linear overall; growth stops
+  // at the event bound, so a buffer never exceeds it.
+  function grow(buf: Uint8Array, keep: number, need: number): Uint8Array {
+    if (need <= buf.length) return buf;
+    const grown = new Uint8Array(Math.min(Math.max(need, buf.length * 2, 256), Math.max(need, maxEventBytes)));
+    grown.set(buf.subarray(0, keep));
+    return grown;
+  }
+
   function appendPending(src: Uint8Array, from: number, to: number): void {
     const need = pendingLen + (to - from);
-    if (need + dataBytes > maxEventBytes) overLimit();
-    if (need > pending.length) {
-      // Doubling keeps a line that arrives in many slices linear overall.
-      const grown = new Uint8Array(Math.max(need, pending.length * 2, 256));
-      grown.set(pending.subarray(0, pendingLen));
-      pending = grown;
-    }
+    if (need + eventBytes > maxEventBytes) overLimit();
+    pending = grow(pending, pendingLen, need);
     pending.set(src.subarray(from, to), pendingLen);
     pendingLen = need;
+  }
+
+  // Appends bytes to the data buffer (the caller adds the "\n" between lines).
+  function appendData(src: Uint8Array, from: number, to: number): void {
+    const need = dataLen + (to - from);
+    dataBuf = grow(dataBuf, dataLen, need);
+    dataBuf.set(src.subarray(from, to), dataLen);
+    dataLen = need;
+  }
+
+  // The single data line still referenced in its chunk moves into dataBuf.
+  function ownData(): void {
+    if (dataChunk === undefined) return;
+    appendData(dataChunk, dataStart, dataEnd);
+    dataChunk = undefined;
   }
 
   function dispatch(): void {
@@ -204,13 +243,23 @@ export function createSseParser(options: SseParserOptions): SseParser {
       idNext = previous;
       lastIdText = undefined;
     }
-    if (data === undefined) {
+    eventBytes = 0;
+    if (!hasData) {
       type = "";
       return;
     }
+    let data: string;
+    if (dataChunk !== undefined) {
+      data = dataStart === dataEnd ? "" : decoder.decode(dataChunk.subarray(dataStart, dataEnd));
+      dataChunk = undefined;
+    } else {
+      data = dataLen === dataHead ? "" : decoder.decode(dataBuf.subarray(dataHead, dataLen));
+      // Do not pin a large event's buffer for the rest of the stream.
+      if (dataBuf.length > 65_536) dataBuf = new Uint8Array(0);
+    }
+    hasData = false;
+    dataHead = dataLen = 0;
     const event: SseEvent = { type: type === "" ? "message" : type, data };
-    data = undefined;
-    dataBytes = 0;
     type = "";
     onEvent(event);
   }
@@ -231,19 +280,40 @@ export function createSseParser(options: SseParserOptions): SseParser {
     idSet = true;
   }
 
-  function line(buf: Uint8Array, start: number, end: number): void {
+  // One line [start, end) of `buf`; `wire` is its length on the wire with its line end.
+  function line(buf: Uint8Array, start: number, end: number, wire: number): void {
     if (start === end) return dispatch();
-    if (buf[start] === COLON) return; // comment
+    // A comment is no part of an event (WHATWG) and is not kept: keep-alive
+    // comments may go on for longer than any event bound.
+    if (buf[start] === COLON) return;
+    eventBytes += wire;
+    if (eventBytes > maxEventBytes) overLimit();
     let colon = start;
     while (colon < end && buf[colon] !== COLON) colon++;
     let value = colon < end ? colon + 1 : end;
     if (value < end && buf[value] === SPACE) value++;
     const nameLen = colon - start;
     if (nameIs(buf, start, nameLen, DATA)) {
-      dataBytes += end - value + 1;
-      if (dataBytes + pendingLen > maxEventBytes) overLimit();
-      const text = value === end ? "" : decoder.decode(buf.subarray(value, end));
-      data = data === undefined ? text : data + "\n" + text;
+      if (!hasData) {
+        hasData = true;
+        if (buf === pending) {
+          // The line buffer becomes the data buffer: no copy of a long line.
+          const spare = dataBuf;
+          dataBuf = pending;
+          pending = spare;
+          dataHead = value;
+          dataLen = end;
+        } else {
+          dataChunk = buf;
+          dataStart = value;
+          dataEnd = end;
+        }
+      } else {
+        ownData();
+        dataBuf = grow(dataBuf, dataLen, dataLen + 1);
+        dataBuf[dataLen++] = LF;
+        appendData(buf, value, end);
+      }
     } else if (nameIs(buf, start, nameLen, EVENT)) {
       if (end - value !== typeBytes.length || !sameBytes(buf, value, end - value, typeBytes)) {
         typeBytes = buf.slice(value, end);
@@ -291,33 +361,36 @@ export function createSseParser(options: SseParserOptions): SseParser {
       const lineEnd = findLineEnd(chunk, words, head, pos);
       if (lineEnd === -1) {
         appendPending(chunk, pos, n);
-        return;
+        break;
+      }
+      // Where the next line starts: past a CRLF as one line end.
+      let next = lineEnd + 1;
+      if (chunk[lineEnd] === CR) {
+        if (next === n) skipLF = true;
+        else if (chunk[next] === LF) next++;
       }
       if (pendingLen > 0) {
         appendPending(chunk, pos, lineEnd);
         const len = pendingLen;
         pendingLen = 0;
-        line(pending, 0, len);
+        line(pending, 0, len, len + next - lineEnd);
         if (pending.length > 65_536) pending = new Uint8Array(0); // do not pin a huge line's buffer
       } else {
-        line(chunk, pos, lineEnd);
+        line(chunk, pos, lineEnd, next - pos);
       }
-      if (chunk[lineEnd] === CR) {
-        if (lineEnd + 1 === n) skipLF = true;
-        else if (chunk[lineEnd + 1] === LF) {
-          pos = lineEnd + 2;
-          continue;
-        }
-      }
-      pos = lineEnd + 1;
+      pos = next;
     }
+    // The chunk is the caller's: a data line still referenced in it is copied.
+    ownData();
   }
 
   function end(): void {
     pendingLen = 0;
     skipLF = false;
-    data = undefined;
-    dataBytes = 0;
+    hasData = false;
+    dataHead = dataLen = 0;
+    dataChunk = undefined;
+    eventBytes = 0;
     type = "";
   }
 
