@@ -232,3 +232,22 @@ export const RUN_ARGUMENT_CHARS = 300;
 export const PROGRESS_LOG_INTERVAL_MS = 100;
 /** Time the CLI waits, once its work is done and closed, before exiting despite a handle a peer left open (ours). */
 export const CLI_EXIT_GRACE_MS = 2_000;
+
+// ── Tasks, legacy HTTP+SSE, completions, skills ─────────────────────────────────
+
+/** Poll interval of `tasks/get` when the server suggests none (V8; ours). */
+export const DEFAULT_TASK_POLL_MS = 1_000;
+/** Shortest poll interval honoured, whatever the server suggests (V8; ours: a 0 ms suggestion is a busy loop). */
+export const MIN_TASK_POLL_MS = 50;
+/** Longest poll interval honoured (V8; ours: a huge suggestion would stall the call). */
+export const MAX_TASK_POLL_MS = 30_000;
+/** Bound on a whole task-augmented call when the call itself has none (V8; ours). */
+export const DEFAULT_TASK_TIMEOUT_MS = 60 * 60 * 1000;
+/** Most `tasks/get` polls one task may take (V8; ours: an hour at the shortest interval would be 72,000). */
+export const MAX_TASK_POLLS = 10_000;
+/** Longest task id accepted from a server (V8; ours). */
+export const MAX_TASK_ID_CHARS = 256;
+/** Bound on the best-effort `tasks/cancel` sent when a task call is aborted (V8; ours). */
+export const TASK_CANCEL_TIMEOUT_MS = 5_000;
+/** Most input requests one modern task may raise over its lifetime (V8, spec 2026-07-28 tasks; ours). */
+export const MAX_TASK_INPUT_KEYS = 1_000;

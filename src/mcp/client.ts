@@ -57,6 +57,7 @@ import {
 import { completeWithInput } from "./input-rounds.js";
 import { Subscriptions } from "./listen.js";
 import { checkParamHeaders, paramHeaderValues, type ParamHeader } from "./param-headers.js";
+import { taskCallParams, taskIdentity, toolCallOutcome, type TaskSupport } from "./task-call.js";
 
 /** The name and version yada reports to servers unless the host sets its own. */
 export const DEFAULT_CLIENT_INFO = { name: "yada", version: "0.1.0" } as const;
@@ -133,6 +134,15 @@ export interface CallOptions {
   maxTotalTimeoutMs?: number;
   /** `_meta` added to the request params. */
   meta?: JsonRecord;
+  /**
+   * Task augmentation (V8, 2025-11-25): a tool whose `execution.taskSupport` is
+   * `required` always runs as a task on a server that takes tasks; `true` also runs
+   * an `optional` (or never listed) tool as one, `false` never asks for a task. Either
+   * way the call returns the final result, with task status as progress.
+   */
+  task?: boolean;
+  /** The task lifetime to ask for, in ms (2025-11-25 `task.ttl`); the server may choose another. */
+  taskTtlMs?: number;
 }
 
 /** State shared by a client and the views {@link McpClient.withCallTimeout} makes of it. */
@@ -152,8 +162,14 @@ interface Shared extends Established {
   listListeners: number;
   /** Modern-era list listeners, told of every list a new listen acknowledges (a possible unannounced change). */
   resyncListeners: Set<(kind: ListKind) => void>;
+  /** `execution.taskSupport` of listed tools (V8). */
+  taskSupport: Map<string, TaskSupport>;
+  /** The identity sent with tools/call and tasks/* when the server takes modern tasks (V8), else undefined. */
+  taskWho: ClientIdentity | undefined;
   log: Logger | undefined;
 }
+
+const rawResult = (result: JsonRecord): JsonRecord => result;
 
 function withMeta(params: JsonRecord, meta: JsonRecord | undefined): JsonRecord {
   return meta ? { ...params, _meta: { ...(isRecord(params._meta) ? params._meta : {}), ...meta } } : params;
@@ -229,6 +245,8 @@ export class McpClient {
         listCache: new Map(),
         listListeners: 0,
         resyncListeners: new Set(),
+        taskSupport: new Map(),
+        taskWho: taskIdentity(established, who),
         log: options.logger,
       };
       McpClient.#wire(shared, options);
@@ -464,9 +482,13 @@ export class McpClient {
   async listTools(options: { signal?: AbortSignal; timeoutMs?: number | null } = {}): Promise<McpTool[]> {
     let tools = await this.#listAll("tools/list", "tools", parseTool, options);
     const seen = new Set<string>();
+    const support = this.#s.taskSupport;
+    support.clear();
     for (const t of tools) {
       if (seen.has(t.name)) throw new ProtocolError(`${this.#s.name}: tools/list lists the tool '${t.name.slice(0, MAX_QUOTED_CHARS)}' twice`);
       seen.add(t.name);
+      const task = t.execution?.taskSupport;
+      if (task === "required" || task === "optional") support.set(t.name, task);
     }
     const declared = this.#s.paramHeaders;
     if (declared) {
@@ -502,13 +524,33 @@ export class McpClient {
       resetTimeoutOnProgress: options.resetTimeoutOnProgress,
       maxTotalTimeoutMs: options.maxTotalTimeoutMs,
     };
-    const params = withMeta({ name, arguments: args }, options.meta);
+    const s = this.#s;
+    const asTask = taskCallParams(s, name, options);
+    const params = withMeta(asTask ? { name, arguments: args, task: asTask } : { name, arguments: args }, options.meta);
     const known = this.#s.paramHeaders;
     const declared = known?.get(name);
     if (declared?.length) opts.headers = paramHeaderValues(declared, args);
     const where = `${this.#s.name}: tools/call ${name.slice(0, MAX_QUOTED_CHARS)}`;
+    // A task answer is followed to its end (V8): the caller sees one call.
+    let callId: string | number | undefined;
+    opts.onId = (id) => (callId = id);
+    const sentAt = Date.now();
+    const outcome = (raw: JsonRecord): Promise<CallToolResult> | CallToolResult =>
+      toolCallOutcome(raw, where, asTask !== undefined, {
+        era: s.era,
+        capabilities: s.capabilities,
+        session: s.session,
+        handlers: s.handlers,
+        requestTimeoutMs: s.requestTimeoutMs,
+        rpc: (method, p, o) => this.#rpc(method, p, o),
+        callTimeoutMs: opts.timeoutMs ?? null,
+        sentAt,
+        progressToken: options.onProgress ? callId : undefined,
+        signal: options.signal,
+        onProgress: options.onProgress,
+      });
     try {
-      return await this.#complete("tools/call", params, parseCallToolResult, options.signal, opts, where);
+      return await outcome(await this.#complete("tools/call", params, rawResult, options.signal, opts, where));
     } catch (e) {
       // Spec 2026-07-28 (x-mcp-header): on a header mismatch the client SHOULD list
       // the tools again (the declarations may be new, or never listed) and retry once.
@@ -518,7 +560,7 @@ export class McpClient {
       const fresh = known.get(name);
       if (!fresh?.length || JSON.stringify(fresh) === JSON.stringify(declared ?? [])) throw e;
       opts.headers = paramHeaderValues(fresh, args);
-      return this.#complete("tools/call", params, parseCallToolResult, options.signal, opts, where);
+      return outcome(await this.#complete("tools/call", params, rawResult, options.signal, opts, where));
     }
   }
 
@@ -582,8 +624,10 @@ export class McpClient {
   async #rpc(method: string, params: JsonRecord | undefined, options: RequestOptions): Promise<JsonRecord> {
     const s = this.#s;
     if (s.era === "legacy") return s.session.request(method, params, options);
+    // The tasks extension is declared on the requests it concerns (2026-07-28 tasks).
+    const who = s.taskWho && (method === "tools/call" || method.startsWith("tasks/")) ? s.taskWho : s.who;
     for (let attempt = 0; ; attempt++) {
-      const meta = modernMeta(s.protocolVersion, s.who, s.logLevel);
+      const meta = modernMeta(s.protocolVersion, who, s.logLevel);
       try {
         return await s.session.request(method, withMeta(params ?? {}, meta), options);
       } catch (e) {

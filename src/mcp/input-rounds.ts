@@ -41,6 +41,8 @@ export async function completeWithInput(
     const result = await send({ ...params, ...extra });
     const type = result.resultType;
     if (type === undefined || type === "complete") return result;
+    // The tasks extension (V8): the caller of tools/call follows the task.
+    if (type === "task" && method === "tools/call") return result;
     if (type !== "input_required") throw new ProtocolError(`${where}: unknown resultType '${String(type).slice(0, MAX_QUOTED_CHARS)}'`);
     if (!INPUT_METHODS.includes(method)) throw new ProtocolError(`${where}: ${method} may not answer input_required`);
     if (round + 1 >= MAX_INPUT_ROUNDS) {
@@ -59,7 +61,13 @@ export async function completeWithInput(
   }
 }
 
-async function answerAll(where: string, requests: JsonRecord, handlers: ClientHandlers | undefined, signal: AbortSignal | undefined): Promise<JsonRecord> {
+/**
+ * Answers a set of input requests through the host handlers (also used by the
+ * tasks extension's `inputRequests`, V8).
+ *
+ * @throws LimitError (`limit`) past `MAX_INPUT_REQUESTS`; ProtocolError (`protocol`); UnauthorizedError (`unauthorized`).
+ */
+export async function answerAll(where: string, requests: JsonRecord, handlers: ClientHandlers | undefined, signal: AbortSignal | undefined): Promise<JsonRecord> {
   const context = { signal: signal ?? new AbortController().signal };
   // The keys are the server's: collected as pairs, so "__proto__" stays an own key.
   const out: [string, JsonRecord][] = [];
