@@ -41,3 +41,5 @@ export { assertUniqueToolNames, prefixedToolName, checkToolName } from "./tools/
 export { renderToolResult, renderContent, type RenderStyle, type RenderedContent } from "./tools/render.js";
 export type { McpAccess } from "./tools/gate.js";
 export type { McpPromptText } from "./tools/prompts.js";
+export { LegacySseTransport, type LegacySseOptions } from "./transport/legacy-sse.js";
+export { TASKS_EXTENSION, type TaskSupport, type TaskStatus } from "./mcp/tasks.js";

@@ -251,3 +251,7 @@ export const MAX_TASK_ID_CHARS = 256;
 export const TASK_CANCEL_TIMEOUT_MS = 5_000;
 /** Most input requests one modern task may raise over its lifetime (V8, spec 2026-07-28 tasks; ours). */
 export const MAX_TASK_INPUT_KEYS = 1_000;
+/** Bound on the wait for a 2024-11-05 server's `endpoint` event once its stream is open (H14; ours). */
+export const DEFAULT_LEGACY_ENDPOINT_TIMEOUT_MS = 10_000;
+/** Longest `endpoint` event data accepted (H14; ours). */
+export const MAX_LEGACY_ENDPOINT_CHARS = 2_048;

@@ -7,7 +7,7 @@
  * @module
  */
 import { startTimer } from "../util/sleep.js";
-import { JsonRpcError, LimitError, ProtocolError, TimeoutError, UnsupportedVersionError, ValidationError, YadaError } from "../errors.js";
+import { HttpError, JsonRpcError, LimitError, ProtocolError, TimeoutError, UnsupportedVersionError, ValidationError, YadaError } from "../errors.js";
 import { JsonRpcSession, type NotificationListener, type Progress, type RequestHandler, type RequestOptions } from "../jsonrpc/session.js";
 import {
   DEFAULT_CALL_TIMEOUT_MS,
@@ -220,6 +220,7 @@ export class McpClient {
     const session = new JsonRpcSession(transport, { name, logger: options.logger });
     const handshakeMs = options.handshakeTimeoutMs ?? DEFAULT_HANDSHAKE_TIMEOUT_MS;
     const deadline = new AbortController();
+    const startedAt = Date.now();
     const timer = startTimer(() => deadline.abort(), handshakeMs);
     const signal = options.signal ? AbortSignal.any([options.signal, deadline.signal]) : deadline.signal;
     const timedOut = (): TimeoutError => new TimeoutError(`${name}: the handshake did not finish within ${handshakeMs} ms`, handshakeMs);
@@ -259,6 +260,12 @@ export class McpClient {
       return client;
     } catch (e) {
       await session.close().catch(() => {});
+      // H14: a Streamable HTTP initialize answered 400 / 404 / 405 is a 2024-11-05 server.
+      const legacy = !deadline.signal.aborted && !options.signal?.aborted && e instanceof HttpError && [400, 404, 405].includes(e.status) ? transport.legacyFallback?.() : undefined;
+      if (legacy) {
+        options.logger?.("info", "initialize was refused over Streamable HTTP; trying HTTP+SSE", { server: name, status: (e as HttpError).status });
+        return this.connect(legacy, { ...options, era: "legacy", handshakeTimeoutMs: Math.max(1, handshakeMs - (Date.now() - startedAt)) });
+      }
       throw deadline.signal.aborted && !options.signal?.aborted ? timedOut() : e;
     } finally {
       clearTimeout(timer);
