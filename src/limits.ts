@@ -255,3 +255,15 @@ export const MAX_TASK_INPUT_KEYS = 1_000;
 export const DEFAULT_LEGACY_ENDPOINT_TIMEOUT_MS = 10_000;
 /** Longest `endpoint` event data accepted (H14; ours). */
 export const MAX_LEGACY_ENDPOINT_CHARS = 2_048;
+/** Most values one `completion/complete` answer may carry (V9; spec: "MUST NOT exceed 100 items"). */
+export const MAX_COMPLETION_VALUES = 100;
+/** Longest completion value accepted, in characters (V9; ours). */
+export const MAX_COMPLETION_VALUE_CHARS = 4_096;
+/** Files one skill may list (V9; the skills extension's "Resources per skill" limit). */
+export const MAX_SKILL_RESOURCES = 512;
+/** Bytes one skill's files may total (V9; the skills extension's "Total file size per skill", 16 MiB). */
+export const MAX_SKILL_TOTAL_BYTES = 16 * 1024 * 1024;
+/** Skills one `listSkills` returns across its pages (V9; ours). */
+export const MAX_SKILLS_LISTED = 10_000;
+/** Bytes of a SKILL.md frontmatter block parsed for verification (V9; ours). */
+export const MAX_SKILL_FRONTMATTER_BYTES = 64 * 1024;

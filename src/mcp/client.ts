@@ -57,6 +57,7 @@ import {
 import { completeWithInput } from "./input-rounds.js";
 import { Subscriptions } from "./listen.js";
 import { checkParamHeaders, paramHeaderValues, type ParamHeader } from "./param-headers.js";
+import { complete, type Completion, type CompletionRequest } from "./completions.js";
 import { taskCallParams, taskIdentity, toolCallOutcome, type TaskSupport } from "./task-call.js";
 
 /** The name and version yada reports to servers unless the host sets its own. */
@@ -600,6 +601,14 @@ export class McpClient {
   /** Gets a rendered prompt (answering `input_required` rounds in the modern era). */
   async getPrompt(name: string, args: Record<string, string> = {}, options: { signal?: AbortSignal } = {}): Promise<GetPromptResult> {
     return this.#complete("prompts/get", { name, arguments: args }, parseGetPromptResult, options.signal);
+  }
+
+  /**
+   * Completion suggestions for a prompt argument or a resource-template variable
+   * (`completion/complete`, V9); see {@link complete} for the bounds and errors.
+   */
+  complete(request: CompletionRequest, options: { signal?: AbortSignal } = {}): Promise<Completion> {
+    return complete(this, request, options);
   }
 
   /** Ends the connection (stdio: the process; HTTP: the session is released). Idempotent. */
