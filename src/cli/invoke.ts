@@ -6,6 +6,7 @@
  * @module
  */
 import type { CallToolResult, ResourceContents } from "../mcp/types.js";
+import { serverTakesToolTasks } from "../mcp/tasks.js";
 import { jsonObjectArg, positionals, printJson, withClient, writeUserFile, type CommandContext } from "./command.js";
 import { CliExit, EXIT, UsageError } from "./exit.js";
 import { base64Bytes, contentText, jsonText, oneLine, progressLine, safe, styles } from "./terminal.js";
@@ -22,8 +23,8 @@ function withNewline(text: string): string {
 
 /**
  * `yada call <tool> [json|-]`: calls the tool and prints its content. While it
- * runs, MCP progress is shown on stderr (J6); with `--timeout`, progress restarts
- * the bound. Exit 1 when the tool answers `isError: true`.
+ * runs, MCP progress is shown on stderr (J6), and so is the status of a task the
+ * call runs as (V8); with `--timeout`, progress restarts the bound. Exit 1 when the tool answers `isError: true`.
  *
  * @throws UsageError (`usage`) for arguments that are not a JSON object; the
  * call's errors (`jsonrpc` for an unknown tool or arguments the server refuses).
@@ -32,6 +33,8 @@ export async function callCommand(ctx: CommandContext): Promise<number> {
   const [tool = "", json] = positionals(ctx, 1, 2, "call <tool> [json|-]");
   const args = jsonObjectArg(ctx, json, "the tool arguments");
   return withClient(ctx, async (client) => {
+    // A tool may require a task (V8, 2025-11-25): that is in its listing, so a server that takes tasks is listed first.
+    if (client.era === "legacy" && serverTakesToolTasks("legacy", client.serverCapabilities)) await client.listTools({ signal: ctx.signal });
     const progress = progressLine(ctx.io, tool);
     let result: CallToolResult;
     try {
