@@ -13,6 +13,9 @@ import { startEverything } from "../helpers/everything.js";
 import { fixtureServer, repoPath } from "../helpers/paths.js";
 import { connectRecorded, readWire, requestsOf, sent, type Message } from "../modern/support.js";
 import { alice, allowAll, textOf, tool } from "../tools/helpers.js";
+import { run } from "../../src/agent/run.js";
+import { scripted } from "../../src/agent/scripted.js";
+import type { AgentEvent } from "../../src/agent/events.js";
 
 const T = { timeout: 60_000 };
 const everything = repoPath("node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js");
@@ -174,6 +177,31 @@ describe("V8: tasks, 2026-07-28 extension (fixture server)", { concurrency: true
       assert.equal(result.isError, false);
       assert.equal(textOf(result), "researched in 2 steps");
       assert.deepEqual(updates, ["working: step 1 of 2", "completed: step 2 of 2"]);
+    } finally {
+      await connection.close();
+    }
+  });
+
+  test("V8: run sees a task tool as one tool call: start, status updates, end with the final result", T, async () => {
+    const connection = await connectMcp({ name: "jobs", command: "node", args: [modernTasks] }, { identity: alice, authorize: allowAll });
+    try {
+      const events: AgentEvent[] = [];
+      const result = await run({
+        provider: scripted([{ toolCalls: [{ name: "jobs__research", arguments: { steps: 3 } }] }, { text: "done" }]),
+        tools: connection.tools,
+        identity: alice,
+        input: "research it",
+        onEvent: (e) => events.push(e),
+      });
+      const tools = events.filter((e) => e.type.startsWith("tool_execution"));
+      assert.deepEqual(
+        tools.map((e) => e.type),
+        ["tool_execution_start", "tool_execution_update", "tool_execution_update", "tool_execution_update", "tool_execution_end"],
+      );
+      const end = tools.at(-1) as Extract<AgentEvent, { type: "tool_execution_end" }>;
+      assert.equal(end.isError, false);
+      assert.deepEqual(end.content, [{ type: "text", text: "researched in 3 steps" }]);
+      assert.equal(result.text, "done");
     } finally {
       await connection.close();
     }
