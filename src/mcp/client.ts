@@ -58,7 +58,7 @@ import { completeWithInput } from "./input-rounds.js";
 import { Subscriptions } from "./listen.js";
 import { checkParamHeaders, paramHeaderValues, type ParamHeader } from "./param-headers.js";
 import { complete, type Completion, type CompletionRequest } from "./completions.js";
-import { taskCallParams, taskIdentity, toolCallOutcome, type TaskSupport } from "./task-call.js";
+import { followToolTask, isTaskAnswer, taskCallParams, taskIdentity, type TaskSupport } from "./task-call.js";
 
 /** The name and version yada reports to servers unless the host sets its own. */
 export const DEFAULT_CLIENT_INFO = { name: "yada", version: "0.1.0" } as const;
@@ -169,8 +169,6 @@ interface Shared extends Established {
   taskWho: ClientIdentity | undefined;
   log: Logger | undefined;
 }
-
-const rawResult = (result: JsonRecord): JsonRecord => result;
 
 function withMeta(params: JsonRecord, meta: JsonRecord | undefined): JsonRecord {
   return meta ? { ...params, _meta: { ...(isRecord(params._meta) ? params._meta : {}), ...meta } } : params;
@@ -525,6 +523,7 @@ export class McpClient {
    * @throws JsonRpcError (`jsonrpc`), ProtocolError (`protocol`), ConnectionClosedError (`connection_closed`), CancelledError (`cancelled`).
    */
   async callTool(name: string, args: JsonRecord = {}, options: CallOptions = {}): Promise<CallToolResult> {
+    const s = this.#s;
     const opts: RequestOptions = {
       timeoutMs: options.timeoutMs === undefined ? this.#callTimeoutMs : options.timeoutMs,
       signal: options.signal,
@@ -532,44 +531,56 @@ export class McpClient {
       resetTimeoutOnProgress: options.resetTimeoutOnProgress,
       maxTotalTimeoutMs: options.maxTotalTimeoutMs,
     };
-    const s = this.#s;
     const asTask = taskCallParams(s, name, options);
     const params = withMeta(asTask ? { name, arguments: args, task: asTask } : { name, arguments: args }, options.meta);
-    const known = this.#s.paramHeaders;
+    const known = s.paramHeaders;
     const declared = known?.get(name);
     if (declared?.length) opts.headers = paramHeaderValues(declared, args);
-    const where = `${this.#s.name}: tools/call ${name.slice(0, MAX_QUOTED_CHARS)}`;
-    // A task answer is followed to its end (V8): the caller sees one call.
+    // A task's progress token is its tools/call id (V8): captured only when a task may answer.
     let callId: string | number | undefined;
-    opts.onId = (id) => (callId = id);
+    if (options.onProgress && (asTask || s.taskWho)) opts.onId = (id) => (callId = id);
     const sentAt = Date.now();
-    const outcome = (raw: JsonRecord): Promise<CallToolResult> | CallToolResult =>
-      toolCallOutcome(raw, where, asTask !== undefined, {
-        era: s.era,
-        capabilities: s.capabilities,
-        session: s.session,
-        handlers: s.handlers,
-        requestTimeoutMs: s.requestTimeoutMs,
-        rpc: (method, p, o) => this.#rpc(method, p, o),
-        callTimeoutMs: opts.timeoutMs ?? null,
-        sentAt,
-        progressToken: options.onProgress ? callId : undefined,
-        signal: options.signal,
-        onProgress: options.onProgress,
-      });
+    let raw: JsonRecord;
     try {
-      return await outcome(await this.#complete("tools/call", params, rawResult, options.signal, opts, where));
+      raw = await this.#callOnce(name, params, opts, options.signal);
     } catch (e) {
       // Spec 2026-07-28 (x-mcp-header): on a header mismatch the client SHOULD list
       // the tools again (the declarations may be new, or never listed) and retry once.
       if (!known || !(e instanceof JsonRpcError) || e.rpcCode !== MODERN_ERRORS.headerMismatch) throw e;
-      this.#s.listCache.delete("tools/list");
+      s.listCache.delete("tools/list");
       await this.listTools({ signal: options.signal });
       const fresh = known.get(name);
       if (!fresh?.length || JSON.stringify(fresh) === JSON.stringify(declared ?? [])) throw e;
       opts.headers = paramHeaderValues(fresh, args);
-      return outcome(await this.#complete("tools/call", params, rawResult, options.signal, opts, where));
+      raw = await this.#callOnce(name, params, opts, options.signal);
     }
+    const where = `${s.name}: tools/call ${name.slice(0, MAX_QUOTED_CHARS)}`;
+    if (!isTaskAnswer(raw, s.era, asTask !== undefined)) return parseCallToolResult(raw, where);
+    // A task answer is followed to its end (V8): the caller sees one call.
+    return followToolTask(raw, where, {
+      era: s.era,
+      capabilities: s.capabilities,
+      session: s.session,
+      handlers: s.handlers,
+      requestTimeoutMs: s.requestTimeoutMs,
+      rpc: (method, p, o) => this.#rpc(method, p, o),
+      callTimeoutMs: opts.timeoutMs ?? null,
+      sentAt,
+      progressToken: callId,
+      signal: options.signal,
+      onProgress: options.onProgress,
+    });
+  }
+
+  // One tools/call to its complete result: input_required rounds answered (V2);
+  // a task answer is returned as it is. One request and no extra copy when the
+  // first answer is complete (the common case, measured on the stdio round trip).
+  async #callOnce(name: string, params: JsonRecord, opts: RequestOptions, signal: AbortSignal | undefined): Promise<JsonRecord> {
+    const first = await this.#rpc("tools/call", params, opts);
+    const type = first.resultType;
+    if (type === undefined || type === "complete" || type === "task") return first;
+    const where = `${this.#s.name}: tools/call ${name.slice(0, MAX_QUOTED_CHARS)}`;
+    return completeWithInput(where, "tools/call", params, (p) => this.#rpc("tools/call", p, opts), this.#s.handlers, signal, first);
   }
 
   /** Lists every resource, following `nextCursor` (V3). */
@@ -637,9 +648,13 @@ export class McpClient {
 
   // One request in the current era: modern requests carry `_meta` (V2) and are
   // retried once with another revision on -32022.
-  async #rpc(method: string, params: JsonRecord | undefined, options: RequestOptions): Promise<JsonRecord> {
+  #rpc(method: string, params: JsonRecord | undefined, options: RequestOptions): Promise<JsonRecord> {
+    // Not async in the legacy era: one promise per request, not two.
+    return this.#s.era === "legacy" ? this.#s.session.request(method, params, options) : this.#rpcModern(method, params, options);
+  }
+
+  async #rpcModern(method: string, params: JsonRecord | undefined, options: RequestOptions): Promise<JsonRecord> {
     const s = this.#s;
-    if (s.era === "legacy") return s.session.request(method, params, options);
     // The tasks extension is declared on the requests it concerns (2026-07-28 tasks).
     const who = s.taskWho && (method === "tools/call" || method.startsWith("tasks/")) ? s.taskWho : s.who;
     for (let attempt = 0; ; attempt++) {

@@ -63,23 +63,23 @@ export interface TaskCallContext {
 }
 
 /**
- * The final result of a `tools/call` answer: parsed at once when it is one, or,
- * when it created a task, after following the task to its end.
- *
- * @throws ProtocolError (`protocol`) for a task answer the client did not ask for, and as {@link followTask}.
+ * Is this `tools/call` answer a created task? 2026-07-28: `resultType: "task"`;
+ * 2025-11-25: a `task` object and no `content`, to a call that asked for a task.
  */
-export function toolCallOutcome(raw: JsonRecord, where: string, askedForTask: boolean, c: TaskCallContext): CallToolResult | Promise<CallToolResult> {
-  let created: unknown;
-  if (c.era === "modern") {
-    if (raw.resultType !== "task") return parseCallToolResult(raw, where);
-    // A task answer to a request that did not declare the extension is invalid (2026-07-28 tasks).
-    if (!serverTakesToolTasks("modern", c.capabilities)) throw new ProtocolError(`${where}: the server answered with a task this client did not declare`);
-    created = raw;
-  } else {
-    if (!askedForTask || !isRecord(raw.task) || "content" in raw) return parseCallToolResult(raw, where);
-    created = raw.task;
-  }
-  const task = parseTask(created, where);
+export function isTaskAnswer(raw: JsonRecord, era: Era, askedForTask: boolean): boolean {
+  return era === "modern" ? raw.resultType === "task" : askedForTask && isRecord(raw.task) && !("content" in raw);
+}
+
+/**
+ * Follows the task a `tools/call` created to its end and returns the call's final result.
+ *
+ * @throws ProtocolError (`protocol`) for a task answer to a call that did not declare the
+ * extension (2026-07-28), and as {@link followTask}.
+ */
+export async function followToolTask(raw: JsonRecord, where: string, c: TaskCallContext): Promise<CallToolResult> {
+  // A task answer to a request that did not declare the extension is invalid (2026-07-28 tasks).
+  if (c.era === "modern" && !serverTakesToolTasks("modern", c.capabilities)) throw new ProtocolError(`${where}: the server answered with a task this client did not declare`);
+  const task = parseTask(c.era === "modern" ? raw : raw.task, where);
   const bound = c.callTimeoutMs ?? DEFAULT_TASK_TIMEOUT_MS;
   const host = {
     era: c.era,
@@ -90,10 +90,11 @@ export function toolCallOutcome(raw: JsonRecord, where: string, askedForTask: bo
     requestTimeoutMs: c.requestTimeoutMs,
     canCancel: serverCancelsTasks(c.era, c.capabilities),
   };
-  return followTask(host, task, {
+  const result = await followTask(host, task, {
     signal: c.signal,
     onProgress: c.onProgress,
     progressToken: c.progressToken,
     timeoutMs: Math.max(1, bound - (Date.now() - c.sentAt)),
-  }).then((result) => parseCallToolResult(result, where));
+  });
+  return parseCallToolResult(result, where);
 }
