@@ -9,6 +9,7 @@ import { McpClient as WebMcpClient } from "../../src/mcp/client.js";
 import { HttpTransport } from "../../src/transport/http.js";
 import { connectMcp } from "../../src/node/tools.js";
 import type { Progress } from "../../src/jsonrpc/session.js";
+import { MIN_TASK_POLL_MS } from "../../src/limits.js";
 import { startEverything } from "../helpers/everything.js";
 import { fixtureServer, repoPath } from "../helpers/paths.js";
 import { connectRecorded, readWire, requestsOf, sent, type Message } from "../modern/support.js";
@@ -156,6 +157,30 @@ describe("V8: tasks, 2026-07-28 extension (fixture server)", { concurrency: true
     } finally {
       await client.close();
     }
+  });
+
+  test("V8: a task status outside the five is a protocol error, and the task is cancelled", T, async () => {
+    const { client, out } = await connectRecorded(["node", modernTasks]);
+    try {
+      await assert.rejects(client.callTool("bad", {}), (e: Error & { code?: string }) => e.code === "protocol" && /is not one of working/.test(e.message));
+      await client.listTools({ timeoutMs: 10_000 });
+    } finally {
+      await client.close();
+    }
+    assert.equal(requestsOf(sent(readWire(out)), "tasks/cancel").length, 1);
+  });
+
+  test("V8: a poll interval of 0 is held to MIN_TASK_POLL_MS between polls", T, async () => {
+    const { client, out } = await connectRecorded(["node", modernTasks]);
+    const started = Date.now();
+    try {
+      const r = await client.callTool("eager", {});
+      assert.match(textOfResult(r), /done after 5 polls/);
+    } finally {
+      await client.close();
+    }
+    assert.ok(Date.now() - started >= 5 * MIN_TASK_POLL_MS, "five polls took at least five minimum intervals");
+    assert.equal(requestsOf(sent(readWire(out)), "tasks/get").length, 6);
   });
 
   test("V8: a task that outlives the call's bound is a timeout, and is cancelled", T, async () => {
