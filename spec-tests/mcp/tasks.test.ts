@@ -10,6 +10,7 @@ import { HttpTransport } from "../../src/transport/http.js";
 import { connectMcp } from "../../src/node/tools.js";
 import type { Progress } from "../../src/jsonrpc/session.js";
 import { MIN_TASK_POLL_MS } from "../../src/limits.js";
+import { mcpNameOf } from "../../src/transport/http-headers.js";
 import { startEverything } from "../helpers/everything.js";
 import { fixtureServer, repoPath } from "../helpers/paths.js";
 import { connectRecorded, readWire, requestsOf, sent, type Message } from "../modern/support.js";
@@ -186,7 +187,7 @@ describe("V8: tasks, 2026-07-28 extension (fixture server)", { concurrency: true
   test("V8: a task that outlives the call's bound is a timeout, and is cancelled", T, async () => {
     const { client, out } = await connectRecorded(["node", modernTasks]);
     try {
-      await assert.rejects(client.callTool("research", { steps: 100_000 }, { timeoutMs: 400 }), (e: Error & { code?: string }) => e.code === "timeout");
+      await assert.rejects(client.callTool("research", { steps: 100_000 }, { timeoutMs: 1_500 }), (e: Error & { code?: string }) => e.code === "timeout");
       await client.listTools({ timeoutMs: 10_000 });
     } finally {
       await client.close();
@@ -231,4 +232,9 @@ describe("V8: tasks, 2026-07-28 extension (fixture server)", { concurrency: true
       await connection.close();
     }
   });
+});
+
+test("V8: over Streamable HTTP, tasks/get, tasks/update and tasks/cancel are routed by their task id (Mcp-Name)", () => {
+  for (const method of ["tasks/get", "tasks/update", "tasks/cancel"]) assert.equal(mcpNameOf(method, { taskId: "task-7" }), "task-7");
+  assert.equal(mcpNameOf("tools/call", { name: "research" }), "research");
 });

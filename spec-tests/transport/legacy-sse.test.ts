@@ -90,7 +90,7 @@ describe("H14: HTTP+SSE (2024-11-05)", { concurrency: true }, () => {
 
   test("H14: a request whose answer never comes fails after the idle bound; the connection stays usable", T, () =>
     withFixture("legacy-sse", {}, async (server) => {
-      const client = await McpClient.connect(new LegacySseTransport(server.url, { idleTimeoutMs: 400 }), { era: "legacy" });
+      const client = await McpClient.connect(new LegacySseTransport(server.url, { idleTimeoutMs: 1_500 }), { era: "legacy" });
       try {
         await assert.rejects(client.callTool("stall", {}), coded("timeout"));
         const r = await client.callTool("echo", { text: "still here" });

@@ -247,7 +247,8 @@ export class LegacySseTransport implements Transport {
   }
 
   async #run(): Promise<void> {
-    const ex = new Exchange(this.#idleMs, undefined, this.#closer.signal, this.description, "the event stream");
+    // Until the stream's headers arrive, the wait is the endpoint's: start() is one bound.
+    const ex = new Exchange(this.#endpointMs, undefined, this.#closer.signal, this.description, "the event stream");
     try {
       const res = await this.#fetch(this.#url.href, { method: "GET", headers: this.#headersWith({ accept: "text/event-stream" }), redirect: "manual", signal: ex.signal });
       if (!res.ok) throw statusError(this.description, res, "the event stream GET");
