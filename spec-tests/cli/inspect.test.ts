@@ -5,6 +5,7 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { EXIT } from "../../src/cli/exit.js";
 import { repoPath } from "../helpers/paths.js";
+import { startEverything } from "../helpers/everything.js";
 import { yada } from "./support.js";
 
 const T = { timeout: 60_000 };
@@ -45,5 +46,19 @@ describe("X6: server inspection commands", { concurrency: true }, () => {
     assert.equal(r.code, EXIT.ok, r.stderr);
     assert.match(r.stdout, /# Research Report: terminals/);
     assert.match(r.stderr, /yada: progress: simulate-research-query .*Analyzing content/);
+  });
+
+  test("H14: --url of a 2024-11-05 HTTP+SSE server (server-everything sse mode) works through the fallback", T, async () => {
+    const server = await startEverything("sse");
+    try {
+      const info = await yada(["info", "--url", server.url]);
+      assert.equal(info.code, EXIT.ok, info.stderr);
+      assert.match(info.stdout, /^mcp-servers\/everything 2\.0\.0 · legacy era/m);
+      const r = await yada(["call", "echo", '{"message":"over sse"}', "--url", server.url]);
+      assert.equal(r.code, EXIT.ok, r.stderr);
+      assert.equal(r.stdout, "Echo: over sse\n");
+    } finally {
+      await server.stop();
+    }
   });
 });
