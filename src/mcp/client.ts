@@ -617,6 +617,11 @@ export class McpClient {
   /**
    * Completion suggestions for a prompt argument or a resource-template variable
    * (`completion/complete`, V9); see {@link complete} for the bounds and errors.
+   *
+   * @example
+   * ```ts
+   * const { values } = await client.complete({ ref: { type: "ref/prompt", name: "greet" }, argument: { name: "lang", value: "fr" } });
+   * ```
    */
   complete(request: CompletionRequest, options: { signal?: AbortSignal } = {}): Promise<Completion> {
     return complete(this, request, options);

@@ -58,7 +58,14 @@ export interface SkillsClient {
   readResource(uri: string, options?: { signal?: AbortSignal }): Promise<ResourceContents[]>;
 }
 
-/** Does the server declare the skills extension (with resources, as the extension requires)? */
+/**
+ * Does the server declare the skills extension (with resources, as the extension requires)?
+ *
+ * @example
+ * ```ts
+ * if (serverHasSkills(client)) console.log(await listSkills(client));
+ * ```
+ */
 export function serverHasSkills(client: Pick<SkillsClient, "serverCapabilities">): boolean {
   const caps = client.serverCapabilities;
   return isRecord(caps.extensions) && isRecord(caps.extensions[SKILLS_EXTENSION]) && isRecord(caps.resources);
@@ -120,7 +127,16 @@ export async function listSkills(client: SkillsClient, options: { signal?: Abort
   throw new LimitError("MAX_LIST_PAGES", MAX_LIST_PAGES, `${where} has more than ${MAX_LIST_PAGES} pages`);
 }
 
-/** The entry of one skill by the URI of its SKILL.md (`skills/get`). @throws as {@link listSkills} */
+/**
+ * The entry of one skill by the URI of its SKILL.md (`skills/get`): for a skill
+ * named elsewhere (instructions, another skill) or to refresh a listed entry.
+ *
+ * @throws as {@link listSkills}; the server answers -32602 (JsonRpcError) for a URI that is not a skill.
+ * @example
+ * ```ts
+ * const skill = await getSkill(client, "skill://acme/pdf-tools/SKILL.md");
+ * ```
+ */
 export async function getSkill(client: SkillsClient, uri: string, options: { signal?: AbortSignal } = {}): Promise<Skill> {
   const result = await client.request("skills/get", { uri }, options);
   return parseSkill(result.skill, `${client.name}: skills/get`);
@@ -158,7 +174,11 @@ function bytesOf(contents: ResourceContents[], uri: string, where: string): Uint
  * a verification failure and nothing is returned.
  *
  * @throws ProtocolError (`protocol`) for a failed verification, an entry whose URI does not end in
- * `<name>/SKILL.md`, or a SKILL.md missing from the entry's files; LimitError (`limit`); request errors.
+ * `<name>/SKILL.md`, or a SKILL.md missing from the entry's files; LimitError (`limit`); request errors. * @example
+ * ```ts
+ * const loaded = await loadSkill(client, skill);
+ * const forms = new TextDecoder().decode(await loaded.readFile("references/FORMS.md"));
+ * ```
  */
 export async function loadSkill(client: SkillsClient, skill: Skill, options: { signal?: AbortSignal } = {}): Promise<LoadedSkill> {
   const where = `${client.name}: skill ${skill.uri.slice(0, MAX_QUOTED_CHARS)}`;
