@@ -41,3 +41,7 @@ export { assertUniqueToolNames, prefixedToolName, checkToolName } from "./tools/
 export { renderToolResult, renderContent, type RenderStyle, type RenderedContent } from "./tools/render.js";
 export type { McpAccess } from "./tools/gate.js";
 export type { McpPromptText } from "./tools/prompts.js";
+export { LegacySseTransport, type LegacySseOptions } from "./transport/legacy-sse.js";
+export { TASKS_EXTENSION, type TaskSupport, type TaskStatus } from "./mcp/tasks.js";
+export { complete, type Completion, type CompletionRef, type CompletionRequest } from "./mcp/completions.js";
+export { getSkill, listSkills, loadSkill, serverHasSkills, SKILLS_EXTENSION, type LoadedSkill, type Skill, type SkillFile, type SkillsClient } from "./mcp/skills.js";

@@ -272,3 +272,37 @@ export const MAX_HOST_HANDLER_CONCURRENCY = 4;
 export const MAX_STDIN_QUEUED_BYTES = 16 * 1024 * 1024;
 /** JSON-RPC error code of the reply to a server request beyond `MAX_SERVER_REQUESTS_IN_FLIGHT` (Y2; JSON-RPC 2.0 server-error range). */
 export const RPC_TOO_MANY_REQUESTS = -32000;
+// ── Tasks, legacy HTTP+SSE, completions, skills ─────────────────────────────────
+
+/** Poll interval of `tasks/get` when the server suggests none (V8; ours). */
+export const DEFAULT_TASK_POLL_MS = 1_000;
+/** Shortest poll interval honoured, whatever the server suggests (V8; ours: a 0 ms suggestion is a busy loop). */
+export const MIN_TASK_POLL_MS = 50;
+/** Longest poll interval honoured (V8; ours: a huge suggestion would stall the call). */
+export const MAX_TASK_POLL_MS = 30_000;
+/** Bound on a whole task-augmented call when the call itself has none (V8; ours). */
+export const DEFAULT_TASK_TIMEOUT_MS = 60 * 60 * 1000;
+/** Most `tasks/get` polls one task may take (V8; ours: an hour at the shortest interval would be 72,000). */
+export const MAX_TASK_POLLS = 10_000;
+/** Longest task id accepted from a server (V8; ours). */
+export const MAX_TASK_ID_CHARS = 256;
+/** Bound on the best-effort `tasks/cancel` sent when a task call is aborted (V8; ours). */
+export const TASK_CANCEL_TIMEOUT_MS = 5_000;
+/** Most input requests one modern task may raise over its lifetime (V8, spec 2026-07-28 tasks; ours). */
+export const MAX_TASK_INPUT_KEYS = 1_000;
+/** Bound on the wait for a 2024-11-05 server's `endpoint` event once its stream is open (H14; ours). */
+export const DEFAULT_LEGACY_ENDPOINT_TIMEOUT_MS = 10_000;
+/** Longest `endpoint` event data accepted (H14; ours). */
+export const MAX_LEGACY_ENDPOINT_CHARS = 2_048;
+/** Most values one `completion/complete` answer may carry (V9; spec: "MUST NOT exceed 100 items"). */
+export const MAX_COMPLETION_VALUES = 100;
+/** Longest completion value accepted, in characters (V9; ours). */
+export const MAX_COMPLETION_VALUE_CHARS = 4_096;
+/** Files one skill may list (V9; the skills extension's "Resources per skill" limit). */
+export const MAX_SKILL_RESOURCES = 512;
+/** Bytes one skill's files may total (V9; the skills extension's "Total file size per skill", 16 MiB). */
+export const MAX_SKILL_TOTAL_BYTES = 16 * 1024 * 1024;
+/** Skills one `listSkills` returns across its pages (V9; ours). */
+export const MAX_SKILLS_LISTED = 10_000;
+/** Bytes of a SKILL.md frontmatter block parsed for verification (V9; ours). */
+export const MAX_SKILL_FRONTMATTER_BYTES = 64 * 1024;

@@ -3,12 +3,14 @@
 // One server process (plain node:http on 127.0.0.1, port 0) answers
 // initialize / tools/call echo, either as application/json or as an SSE stream
 // (event + id + data, then end, as the official SDK server writes it). Clients,
-// run one after another against the same server, sequentially (one call in flight):
+// run one after another against the same server, sequentially (one call in flight)
+// and 16 calls in flight:
 //   raw fetch   fetch + res.json() (JSON) or res.text() + one JSON.parse (SSE): the limit
 //   yada        McpClient over HttpTransport (session, result checks: the whole client)
 //   yada transport  HttpTransport alone, JSON-RPC messages in and out
 //   sdk v1      @modelcontextprotocol/sdk Client + StreamableHTTPClientTransport
 //   sdk v2      @modelcontextprotocol/client Client + StreamableHTTPClientTransport
+// Targets (SSE answers): yada ÷ raw fetch ≥ 0.90× sequential and 16-way, printed beside each ratio.
 import { spawn } from "node:child_process";
 import { createServer } from "node:http";
 import { fileURLToPath } from "node:url";
@@ -106,16 +108,19 @@ const clients = {
   "yada transport": async (url) => {
     const { HttpTransport } = await import("../../build/src/transport/http.js");
     const transport = new HttpTransport(url);
-    let last;
-    await transport.start({ message: (m) => void (last = m), requestError: (_id, e) => void (last = e), closed() {} });
+    const got = new Map();
+    await transport.start({ message: (m) => void got.set(m.id, m), requestError: (id, e) => void got.set(id, e), closed() {} });
     await transport.send({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } } });
     transport.setProtocolVersion("2025-06-18");
     await transport.send({ jsonrpc: "2.0", method: "notifications/initialized" });
     let id = 0;
     return {
       async call(i) {
-        await transport.send({ jsonrpc: "2.0", id: ++id, method: "tools/call", params: { name: "echo", arguments: { text: `hi ${i}` } } });
-        return last.result.content[0].text;
+        const my = ++id;
+        await transport.send({ jsonrpc: "2.0", id: my, method: "tools/call", params: { name: "echo", arguments: { text: `hi ${i}` } } });
+        const m = got.get(my);
+        got.delete(my);
+        return m.result.content[0].text;
       },
       close: () => transport.close(),
     };
@@ -147,7 +152,13 @@ async function measure(name, url, mode) {
     for (let i = 0; i < WARMUP; i++) if ((await c.call(i)) !== `hi ${i}`) throw new Error(`${name}: wrong echo`);
     const t0 = performance.now();
     for (let i = 0; i < CALLS; i++) await c.call(i);
-    return CALLS / ((performance.now() - t0) / 1000);
+    const seq = CALLS / ((performance.now() - t0) / 1000);
+    let next = 0;
+    const t1 = performance.now();
+    await Promise.all(Array.from({ length: 16 }, async () => {
+      while (next < CALLS) await c.call(next++);
+    }));
+    return { seq, par: CALLS / ((performance.now() - t1) / 1000) };
   } finally {
     await c.close();
   }
@@ -175,7 +186,8 @@ async function main() {
         for (const name of Object.keys(clients)) {
           if (process.env.ONLY && process.env.ONLY !== name) continue;
           try {
-            best[name] = Math.max(best[name] ?? 0, await measure(name, server.url, mode));
+            const r = await measure(name, server.url, mode);
+            best[name] = { seq: Math.max(best[name]?.seq ?? 0, r.seq), par: Math.max(best[name]?.par ?? 0, r.par) };
           } catch (e) {
             failed[name] = e instanceof Error ? e.message : String(e);
           }
@@ -185,12 +197,19 @@ async function main() {
       server.stop();
     }
     console.log(`\n${mode === "json" ? "application/json" : "text/event-stream"} answers`);
-    console.log("| client | calls/s | vs raw fetch |");
-    console.log("| --- | ---: | ---: |");
+    console.log("| client | sequential calls/s | vs raw fetch | 16-way calls/s | vs raw fetch |");
+    console.log("| --- | ---: | ---: | ---: | ---: |");
+    const raw = best["raw fetch"];
     for (const name of Object.keys(clients)) {
       if (process.env.ONLY && process.env.ONLY !== name) continue;
-      if (best[name] === undefined) console.log(`| ${name} | failed: ${failed[name]} | |`);
-      else console.log(`| ${name} | ${best[name].toFixed(0)} | ${(best[name] / best["raw fetch"]).toFixed(2)}x |`);
+      const b = best[name];
+      if (b === undefined) console.log(`| ${name} | failed: ${failed[name]} | | | |`);
+      else console.log(`| ${name} | ${b.seq.toFixed(0)} | ${raw ? (b.seq / raw.seq).toFixed(2) : "-"}x | ${b.par.toFixed(0)} | ${raw ? (b.par / raw.par).toFixed(2) : "-"}x |`);
+    }
+    if (mode === "sse" && raw && best.yada) {
+      const verdict = (x) => `${x.toFixed(2)}×  (target ≥ 0.90×: ${x >= 0.9 ? "met" : "NOT met"})`;
+      console.log(`\nyada ÷ raw fetch, SSE answers, sequential: ${verdict(best.yada.seq / raw.seq)}`);
+      console.log(`yada ÷ raw fetch, SSE answers, 16-way:     ${verdict(best.yada.par / raw.par)}`);
     }
   }
 }

@@ -6,6 +6,7 @@
 // chunks, yada vs the SDK v1 reader vs the floor (concatenate, decode once, parse once).
 //
 // Usage: node scripts/build.mjs && node scripts/bench/stdio.mjs [--calls N] [--rounds R]
+// Targets: yada ÷ raw ≥ 0.90× sequential and ≥ 0.80× 16-way (printed beside each ratio).
 // Absolute numbers are noise on a shared machine: read the ratios.
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
@@ -115,6 +116,11 @@ for (const [name, r] of Object.entries(best)) {
     `${name.padEnd(9)} ${fmt(r.seq)}   ${ratio(r.seq / best.raw.seq)} ${fmt(r.par)} ${ratio(r.par / best.raw.par)}   ${ratio(best.yada.seq / r.seq)}     ${ratio(best.yada.par / r.par)}`,
   );
 }
+
+// Each ratio of yada to the limit beside its target.
+const verdict = (x, target) => `${x.toFixed(2)}×  (target ≥ ${target.toFixed(2)}×: ${x >= target ? "met" : "NOT met"})`;
+console.log(`\nyada ÷ raw, sequential: ${verdict(best.yada.seq / best.raw.seq, 0.9)}`);
+console.log(`yada ÷ raw, 16-way:     ${verdict(best.yada.par / best.raw.par, 0.8)}`);
 
 // ── framing: one 8 MiB line in 4 KiB chunks ───────────────────────────────────
 const payload = JSON.stringify({ jsonrpc: "2.0", id: 1, result: { content: [{ type: "text", text: "z".repeat(8 * 1024 * 1024) }] } }) + "\n";

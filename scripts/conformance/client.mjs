@@ -3,7 +3,7 @@
 // public web entry. The runner passes the server URL as the last argument and the
 // scenario name in MCP_CONFORMANCE_SCENARIO; each scenario below does what that
 // scenario asks of a client, then the process exits (0 on success).
-import { HttpTransport, McpClient } from "../../dist/yada.js";
+import { HttpTransport, listSkills, loadSkill, McpClient } from "../../dist/yada.js";
 
 const url = process.argv[process.argv.length - 1];
 const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? "";
@@ -130,12 +130,45 @@ const scenarios = {
     await client.close();
   },
 
+  // Skills (SEP-2640): listing reads no file; loading reads SKILL.md and verifies it
+  // (size, digest, frontmatter) before any supporting file is read.
+  async "sep-2640-client-no-prefetch"() {
+    const client = await connect();
+    await listSkills(client);
+    await client.close();
+  },
+  "sep-2640-client-verify-digest": loadThenReadSupport,
+  "sep-2640-client-verify-size": loadThenReadSupport,
+  "sep-2640-client-verify-frontmatter": loadThenReadSupport,
+
   async "json-schema-ref-no-deref"() {
     const client = await connect();
     await client.listTools();
     await client.close();
   },
 };
+
+// Loads the first listed skill and, only once it verified, reads its supporting
+// files; a verification failure (code protocol) is the expected outcome when the
+// server tampered with the skill.
+async function loadThenReadSupport() {
+  const client = await connect();
+  try {
+    for (const skill of await listSkills(client)) {
+      let loaded;
+      try {
+        loaded = await loadSkill(client, skill);
+      } catch (e) {
+        if (e?.code !== "protocol") throw e;
+        console.error(`conformance client: skill refused: ${e.message}`);
+        continue;
+      }
+      if (skill.resources !== "dynamic") for (const f of skill.resources) if (f.uri !== skill.uri) await loaded.readFile(f.uri);
+    }
+  } finally {
+    await client.close();
+  }
+}
 
 const run = scenarios[scenario] ?? scenarios.initialize;
 try {

@@ -10,10 +10,11 @@ export interface Everything {
   stop(): Promise<void>;
 }
 
-export async function startEverything(): Promise<Everything> {
+/** `mode`: "streamableHttp" (at /mcp) or the 2024-11-05 "sse" mode (stream at /sse, POSTs to /message). */
+export async function startEverything(mode: "streamableHttp" | "sse" = "streamableHttp"): Promise<Everything> {
   const preload = pathToFileURL(repoPath("fixtures", "http", "loopback-only.mjs")).href;
   const entry = repoPath("node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js");
-  const child = spawn(process.execPath, ["--import", preload, entry, "streamableHttp"], {
+  const child = spawn(process.execPath, ["--import", preload, entry, mode], {
     stdio: ["ignore", "ignore", "pipe"],
     env: { PATH: process.env.PATH ?? "", PORT: "0" },
   });
@@ -35,7 +36,7 @@ export async function startEverything(): Promise<Everything> {
     });
   });
   return {
-    url: `http://127.0.0.1:${port}/mcp`,
+    url: `http://127.0.0.1:${port}/${mode === "sse" ? "sse" : "mcp"}`,
     child,
     stop: () =>
       new Promise((resolve) => {

@@ -142,6 +142,9 @@ export const COMMANDS: readonly CommandSpec[] = [
   { name: "prompt", usage: "prompt <name> [json]", summary: "render a prompt with string arguments", groups: ["server", "output"] },
   { name: "record", usage: "record -o <file>", summary: "record a session (tools/list and each --call) as a JSONL transcript", groups: ["server", "output", "record"] },
   { name: "run", usage: 'run "<prompt>"', summary: "run the agent against the server's tools; stops for approval on writes", groups: ["server", "output", "run"] },
+  { name: "ping", usage: "ping", summary: "check the server answers and print the round-trip time", groups: ["server", "output"] },
+  { name: "info", usage: "info", summary: "the server's name, protocol era and revision, capabilities and instructions", groups: ["server", "output"] },
+  { name: "complete", usage: "complete <prompt|template-uri> <argument> [value] [context-json]", summary: "the server's completions for a prompt argument or a resource-template variable", groups: ["server", "output"] },
 ];
 
 const BY_LONG = new Map(FLAGS.map((f) => [f.name, f]));

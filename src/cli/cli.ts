@@ -14,6 +14,7 @@ import { promptsCommand, resourcesCommand, toolsCommand } from "./discover.js";
 import { CliExit, EXIT, UsageError, errorCodeOf, errorLine, exitCodeOf } from "./exit.js";
 import { VERSION, helpText } from "./help.js";
 import { callCommand, promptCommand, readCommand } from "./invoke.js";
+import { completeCommand, infoCommand, pingCommand } from "./inspect.js";
 import { recordCommand } from "./record.js";
 import { runCommand } from "./run.js";
 import { jsonText, oneLine, processIo, type Io } from "./terminal.js";
@@ -27,6 +28,9 @@ const HANDLERS: Record<string, (ctx: CommandContext) => Promise<number>> = {
   prompt: promptCommand,
   record: recordCommand,
   run: runCommand,
+  ping: pingCommand,
+  info: infoCommand,
+  complete: completeCommand,
 };
 
 /**

@@ -24,8 +24,8 @@ function withNewline(text: string): string {
 
 /**
  * `yada call <tool> [json|-]`: calls the tool and prints its content. While it
- * runs, MCP progress is shown on stderr (J6); with `--timeout`, progress restarts
- * the bound. Exit 1 when the tool answers `isError: true`.
+ * runs, MCP progress is shown on stderr (J6), and so is the status of a task the
+ * call runs as (V8); with `--timeout`, progress restarts the bound. Exit 1 when the tool answers `isError: true`.
  *
  * @throws UsageError (`usage`) for arguments that are not a JSON object; the
  * call's errors (`jsonrpc` for an unknown tool or arguments the server refuses).

@@ -256,42 +256,44 @@ export class JsonRpcSession {
       // only transports that stream responses need one, and a constant reason is free.
       // Aborted when the request settles, so the transport can stop reading for it.
       const done = this.#transport.needsRequestSignal ? new AbortController() : undefined;
-      const onAbort = (): void =>
-        this.#abandon(
-          id,
-          "cancelled by the caller",
-          new CancelledError(`${this.#name}: ${method} was cancelled; the server may still carry the call out`, { cause: signal?.reason }),
-        );
+      const onAbort = signal
+        ? (): void =>
+            this.#abandon(
+              id,
+              "cancelled by the caller",
+              new CancelledError(`${this.#name}: ${method} was cancelled; the server may still carry the call out`, { cause: signal.reason }),
+            )
+        : undefined;
       const pending: Pending = {
         method,
         onProgress: options.onProgress,
         settle: (result, error) => {
           if (pending.timer !== undefined) clearTimeout(pending.timer);
-          signal?.removeEventListener("abort", onAbort);
+          if (onAbort) signal?.removeEventListener("abort", onAbort);
           done?.abort(SETTLED);
           if (error) reject(error);
           else resolve(result ?? {});
         },
       };
       this.#pending.set(id, pending);
-      signal?.addEventListener("abort", onAbort, { once: true });
+      if (onAbort) signal?.addEventListener("abort", onAbort, { once: true });
 
       // S6: the bound counts from when the request is handed to the transport.
       const timeoutMs = options.timeoutMs ?? null;
       if (timeoutMs !== null && Number.isFinite(timeoutMs)) {
-        const startedAt = Date.now();
-        const hardMax = options.maxTotalTimeoutMs ?? DEFAULT_MAX_TOTAL_TIMEOUT_MS;
         // Starts the timer: the request fails after `ms`, reporting `bound` (this
-        // request's bound, or the total one once that is nearer).
+        // request's bound, or the total one once that is nearer). The message is
+        // built only if it fires (this runs for every call over stdio).
         const arm = (bound: number, ms = bound): void => {
-          const reason = `timed out after ${bound} ms`;
-          pending.timer = startTimer(
-            () => this.#abandon(id, reason, new TimeoutError(`${this.#name}: ${method} ${reason}; the server may still carry the call out`, bound)),
-            ms,
-          );
+          pending.timer = startTimer(() => {
+            const reason = `timed out after ${bound} ms`;
+            this.#abandon(id, reason, new TimeoutError(`${this.#name}: ${method} ${reason}; the server may still carry the call out`, bound));
+          }, ms);
         };
         arm(timeoutMs);
         if (options.resetTimeoutOnProgress && pending.onProgress) {
+          const startedAt = Date.now();
+          const hardMax = options.maxTotalTimeoutMs ?? DEFAULT_MAX_TOTAL_TIMEOUT_MS;
           const user = pending.onProgress;
           pending.onProgress = (p) => {
             clearTimeout(pending.timer);

@@ -7,7 +7,7 @@
  * @module
  */
 import { startTimer } from "../util/sleep.js";
-import { JsonRpcError, LimitError, ProtocolError, TimeoutError, UnsupportedVersionError, ValidationError, YadaError } from "../errors.js";
+import { HttpError, JsonRpcError, LimitError, ProtocolError, TimeoutError, UnsupportedVersionError, ValidationError, YadaError } from "../errors.js";
 import { JsonRpcSession, type NotificationListener, type Progress, type RequestHandler, type RequestOptions } from "../jsonrpc/session.js";
 import {
   DEFAULT_CALL_TIMEOUT_MS,
@@ -60,6 +60,8 @@ import { completeWithInput } from "./input-rounds.js";
 import { Subscriptions } from "./listen.js";
 import { checkParamHeaders, paramHeaderValues, type ParamHeader } from "./param-headers.js";
 import { checkOptions, type OptionKind } from "../util/options.js";
+import { complete, type Completion, type CompletionRequest } from "./completions.js";
+import { followToolTask, isTaskAnswer, taskCallParams, taskIdentity, type TaskSupport } from "./task-call.js";
 
 /** The name and version yada reports to servers unless the host sets its own. */
 export const DEFAULT_CLIENT_INFO = { name: "yada", version: "0.1.0" } as const;
@@ -154,6 +156,15 @@ export interface CallOptions {
   maxTotalTimeoutMs?: number;
   /** `_meta` added to the request params. */
   meta?: JsonRecord;
+  /**
+   * Task augmentation (V8, 2025-11-25): a tool whose `execution.taskSupport` is
+   * `required` always runs as a task on a server that takes tasks; `true` also runs
+   * an `optional` (or never listed) tool as one, `false` never asks for a task. Either
+   * way the call returns the final result, with task status as progress.
+   */
+  task?: boolean;
+  /** The task lifetime to ask for, in ms (2025-11-25 `task.ttl`); the server may choose another. */
+  taskTtlMs?: number;
 }
 
 /** State shared by a client and the views {@link McpClient.withCallTimeout} makes of it. */
@@ -173,6 +184,10 @@ interface Shared extends Established {
   listListeners: number;
   /** Modern-era list listeners, told of every list a new listen acknowledges (a possible unannounced change). */
   resyncListeners: Set<(kind: ListKind) => void>;
+  /** `execution.taskSupport` of listed tools (V8). */
+  taskSupport: Map<string, TaskSupport>;
+  /** The identity sent with tools/call and tasks/* when the server takes modern tasks (V8), else undefined. */
+  taskWho: ClientIdentity | undefined;
   log: Logger | undefined;
 }
 
@@ -232,6 +247,7 @@ export class McpClient {
     const session = new JsonRpcSession(transport, { name, logger: options.logger });
     const handshakeMs = options.handshakeTimeoutMs ?? DEFAULT_HANDSHAKE_TIMEOUT_MS;
     const deadline = new AbortController();
+    const startedAt = Date.now();
     const timer = startTimer(() => deadline.abort(), handshakeMs);
     const signal = options.signal ? AbortSignal.any([options.signal, deadline.signal]) : deadline.signal;
     const timedOut = (): TimeoutError => new TimeoutError(`${name}: the handshake did not finish within ${handshakeMs} ms${stderrNote(transport)}`, handshakeMs);
@@ -253,6 +269,8 @@ export class McpClient {
         listCache: new Map(),
         listListeners: 0,
         resyncListeners: new Set(),
+        taskSupport: new Map(),
+        taskWho: taskIdentity(established, who),
         log: options.logger,
       };
       McpClient.#wire(shared, options);
@@ -265,6 +283,12 @@ export class McpClient {
       return client;
     } catch (e) {
       await session.close().catch(() => {});
+      // H14: a Streamable HTTP initialize answered 400 / 404 / 405 is a 2024-11-05 server.
+      const legacy = !deadline.signal.aborted && !options.signal?.aborted && e instanceof HttpError && [400, 404, 405].includes(e.status) ? transport.legacyFallback?.() : undefined;
+      if (legacy) {
+        options.logger?.("info", "initialize was refused over Streamable HTTP; trying HTTP+SSE", { server: name, status: (e as HttpError).status });
+        return this.connect(legacy, { ...options, era: "legacy", handshakeTimeoutMs: Math.max(1, handshakeMs - (Date.now() - startedAt)) });
+      }
       throw deadline.signal.aborted && !options.signal?.aborted ? timedOut() : e;
     } finally {
       clearTimeout(timer);
@@ -488,9 +512,13 @@ export class McpClient {
   async listTools(options: { signal?: AbortSignal; timeoutMs?: number | null } = {}): Promise<McpTool[]> {
     let tools = await this.#listAll("tools/list", "tools", parseTool, options);
     const seen = new Set<string>();
+    const support = this.#s.taskSupport;
+    support.clear();
     for (const t of tools) {
       if (seen.has(t.name)) throw new ProtocolError(`${this.#s.name}: tools/list lists the tool '${t.name.slice(0, MAX_QUOTED_CHARS)}' twice`);
       seen.add(t.name);
+      const task = t.execution?.taskSupport;
+      if (task === "required" || task === "optional") support.set(t.name, task);
     }
     const declared = this.#s.paramHeaders;
     if (declared) {
@@ -519,6 +547,7 @@ export class McpClient {
    * @throws JsonRpcError (`jsonrpc`), ProtocolError (`protocol`), ConnectionClosedError (`connection_closed`), CancelledError (`cancelled`).
    */
   async callTool(name: string, args: JsonRecord = {}, options: CallOptions = {}): Promise<CallToolResult> {
+    const s = this.#s;
     const opts: RequestOptions = {
       timeoutMs: options.timeoutMs === undefined ? this.#callTimeoutMs : options.timeoutMs,
       signal: options.signal,
@@ -526,24 +555,56 @@ export class McpClient {
       resetTimeoutOnProgress: options.resetTimeoutOnProgress,
       maxTotalTimeoutMs: options.maxTotalTimeoutMs,
     };
-    const params = withMeta({ name, arguments: args }, options.meta);
-    const known = this.#s.paramHeaders;
+    const asTask = taskCallParams(s, name, options);
+    const params = withMeta(asTask ? { name, arguments: args, task: asTask } : { name, arguments: args }, options.meta);
+    const known = s.paramHeaders;
     const declared = known?.get(name);
     if (declared?.length) opts.headers = paramHeaderValues(declared, args);
-    const where = `${this.#s.name}: tools/call ${name.slice(0, MAX_QUOTED_CHARS)}`;
+    // A task's progress token is its tools/call id (V8): captured only when a task may answer.
+    let callId: string | number | undefined;
+    if (options.onProgress && (asTask || s.taskWho)) opts.onId = (id) => (callId = id);
+    const sentAt = Date.now();
+    let raw: JsonRecord;
     try {
-      return await this.#complete("tools/call", params, parseCallToolResult, options.signal, opts, where);
+      raw = await this.#callOnce(name, params, opts, options.signal);
     } catch (e) {
       // Spec 2026-07-28 (x-mcp-header): on a header mismatch the client SHOULD list
       // the tools again (the declarations may be new, or never listed) and retry once.
       if (!known || !(e instanceof JsonRpcError) || e.rpcCode !== MODERN_ERRORS.headerMismatch) throw e;
-      this.#s.listCache.delete("tools/list");
+      s.listCache.delete("tools/list");
       await this.listTools({ signal: options.signal });
       const fresh = known.get(name);
       if (!fresh?.length || JSON.stringify(fresh) === JSON.stringify(declared ?? [])) throw e;
       opts.headers = paramHeaderValues(fresh, args);
-      return this.#complete("tools/call", params, parseCallToolResult, options.signal, opts, where);
+      raw = await this.#callOnce(name, params, opts, options.signal);
     }
+    const where = `${s.name}: tools/call ${name.slice(0, MAX_QUOTED_CHARS)}`;
+    if (!isTaskAnswer(raw, s.era, asTask !== undefined)) return parseCallToolResult(raw, where);
+    // A task answer is followed to its end (V8): the caller sees one call.
+    return followToolTask(raw, where, {
+      era: s.era,
+      capabilities: s.capabilities,
+      session: s.session,
+      handlers: s.handlers,
+      requestTimeoutMs: s.requestTimeoutMs,
+      rpc: (method, p, o) => this.#rpc(method, p, o),
+      callTimeoutMs: opts.timeoutMs ?? null,
+      sentAt,
+      progressToken: callId,
+      signal: options.signal,
+      onProgress: options.onProgress,
+    });
+  }
+
+  // One tools/call to its complete result: input_required rounds answered (V2);
+  // a task answer is returned as it is. One request and no extra copy when the
+  // first answer is complete (the common case, measured on the stdio round trip).
+  async #callOnce(name: string, params: JsonRecord, opts: RequestOptions, signal: AbortSignal | undefined): Promise<JsonRecord> {
+    const first = await this.#rpc("tools/call", params, opts);
+    const type = first.resultType;
+    if (type === undefined || type === "complete" || type === "task") return first;
+    const where = `${this.#s.name}: tools/call ${name.slice(0, MAX_QUOTED_CHARS)}`;
+    return completeWithInput(where, "tools/call", params, (p) => this.#rpc("tools/call", p, opts), this.#s.handlers, signal, first);
   }
 
   /** Lists every resource, following `nextCursor` (V3). */
@@ -577,6 +638,19 @@ export class McpClient {
     return this.#complete("prompts/get", { name, arguments: args }, parseGetPromptResult, options.signal);
   }
 
+  /**
+   * Completion suggestions for a prompt argument or a resource-template variable
+   * (`completion/complete`, V9); see {@link complete} for the bounds and errors.
+   *
+   * @example
+   * ```ts
+   * const { values } = await client.complete({ ref: { type: "ref/prompt", name: "greet" }, argument: { name: "lang", value: "fr" } });
+   * ```
+   */
+  complete(request: CompletionRequest, options: { signal?: AbortSignal } = {}): Promise<Completion> {
+    return complete(this, request, options);
+  }
+
   /** Ends the connection (stdio: the process; HTTP: the session is released). Idempotent. */
   async close(): Promise<void> {
     this.#s.subscriptions?.close();
@@ -608,11 +682,17 @@ export class McpClient {
 
   // One request in the current era: modern requests carry `_meta` (V2) and are
   // retried once with another revision on -32022.
-  async #rpc(method: string, params: JsonRecord | undefined, options: RequestOptions): Promise<JsonRecord> {
+  #rpc(method: string, params: JsonRecord | undefined, options: RequestOptions): Promise<JsonRecord> {
+    // Not async in the legacy era: one promise per request, not two.
+    return this.#s.era === "legacy" ? this.#s.session.request(method, params, options) : this.#rpcModern(method, params, options);
+  }
+
+  async #rpcModern(method: string, params: JsonRecord | undefined, options: RequestOptions): Promise<JsonRecord> {
     const s = this.#s;
-    if (s.era === "legacy") return s.session.request(method, params, options);
+    // The tasks extension is declared on the requests it concerns (2026-07-28 tasks).
+    const who = s.taskWho && (method === "tools/call" || method.startsWith("tasks/")) ? s.taskWho : s.who;
     for (let attempt = 0; ; attempt++) {
-      const meta = modernMeta(s.protocolVersion, s.who, s.logLevel);
+      const meta = modernMeta(s.protocolVersion, who, s.logLevel);
       try {
         return await s.session.request(method, withMeta(params ?? {}, meta), options);
       } catch (e) {

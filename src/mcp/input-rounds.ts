@@ -19,8 +19,9 @@ export const INPUT_METHODS: readonly string[] = ["tools/call", "prompts/get", "r
 export type SendOnce = (params: JsonRecord) => Promise<JsonRecord>;
 
 /**
- * Runs a request to completion: sends it, answers every `input_required` round
- * (at most `MAX_INPUT_ROUNDS`), and returns the complete result.
+ * Runs a request to completion: sends it (unless `first`, its first answer, is
+ * given), answers every `input_required` round (at most `MAX_INPUT_ROUNDS`), and
+ * returns the complete result.
  *
  * @throws ProtocolError (`protocol`) for an unknown `resultType`, an `input_required`
  * on a method that may not carry one, or a malformed input request.
@@ -35,12 +36,16 @@ export async function completeWithInput(
   send: SendOnce,
   handlers: ClientHandlers | undefined,
   signal: AbortSignal | undefined,
+  first?: JsonRecord,
 ): Promise<JsonRecord> {
-  let extra: JsonRecord = {};
+  let extra: JsonRecord | undefined;
   for (let round = 0; ; round++) {
-    const result = await send({ ...params, ...extra });
+    // Round 0 sends the params as they are (or takes the answer the caller already has).
+    const result = round === 0 ? (first ?? (await send(params))) : await send({ ...params, ...extra });
     const type = result.resultType;
     if (type === undefined || type === "complete") return result;
+    // The tasks extension (V8): the caller of tools/call follows the task.
+    if (type === "task" && method === "tools/call") return result;
     if (type !== "input_required") throw new ProtocolError(`${where}: unknown resultType '${String(type).slice(0, MAX_QUOTED_CHARS)}'`);
     if (!INPUT_METHODS.includes(method)) throw new ProtocolError(`${where}: ${method} may not answer input_required`);
     if (round + 1 >= MAX_INPUT_ROUNDS) {
@@ -59,7 +64,13 @@ export async function completeWithInput(
   }
 }
 
-async function answerAll(where: string, requests: JsonRecord, handlers: ClientHandlers | undefined, signal: AbortSignal | undefined): Promise<JsonRecord> {
+/**
+ * Answers a set of input requests through the host handlers (also used by the
+ * tasks extension's `inputRequests`, V8).
+ *
+ * @throws LimitError (`limit`) past `MAX_INPUT_REQUESTS`; ProtocolError (`protocol`); UnauthorizedError (`unauthorized`).
+ */
+export async function answerAll(where: string, requests: JsonRecord, handlers: ClientHandlers | undefined, signal: AbortSignal | undefined): Promise<JsonRecord> {
   const context = { signal: signal ?? new AbortController().signal };
   // The keys are the server's: collected as pairs, so "__proto__" stays an own key.
   const out: [string, JsonRecord][] = [];

@@ -28,6 +28,8 @@ export interface McpTool {
   inputSchema: JsonRecord;
   outputSchema?: JsonRecord;
   annotations?: ToolAnnotations;
+  /** How the tool runs (2025-11-25): `taskSupport` is `required`, `optional` or `forbidden` (V8). Untrusted. */
+  execution?: JsonRecord;
   _meta?: JsonRecord;
 }
 
@@ -158,7 +160,7 @@ export interface ServerInfo {
 
 const ANNOTATED: FieldRules = { annotations: "object?", _meta: "object?" };
 const DESCRIBED: FieldRules = { title: "string?", description: "string?" };
-const TOOL: FieldRules = { inputSchema: "object", ...DESCRIBED, outputSchema: "object?", annotations: "object?", _meta: "object?" };
+const TOOL: FieldRules = { inputSchema: "object", ...DESCRIBED, outputSchema: "object?", annotations: "object?", execution: "object?", _meta: "object?" };
 const RESOURCE: FieldRules = { uri: "string", name: "string", ...DESCRIBED, mimeType: "string?", size: "number hint", ...ANNOTATED };
 const TEMPLATE: FieldRules = { uriTemplate: "string", name: "string", ...DESCRIBED, mimeType: "string?", ...ANNOTATED };
 const MEDIA: FieldRules = { data: "string", mimeType: "string", ...ANNOTATED };

@@ -117,11 +117,13 @@ export function encodeHeaderValue(value: string): string {
 
 /**
  * The `Mcp-Name` source of a request (spec 2026-07-28: `params.name` of tools/call
- * and prompts/get, `params.uri` of resources/read), or undefined.
+ * and prompts/get, `params.uri` of resources/read, `params.taskId` of tasks/*), or undefined.
  */
 export function mcpNameOf(method: string, params: Record<string, unknown> | undefined): string | undefined {
   if (params === undefined) return undefined;
-  const v = method === "resources/read" ? params.uri : method === "tools/call" || method === "prompts/get" ? params.name : undefined;
+  // The tasks extension (2026-07-28) routes tasks/get, tasks/update and tasks/cancel by their task id.
+  const v =
+    method === "resources/read" ? params.uri : method === "tools/call" || method === "prompts/get" ? params.name : method.startsWith("tasks/") ? params.taskId : undefined;
   return typeof v === "string" ? v : undefined;
 }
 

@@ -42,6 +42,7 @@ import {
   type HeaderList,
 } from "./http-headers.js";
 import { createSseParser } from "./sse.js";
+import { LegacySseTransport } from "./legacy-sse.js";
 import type { SendOptions, Transport, TransportSink } from "./types.js";
 import { checkOptions } from "../util/options.js";
 
@@ -205,6 +206,12 @@ export class HttpTransport implements Transport {
   withHeader(name: string, value: string): HttpTransport {
     const headers = withCustomHeader(this.#headers, name, value);
     return new HttpTransport(this.#url, { ...this.#options, headers });
+  }
+
+  /** The HTTP+SSE transport (2024-11-05) to the same URL with the same options, for the fallback of H14. */
+  legacyFallback(): Transport {
+    const { fetch, logger, idleTimeoutMs, maxEventBytes } = this.#options;
+    return new LegacySseTransport(this.#url, { fetch, logger, idleTimeoutMs, maxEventBytes, headers: this.#headers });
   }
 
   /** @inheritDoc */

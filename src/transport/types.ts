@@ -67,6 +67,11 @@ export interface Transport {
    * a cost per request, so transports that do not use it leave this unset.
    */
   readonly needsRequestSignal?: boolean | undefined;
+  /**
+   * The 2024-11-05 HTTP+SSE transport to the same server (H14): `McpClient.connect`
+   * switches to it when `initialize` is answered HTTP 400, 404 or 405.
+   */
+  legacyFallback?(): Transport;
   /** What kind of transport this is: `http` enables the HTTP rules of the modern era (headers, cancellation by closing). */
   readonly kind?: "stdio" | "http" | "other" | undefined;
   /** Identifies the server across connections (command line, or URL): the key of the remembered era (V2). */

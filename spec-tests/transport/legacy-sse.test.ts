@@ -1,0 +1,103 @@
+// H14: the 2024-11-05 HTTP+SSE transport, against server-everything's `sse` mode
+// and the hostile fixtures/http/legacy-sse.mjs.
+import { describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { McpClient } from "../../src/mcp/client.js";
+import { HttpTransport } from "../../src/transport/http.js";
+import { LegacySseTransport } from "../../src/transport/legacy-sse.js";
+import { startEverything } from "../helpers/everything.js";
+import { withFixture } from "./http-fixtures.js";
+
+const T = { timeout: 30_000 };
+type Coded = Error & { code?: string };
+const coded = (code: string) => (e: Coded) => e.code === code;
+
+describe("H14: HTTP+SSE (2024-11-05)", { concurrency: true }, () => {
+  test("H14: a Streamable HTTP initialize answered 404 falls back to HTTP+SSE by itself (server-everything sse mode)", T, async () => {
+    const server = await startEverything("sse");
+    try {
+      const client = await McpClient.connect(new HttpTransport(server.url));
+      try {
+        assert.equal(client.era, "legacy");
+        assert.match(client.name, /^HTTP\+SSE server /);
+        assert.ok((await client.listTools()).some((t) => t.name === "echo"));
+        const r = await client.callTool("echo", { message: "over sse" });
+        assert.deepEqual(r.content, [{ type: "text", text: "Echo: over sse" }]);
+      } finally {
+        await client.close();
+      }
+    } finally {
+      await server.stop();
+    }
+  });
+
+  test("H14: chosen explicitly, the transport POSTs to the announced endpoint with the custom headers on every request", T, () =>
+    withFixture("legacy-sse", {}, async (server) => {
+      const client = await McpClient.connect(new LegacySseTransport(server.url, { headers: { "x-tenant": "acme" } }), { era: "legacy" });
+      try {
+        const r = await client.callTool("echo", { text: "hi" });
+        assert.deepEqual(r.content, [{ type: "text", text: "hi" }]);
+      } finally {
+        await client.close();
+      }
+      const seen = server.requests as Array<{ method: string; url?: string; headers: Record<string, unknown> }>;
+      assert.equal(seen.filter((r) => r.method === "POST" && r.url === "/sse").length, 0, "nothing is POSTed to the stream URL");
+      assert.ok(seen.filter((r) => r.method === "POST").every((r) => r.url === "/message?sessionId=s1"));
+      assert.ok(seen.length >= 4 && seen.every((r) => r.headers["x-tenant"] === "acme"), "the header rides on the GET and every POST");
+    }),
+  );
+
+  test("H14: the fallback also runs on 405 and 400 from the Streamable POST", T, async () => {
+    for (const postStatus of [405, 400]) {
+      await withFixture("legacy-sse", { postStatus }, async (server) => {
+        const client = await McpClient.connect(new HttpTransport(server.url), { era: "legacy" });
+        try {
+          assert.match(client.name, /HTTP\+SSE/);
+        } finally {
+          await client.close();
+        }
+      });
+    }
+  });
+
+  test("H14: an endpoint on another origin is refused and nothing is POSTed anywhere", T, () =>
+    withFixture("legacy-sse", { mode: "foreign" }, async (server) => {
+      await assert.rejects(McpClient.connect(new LegacySseTransport(server.url), { era: "legacy" }), (e: Coded) => e.code === "protocol" && /another origin/.test(e.message));
+      assert.equal(server.requests.filter((r) => r.method === "POST").length, 0);
+    }),
+  );
+
+  test("H14: a stream that never sends its endpoint fails within the endpoint bound", T, () =>
+    withFixture("legacy-sse", { mode: "no-endpoint" }, async (server) => {
+      const started = Date.now();
+      await assert.rejects(McpClient.connect(new LegacySseTransport(server.url, { endpointTimeoutMs: 300 }), { era: "legacy" }), coded("timeout"));
+      assert.ok(Date.now() - started < 10_000);
+    }),
+  );
+
+  test("H14: a redirected event stream is refused", T, () =>
+    withFixture("legacy-sse", { mode: "redirect" }, async (server) => {
+      await assert.rejects(McpClient.connect(new LegacySseTransport(server.url), { era: "legacy" }), (e: Coded) => e.code === "http" && /redirect/.test(e.message));
+      assert.equal(server.requests.filter((r) => (r as { url?: string }).url === "/elsewhere").length, 0);
+    }),
+  );
+
+  test("H14: an event past maxEventBytes ends the connection with a limit error", T, () =>
+    withFixture("legacy-sse", { mode: "huge", hugeBytes: 64 * 1024 }, async (server) => {
+      await assert.rejects(McpClient.connect(new LegacySseTransport(server.url, { maxEventBytes: 16 * 1024 }), { era: "legacy" }), coded("limit"));
+    }),
+  );
+
+  test("H14: a request whose answer never comes fails after the idle bound; the connection stays usable", T, () =>
+    withFixture("legacy-sse", {}, async (server) => {
+      const client = await McpClient.connect(new LegacySseTransport(server.url, { idleTimeoutMs: 1_500 }), { era: "legacy" });
+      try {
+        await assert.rejects(client.callTool("stall", {}), coded("timeout"));
+        const r = await client.callTool("echo", { text: "still here" });
+        assert.deepEqual(r.content, [{ type: "text", text: "still here" }]);
+      } finally {
+        await client.close();
+      }
+    }),
+  );
+});
