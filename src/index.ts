@@ -41,3 +41,8 @@ export { assertUniqueToolNames, prefixedToolName, checkToolName } from "./tools/
 export { renderToolResult, renderContent, type RenderStyle, type RenderedContent } from "./tools/render.js";
 export type { McpAccess } from "./tools/gate.js";
 export type { McpPromptText } from "./tools/prompts.js";
+export { OAuthClient, type OAuthClientOptions, type PreRegisteredClient, type AuthorizeStep } from "./auth/client.js";
+export { MemoryTokenStore, type TokenStore, type StoredValue } from "./auth/store.js";
+export type { TokensRecord } from "./auth/records.js";
+export { parseChallenges, type Challenge } from "./auth/challenge.js";
+export type { HttpAuth, AuthRequest } from "./transport/http-auth.js";
