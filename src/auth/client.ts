@@ -76,6 +76,8 @@ export interface OAuthClientOptions {
 
 /** Per-request bookkeeping: what was done for this request's earlier attempts. */
 interface Attempts {
+  /** The access token the last attempt carried. */
+  sent?: string;
   refreshed: boolean;
   authorized: boolean;
   stepUps: number;
@@ -143,6 +145,8 @@ export class OAuthClient implements HttpAuth {
   /** {@link HttpAuth.headers}: the stored token, refreshed first when it is about to expire. */
   async headers(request: AuthRequest): Promise<Record<string, string>> {
     const key = resourceOf(request.url);
+    const a = this.#attemptsOf(request);
+    a.sent = undefined;
     let t = readTokens(await this.#store.get(tokensKey(key)));
     if (t === undefined) return {};
     // A4/A5: a token goes only to a server whose authorization server issued it.
@@ -151,6 +155,7 @@ export class OAuthClient implements HttpAuth {
       t = await this.#refresh(key, t, request.signal);
       if (t === undefined) return {};
     }
+    a.sent = t.accessToken;
     return this.#authorization(t, request.method, request.url);
   }
 
@@ -158,8 +163,7 @@ export class OAuthClient implements HttpAuth {
   async challenge(response: Response, request: AuthRequest): Promise<boolean> {
     const key = resourceOf(request.url);
     const c = oauthChallenge(response);
-    let a = this.#attempts.get(request);
-    if (a === undefined) this.#attempts.set(request, (a = { refreshed: false, authorized: false, stepUps: 0 }));
+    const a = this.#attemptsOf(request);
     if (c?.params.error === "use_dpop_nonce" && this.#o.dpop) {
       const key2 = await this.#dpopKey();
       return key2.noteNonce(request.url, response.headers);
@@ -177,6 +181,11 @@ export class OAuthClient implements HttpAuth {
     }
     if (response.status !== 401) return false;
     const t = readTokens(await this.#store.get(tokensKey(key)));
+    // Another request refreshed (or logged in) while this one was under way: send it again with the new token.
+    if (t !== undefined && a.sent !== undefined && t.accessToken !== a.sent && !a.refreshed) {
+      a.refreshed = true;
+      return true;
+    }
     if (t !== undefined && t.refreshToken !== undefined && !a.refreshed && !a.authorized) {
       a.refreshed = true;
       if ((await this.#refresh(key, t, request.signal)) !== undefined) return true;
@@ -186,6 +195,12 @@ export class OAuthClient implements HttpAuth {
     await this.#authorizeOnce(key, request, c, undefined);
     a.authorized = true;
     return true;
+  }
+
+  #attemptsOf(request: AuthRequest): Attempts {
+    let a = this.#attempts.get(request);
+    if (a === undefined) this.#attempts.set(request, (a = { refreshed: false, authorized: false, stepUps: 0 }));
+    return a;
   }
 
   /**
