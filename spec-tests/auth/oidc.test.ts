@@ -191,7 +191,7 @@ test("A5: without an interactive step a needed login is an interaction_required 
     assert.ok(e instanceof OAuthError && e.kind === "interaction_required", String(e));
     assert.ok(e.authorizationUrl?.startsWith(`${world.issuer}/`));
     assert.ok(!e.message.includes("state="), "the message carries no URL parameters");
-    await auth.finishAuthorization(await world.browser(e.authorizationUrl, REDIRECT));
+    await auth.finishAuthorization(await world.browser(e.authorizationUrl ?? "", REDIRECT));
     const client = await connect(world, auth);
     assert.equal((await client.callTool("read", {})).isError, false);
     await client.close();
