@@ -9,7 +9,7 @@
  *
  * @module
  */
-import { OAuthError } from "../errors.js";
+import { ConfigError, OAuthError } from "../errors.js";
 import { MAX_SCOPES, MAX_STEP_UPS, OAUTH_INTERACTION_TIMEOUT_MS, TOKEN_REFRESH_SKEW_MS } from "../limits.js";
 import { silentLogger, type Logger } from "../log.js";
 import type { AuthRequest, HttpAuth } from "../transport/http-auth.js";
@@ -21,7 +21,7 @@ import { authorizationUrl, atRedirectUri, callbackCode, callbackState } from "./
 import { importPrivateKey, type SigningAlg } from "./jwt.js";
 import { overwrite, readClient, readFlow, readTokens, type ClientRecord, type FlowRecord, type TokensRecord } from "./records.js";
 import { checkMetadataDocumentUrl, pickAuthMethod, registerClient } from "./registration.js";
-import { isLoopbackHost, randomToken, secureUrl, type OAuthFetch } from "./request.js";
+import { isLoopbackHost, randomToken, secureUrl, withTimeout, type OAuthFetch } from "./request.js";
 import { MemoryTokenStore, type TokenStore } from "./store.js";
 import { requestToken, type ClientIdentity, type TokenAuthMethod, type TokenSet } from "./token.js";
 
@@ -69,6 +69,9 @@ export interface OAuthClientOptions {
   pkceWithoutMetadata?: readonly string[];
   /** Bound on the interactive step, in ms. Default `OAUTH_INTERACTION_TIMEOUT_MS`. */
   interactionTimeoutMs?: number;
+  /** Bound on each OAuth HTTP request, in ms. Default `OAUTH_REQUEST_TIMEOUT_MS`. */
+  requestTimeoutMs?: number;
+  /** The fetch for OAuth requests. Default: `globalThis.fetch`. */
   fetch?: OAuthFetch;
   /** Receives diagnostics; never tokens, codes, secrets or state values. */
   logger?: Logger;
@@ -127,7 +130,10 @@ export class OAuthClient implements HttpAuth {
     if (options.redirectUri !== undefined) secureUrl(options.redirectUri, "the redirect URI");
     if (options.clientMetadataUrl !== undefined) checkMetadataDocumentUrl(options.clientMetadataUrl);
     this.#store = options.store ?? new MemoryTokenStore();
-    this.#fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
+    const f: OAuthFetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
+    const ms = options.requestTimeoutMs;
+    if (ms !== undefined && (!Number.isSafeInteger(ms) || ms <= 0)) throw new ConfigError("requestTimeoutMs must be a positive integer");
+    this.#fetch = ms === undefined ? f : withTimeout(f, ms);
     this.#log = options.logger ?? silentLogger;
   }
 

@@ -13,6 +13,15 @@ import { concatBytes } from "../util/bytes.js";
 /** The `fetch` the OAuth layer calls. */
 export type OAuthFetch = (input: string, init: RequestInit) => Promise<Response>;
 
+const TIMEOUT = Symbol("oauth request timeout");
+
+/** `fetcher` whose OAuth requests are bounded by `ms` instead of `OAUTH_REQUEST_TIMEOUT_MS`. */
+export function withTimeout(fetcher: OAuthFetch, ms: number): OAuthFetch {
+  const f: OAuthFetch & { [TIMEOUT]?: number } = (input, init) => fetcher(input, init);
+  f[TIMEOUT] = ms;
+  return f;
+}
+
 /** Is `host` (as URL.hostname gives it) a loopback address? */
 export function isLoopbackHost(host: string): boolean {
   return host === "localhost" || host === "[::1]" || /^127(?:\.\d{1,3}){3}$/.test(host);
@@ -75,7 +84,7 @@ export interface OAuthRequestOptions {
  */
 export async function oauthRequest(fetcher: OAuthFetch, url: string, what: string, options: OAuthRequestOptions = {}): Promise<OAuthAnswer> {
   const u = secureUrl(url, what);
-  const timeoutMs = options.timeoutMs ?? OAUTH_REQUEST_TIMEOUT_MS;
+  const timeoutMs = options.timeoutMs ?? (fetcher as { [TIMEOUT]?: number })[TIMEOUT] ?? OAUTH_REQUEST_TIMEOUT_MS;
   const max = options.maxBytes ?? MAX_OAUTH_RESPONSE_BYTES;
   const controller = new AbortController();
   let timedOut = false;
