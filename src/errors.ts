@@ -406,3 +406,84 @@ export class ProviderError extends YadaError {
     this.retryAfterMs = options.retryAfterMs;
   }
 }
+
+/**
+ * What went wrong in an OAuth step (A2–A5). Match on it; the message is for people.
+ *
+ * - `insecure_url`: an OAuth endpoint or metadata URL is not https (http is allowed on loopback only, A3).
+ * - `redirect`: an OAuth request was answered with a redirect, which is never followed (A3).
+ * - `bad_response`: a metadata, registration or token answer is malformed, oversized or has wrong-typed fields.
+ * - `http_status`: an OAuth endpoint answered an unexpected HTTP status.
+ * - `timeout`: an OAuth request, or the interactive step, took longer than its bound.
+ * - `discovery`: no protected resource or authorization server metadata could be found.
+ * - `resource_mismatch`: the protected resource metadata names another resource than the MCP server.
+ * - `issuer_mismatch`: an authorization server's metadata does not echo the issuer it was fetched for.
+ * - `pkce_unsupported`: the authorization server does not advertise PKCE S256 (and no opt-out names it).
+ * - `state_mismatch`: a callback has no, a wrong, a repeated or an already used `state`.
+ * - `iss_mismatch`: a callback's RFC 9207 `iss` is missing where required, or names another issuer (mix-up).
+ * - `authorization_denied`: the authorization server answered the callback with an OAuth error.
+ * - `registration`: no way to obtain a client id, or the registration was refused.
+ * - `token_error`: the token endpoint answered with an OAuth error (`oauthError`, e.g. `invalid_grant`).
+ * - `step_up_limit`: the server kept asking for more scope past the retry limit.
+ * - `interaction_required`: the user must log in, and no interactive step was given.
+ * - `wrong_issuer`: stored credentials belong to another authorization server than the server's.
+ * - `dpop`: a DPoP key or proof could not be made, or the server's DPoP nonce was refused.
+ */
+export type OAuthErrorKind =
+  | "insecure_url"
+  | "redirect"
+  | "bad_response"
+  | "http_status"
+  | "timeout"
+  | "discovery"
+  | "resource_mismatch"
+  | "issuer_mismatch"
+  | "pkce_unsupported"
+  | "state_mismatch"
+  | "iss_mismatch"
+  | "authorization_denied"
+  | "registration"
+  | "token_error"
+  | "step_up_limit"
+  | "interaction_required"
+  | "wrong_issuer"
+  | "dpop";
+
+/** Options of an {@link OAuthError}. */
+export interface OAuthErrorOptions extends YadaErrorOptions {
+  /** The OAuth `error` code the server sent (e.g. `invalid_grant`), bounded; never its description. */
+  oauthError?: string;
+  /** The HTTP status, when there was one. */
+  status?: number;
+  /** For `interaction_required`: the authorization URL to send the user to (it carries no secret). */
+  authorizationUrl?: string;
+}
+
+/**
+ * An OAuth 2.1 step failed or a response broke the rules (code `oauth`); match on
+ * `kind`. The message names the endpoint's origin and the step, never a token, a
+ * secret, a code or a `state` value.
+ *
+ * @example
+ * ```ts
+ * try { await client.listTools(); }
+ * catch (e) { if (e instanceof OAuthError && e.kind === "interaction_required") location.assign(e.authorizationUrl!); }
+ * ```
+ */
+export class OAuthError extends YadaError {
+  /** What went wrong. */
+  readonly kind: OAuthErrorKind;
+  /** The server's OAuth error code, when it sent one. */
+  readonly oauthError: string | undefined;
+  /** The HTTP status, when there was one. */
+  readonly status: number | undefined;
+  /** For `interaction_required`: where to send the user. */
+  readonly authorizationUrl: string | undefined;
+  constructor(kind: OAuthErrorKind, message: string, options: OAuthErrorOptions = {}) {
+    super("oauth", message, options);
+    this.kind = kind;
+    this.oauthError = options.oauthError;
+    this.status = options.status;
+    this.authorizationUrl = options.authorizationUrl;
+  }
+}

@@ -306,3 +306,39 @@ export const MAX_SKILL_TOTAL_BYTES = 16 * 1024 * 1024;
 export const MAX_SKILLS_LISTED = 10_000;
 /** Bytes of a SKILL.md frontmatter block parsed for verification (V9; ours). */
 export const MAX_SKILL_FRONTMATTER_BYTES = 64 * 1024;
+// ── OAuth (src/auth) ───────────────────────────────────────────────────────────
+
+/** Time bound of one OAuth HTTP request (discovery, registration, token), in ms (A2; ours). */
+export const OAUTH_REQUEST_TIMEOUT_MS = 30_000;
+/** Largest metadata, registration or token answer, in bytes (A2; ours: real documents are a few KB). */
+export const MAX_OAUTH_RESPONSE_BYTES = 64 * 1024;
+/** Longest WWW-Authenticate header parsed, in characters (A2; ours). */
+export const MAX_WWW_AUTHENTICATE_CHARS = 8 * 1024;
+/** Most auth-params read from one WWW-Authenticate header (A2; ours). */
+export const MAX_CHALLENGE_PARAMS = 32;
+/** Longest access or refresh token kept, in characters (A5; ours). */
+export const MAX_TOKEN_CHARS = 16 * 1024;
+/** Longest URL, scope or identifier read from OAuth metadata, in characters (A2; ours). */
+export const MAX_OAUTH_STRING_CHARS = 4_096;
+/** Most entries of an array in OAuth metadata (A2; ours). */
+export const MAX_OAUTH_ARRAY_ITEMS = 256;
+/** Most scopes in a requested scope set (A2 step-up union; ours). */
+export const MAX_SCOPES = 64;
+/** Step-up re-authorizations for insufficient_scope in a row (A2; spec "Step-Up Authorization Flow" asks for a limit; the conformance suite allows 3). */
+export const MAX_STEP_UPS = 2;
+/** Times one HTTP request is re-sent after its 401 / 403 was handled (A5: one refresh, one re-authorization, a DPoP nonce; ours). */
+export const MAX_AUTH_RETRIES = 3;
+/** Refresh this long before `expires_in` runs out, in ms (A5 proactive refresh; ours). */
+export const TOKEN_REFRESH_SKEW_MS = 60_000;
+/** Time the interactive step (the user's login) may take, in ms (A6; ours). */
+export const OAUTH_INTERACTION_TIMEOUT_MS = 5 * 60_000;
+/** Time a started authorization flow stays valid, in ms (A3; ours: a login takes minutes). */
+export const OAUTH_FLOW_TTL_MS = 10 * 60_000;
+/** Authorization flows kept open at once per client (A3; ours). */
+export const MAX_OPEN_FLOWS = 16;
+/** Lifetime of a private_key_jwt client assertion, in seconds (A5; RFC 7523 asks for short; ours). */
+export const CLIENT_ASSERTION_TTL_S = 60;
+/** Largest token store file read, in bytes (A5; ours). */
+export const MAX_TOKEN_FILE_BYTES = 1024 * 1024;
+/** Largest request the loopback redirect listener reads, in bytes of its URL (A6; ours). */
+export const MAX_CALLBACK_URL_CHARS = 8 * 1024;

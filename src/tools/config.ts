@@ -8,6 +8,7 @@
 import { ConfigError } from "../errors.js";
 import { MAX_MCP_TIMEOUT_MS, MAX_QUOTED_CHARS, MAX_TOOL_NAME_CHARS } from "../limits.js";
 import { isRecord } from "../mcp/types.js";
+import type { HttpAuth } from "../transport/http-auth.js";
 import { httpUrl, withCustomHeader, type HeaderList } from "../transport/http-headers.js";
 import { quote } from "../util/text.js";
 import { SERVER_NAME_PATTERN } from "./names.js";
@@ -34,6 +35,11 @@ export interface McpHttpServer extends McpServerBase {
   url: string;
   /** Headers sent on every request, e.g. `Authorization: Bearer …` (A1, H10). Values never appear in errors. */
   headers?: Readonly<Record<string, string>>;
+  /**
+   * Authorization for every request (A5), e.g. an `OAuthClient`. Host code only:
+   * a configuration from JSON (`mcpServersFromEnv`) cannot carry one.
+   */
+  auth?: HttpAuth;
   command?: undefined;
   args?: undefined;
   env?: undefined;
@@ -52,6 +58,7 @@ export interface McpStdioServer extends McpServerBase {
   stderr?: "pipe" | "inherit";
   url?: undefined;
   headers?: undefined;
+  auth?: undefined;
 }
 
 /** One contract-bound write mapping (W1); executed by the action layer. */
@@ -189,6 +196,11 @@ const HTTP_FIELDS: Record<string, FieldCheck> = {
       fail(at, e instanceof Error ? e.message : "invalid header");
     }
     return headers;
+  },
+  // A5: kept by reference (it holds the tokens' state); JSON can never produce one.
+  auth(v, at) {
+    const ok = isRecord(v) && typeof (v as { headers?: unknown }).headers === "function" && typeof (v as { challenge?: unknown }).challenge === "function";
+    return ok ? v : fail(at, "auth must be an object with headers() and challenge(), e.g. an OAuthClient, given in host code");
   },
   ...WRITE_FIELDS,
 };

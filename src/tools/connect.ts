@@ -108,7 +108,7 @@ export const httpTransportFactory: TransportFactory = (server, context) => {
   if (server.url === undefined) {
     throw new ConfigError(`${server.name}: stdio servers need the Node entry, "yada/node"`);
   }
-  return new HttpTransport(server.url, { logger: context.logger, fetch: context.fetch, headers: server.headers, name: server.name });
+  return new HttpTransport(server.url, { logger: context.logger, fetch: context.fetch, headers: server.headers, name: server.name, ...(server.auth !== undefined && { auth: server.auth }) });
 };
 
 /** The contract entries of the tools a configuration exposes from `listed` (T13). */

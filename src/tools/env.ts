@@ -17,6 +17,8 @@ export const MCP_SERVERS_ENV = "YADA_MCP_SERVERS";
  * connectMcp configuration (name, `url` with `headers` or `command` with `args`,
  * `env` and `stderr`, `timeoutMs`, `readTools`, `resources`; no write roles), with
  * unique names. Returns fresh read configurations for {@link connectMcp}.
+ * OAuth stays out of the JSON (A5): an `auth` field is refused there; host code
+ * adds one to a returned configuration (`{ ...server, auth }`).
  *
  * Errors say which entry and field is wrong and never contain a header or env
  * value, nor the JSON text (a parse error does not quote the input).

@@ -20,6 +20,7 @@ import {
   DEFAULT_HTTP_IDLE_TIMEOUT_MS,
   DEFAULT_SSE_RETRY_MS,
   HTTP_DELETE_TIMEOUT_MS,
+  MAX_AUTH_RETRIES,
   MAX_HTTP_ERROR_BODY_BYTES,
   MAX_HTTP_JSON_BYTES,
   MAX_QUOTED_CHARS,
@@ -41,6 +42,7 @@ import {
   withCustomHeader,
   type HeaderList,
 } from "./http-headers.js";
+import type { AuthRequest, HttpAuth } from "./http-auth.js";
 import { createSseParser } from "./sse.js";
 import { LegacySseTransport } from "./legacy-sse.js";
 import type { SendOptions, Transport, TransportSink } from "./types.js";
@@ -59,6 +61,12 @@ export interface HttpTransportOptions {
   idleTimeoutMs?: number;
   /** Receives diagnostics; never given header values. Default: silent. */
   logger?: Logger;
+  /**
+   * Authorization for every request (A5): e.g. an {@link OAuthClient}. Its headers
+   * are added to each request; each 401 / 403 goes to it and the request is sent
+   * again (at most `MAX_AUTH_RETRIES` times) when it says so.
+   */
+  auth?: HttpAuth;
   /** Largest application/json answer (default `MAX_HTTP_JSON_BYTES`). */
   maxJsonBytes?: number;
   /** Largest SSE event (default `MAX_SSE_EVENT_BYTES`). */
@@ -305,7 +313,7 @@ export class HttpTransport implements Transport {
     this.#sessionId = undefined;
     const ex = new Exchange(HTTP_DELETE_TIMEOUT_MS, undefined, undefined, this.description, "the session release");
     try {
-      const res = await this.#request("DELETE", this.#headersWith({ "mcp-session-id": session }), ex.signal);
+      const res = await this.#request("DELETE", this.#headersWith({ "mcp-session-id": session }), ex);
       cancelBody(res);
       this.#note(res.ok ? "debug" : "info", `session release answered HTTP ${res.status}`, { status: res.status });
     } catch (e) {
@@ -340,8 +348,24 @@ export class HttpTransport implements Transport {
     return new Exchange(this.#idleMs, signal, this.#closer.signal, this.description, what);
   }
 
-  #request(method: string, headers: Record<string, string>, signal: AbortSignal, body?: string): Promise<Response> {
-    return this.#fetch(this.#url, { method, headers, body, redirect: "manual", signal });
+  async #request(method: string, headers: Record<string, string>, ex: Exchange, body?: string): Promise<Response> {
+    const auth = this.#options.auth;
+    if (auth === undefined) return this.#fetch(this.#url, { method, headers, body, redirect: "manual", signal: ex.signal });
+    // A5: the auth layer adds its headers to each attempt and judges each 401 / 403.
+    const request: AuthRequest = { url: this.#url, method, attempt: 0, signal: ex.signal };
+    for (;;) {
+      ex.suspend(); // a refresh or a login is the client's own wait, not an idle server
+      const extra = await auth.headers(request);
+      ex.touch();
+      const res = await this.#fetch(this.#url, { method, headers: { ...headers, ...extra }, body, redirect: "manual", signal: ex.signal });
+      if ((res.status !== 401 && res.status !== 403) || request.attempt >= MAX_AUTH_RETRIES) return res;
+      ex.suspend();
+      const again = await auth.challenge(res, request);
+      ex.touch();
+      if (!again) return res;
+      cancelBody(res);
+      request.attempt++;
+    }
   }
 
   /** Hands one decoded frame to the sink. */
@@ -387,10 +411,10 @@ export class HttpTransport implements Transport {
   }
 
   /** GETs the endpoint for an event stream, replaying `lastId` unless "". */
-  #get(lastId: string, signal: AbortSignal): Promise<Response> {
+  #get(lastId: string, ex: Exchange): Promise<Response> {
     const h = this.#headersWith({ accept: "text/event-stream" });
     if (lastId !== "") h["last-event-id"] = lastId;
-    return this.#request("GET", h, signal);
+    return this.#request("GET", h, ex);
   }
 
   // Non-2xx answers: a 404 to a session-bearing request ends the session (H7).
@@ -446,7 +470,7 @@ export class HttpTransport implements Transport {
     let handedOff = false;
     try {
       const sentSession = this.#sessionId;
-      const res = await this.#request("POST", headers, ex.signal, body);
+      const res = await this.#request("POST", headers, ex, body);
       ex.touch();
       // An answer stream that stays open by design (subscriptions/listen) may be quiet
       // for hours: once it is answered, the idle bound no longer applies.
@@ -589,7 +613,7 @@ export class HttpTransport implements Transport {
       ex.touch();
       ex.signal.throwIfAborted(); // the wait was cut short
       this.#note("debug", `resuming the event stream of ${what}`, { attempt: attempts });
-      const res = await this.#get(state.lastId, ex.signal);
+      const res = await this.#get(state.lastId, ex);
       ex.touch();
       this.#checkEventStream(res, sentSession, `resuming ${what}`);
       if (await this.#readEvents(res.body, ex, state)) return true;
@@ -613,7 +637,7 @@ export class HttpTransport implements Transport {
       const ex = this.#exchange(signal, what);
       try {
         const sentSession = this.#sessionId;
-        const res = await this.#get(state.lastId, ex.signal);
+        const res = await this.#get(state.lastId, ex);
         ex.disarm(); // the stream may stay quiet for hours
         if (res.status === 405) {
           cancelBody(res);

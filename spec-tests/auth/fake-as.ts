@@ -1,0 +1,145 @@
+// A loopback authorization server and MCP server in one, whose every answer a
+// test can bend: the pitfall and bad-input tests (A3, A5) each break one rule.
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+
+/** An answer override: status, headers and a raw body. */
+export interface Raw {
+  status?: number;
+  headers?: Record<string, string>;
+  body?: string;
+}
+
+/** What a test can bend. Each hook returns undefined to keep the well-behaved answer. */
+export interface Bends {
+  prm?: (base: Record<string, unknown>) => Record<string, unknown> | Raw | undefined;
+  metadata?: (base: Record<string, unknown>) => Record<string, unknown> | Raw | undefined;
+  /** Changes the callback URL's query (state, iss, code, error). */
+  callback?: (q: URLSearchParams) => void;
+  token?: (base: Record<string, unknown>) => Record<string, unknown> | Raw | undefined;
+  /** Never answer these paths (the socket stays open). */
+  hang?: string[];
+}
+
+export interface FakeWorld {
+  origin: string;
+  mcpUrl: string;
+  bends: Bends;
+  /** Authorization headers the MCP endpoint received ("" when none). */
+  seen: string[];
+  /** Paths requested, in order. */
+  paths: string[];
+  /** Token request bodies. */
+  tokenBodies: URLSearchParams[];
+  /** Follows the authorize redirect once, like a browser that consents at once. */
+  browser(url: string): Promise<string>;
+  close(): Promise<void>;
+}
+
+const isRaw = (v: unknown): v is Raw => typeof v === "object" && v !== null && ("status" in v || "body" in v);
+
+export async function startFake(bends: Bends = {}): Promise<FakeWorld> {
+  const seen: string[] = [];
+  const paths: string[] = [];
+  const tokenBodies: URLSearchParams[] = [];
+  let origin = "";
+  const tokens = new Set<string>();
+  let n = 0;
+  const send = (res: ServerResponse, base: Record<string, unknown>, bend?: (b: Record<string, unknown>) => Record<string, unknown> | Raw | undefined): void => {
+    const v = bend?.(base) ?? base;
+    if (isRaw(v)) {
+      res.writeHead(v.status ?? 200, { "content-type": "application/json", ...v.headers });
+      res.end(v.body ?? "");
+      return;
+    }
+    res.writeHead(200, { "content-type": "application/json" });
+    res.end(JSON.stringify(v));
+  };
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    const url = new URL(req.url ?? "/", origin);
+    paths.push(url.pathname);
+    if (bends.hang?.includes(url.pathname)) return;
+    let body = "";
+    req.on("data", (d: Buffer) => (body += d.toString()));
+    req.on("end", () => {
+      switch (url.pathname) {
+        case "/.well-known/oauth-protected-resource/mcp":
+          return send(res, { resource: `${origin}/mcp`, authorization_servers: [origin] }, bends.prm);
+        case "/.well-known/oauth-authorization-server":
+          return send(
+            res,
+            {
+              issuer: origin,
+              authorization_endpoint: `${origin}/authorize`,
+              token_endpoint: `${origin}/token`,
+              registration_endpoint: `${origin}/register`,
+              code_challenge_methods_supported: ["S256"],
+              response_types_supported: ["code"],
+              authorization_response_iss_parameter_supported: true,
+            },
+            bends.metadata,
+          );
+        case "/register":
+          res.writeHead(201, { "content-type": "application/json" });
+          return res.end(JSON.stringify({ client_id: "fake-client", token_endpoint_auth_method: "none" }));
+        case "/authorize": {
+          const q = url.searchParams;
+          const cb = new URL(q.get("redirect_uri") ?? "");
+          cb.searchParams.set("code", "the-code");
+          cb.searchParams.set("state", q.get("state") ?? "");
+          cb.searchParams.set("iss", origin);
+          bends.callback?.(cb.searchParams);
+          res.writeHead(302, { location: cb.href });
+          return res.end();
+        }
+        case "/token": {
+          const params = new URLSearchParams(body);
+          tokenBodies.push(params);
+          const token = `at-${++n}`;
+          tokens.add(token);
+          return send(res, { access_token: token, token_type: "Bearer", expires_in: 3600, refresh_token: `rt-${n}` }, bends.token);
+        }
+        case "/mcp": {
+          const auth = req.headers.authorization ?? "";
+          seen.push(auth);
+          if (!tokens.has(auth.replace(/^Bearer /, ""))) {
+            res.writeHead(401, { "www-authenticate": `Bearer resource_metadata="${origin}/.well-known/oauth-protected-resource/mcp"`, "content-type": "application/json" });
+            return res.end("{}");
+          }
+          if (req.method !== "POST") return void res.writeHead(405).end();
+          const msg = JSON.parse(body) as { id?: number; method: string };
+          if (msg.id === undefined) return void res.writeHead(202).end();
+          const result =
+            msg.method === "initialize"
+              ? { protocolVersion: "2025-11-25", capabilities: { tools: {} }, serverInfo: { name: "fake", version: "1" } }
+              : msg.method === "tools/list"
+                ? { tools: [] }
+                : undefined;
+          res.writeHead(200, { "content-type": "application/json" });
+          return res.end(JSON.stringify(result === undefined ? { jsonrpc: "2.0", id: msg.id, error: { code: -32601, message: "nope" } } : { jsonrpc: "2.0", id: msg.id, result }));
+        }
+        default:
+          res.writeHead(404, { "content-type": "application/json" });
+          return res.end("{}");
+      }
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  origin = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+  return {
+    origin,
+    mcpUrl: `${origin}/mcp`,
+    bends,
+    seen,
+    paths,
+    tokenBodies,
+    browser: async (url: string) => {
+      const res = await fetch(url, { redirect: "manual" });
+      await res.body?.cancel();
+      return res.headers.get("location") ?? "";
+    },
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+    },
+  };
+}

@@ -1,0 +1,480 @@
+/**
+ * {@link OAuthClient}: OAuth 2.1 for one MCP server over HTTP (A2–A5), as the
+ * transport's {@link HttpAuth}. On a 401 it discovers the server's authorization
+ * server, registers (or uses a given client), runs the authorization code flow
+ * with PKCE through the host's interactive step (or `client_credentials` for a
+ * machine client), and stores the tokens; it adds them to every request,
+ * refreshes them before they expire (one refresh at a time), and steps up on a 403
+ * `insufficient_scope`.
+ *
+ * @module
+ */
+import { ConfigError, OAuthError } from "../errors.js";
+import { MAX_SCOPES, MAX_STEP_UPS, OAUTH_INTERACTION_TIMEOUT_MS, TOKEN_REFRESH_SKEW_MS } from "../limits.js";
+import { silentLogger, type Logger } from "../log.js";
+import type { AuthRequest, HttpAuth } from "../transport/http-auth.js";
+import { oauthChallenge, type Challenge } from "./challenge.js";
+import { discoverLegacy, discoverResource, discoverServer, resourceOf, type ServerMetadata } from "./discovery.js";
+import { DpopKey } from "./dpop.js";
+import { scopeList } from "./fields.js";
+import { authorizationUrl, atRedirectUri, callbackCode, callbackState } from "./flow.js";
+import { importPrivateKey, type SigningAlg } from "./jwt.js";
+import { overwrite, readClient, readFlow, readTokens, type ClientRecord, type FlowRecord, type TokensRecord } from "./records.js";
+import { checkMetadataDocumentUrl, pickAuthMethod, registerClient } from "./registration.js";
+import { isLoopbackHost, randomToken, secureUrl, withTimeout, type OAuthFetch } from "./request.js";
+import { MemoryTokenStore, type TokenStore } from "./store.js";
+import { requestToken, type ClientIdentity, type TokenAuthMethod, type TokenSet } from "./token.js";
+
+/** A client the host registered with an authorization server beforehand (A4). */
+export interface PreRegisteredClient {
+  /** The issuer it is registered with; omitted: any issuer the server names. */
+  issuer?: string;
+  clientId: string;
+  clientSecret?: string;
+  /** Default: `client_secret_basic` (or `_post` if only that is offered) with a secret, `none` without, `private_key_jwt` with a key. */
+  authMethod?: TokenAuthMethod;
+  /** PKCS #8 PEM private key, for `private_key_jwt`. */
+  privateKeyPem?: string;
+  /** Default `ES256`. */
+  signingAlg?: SigningAlg;
+}
+
+/** The interactive step: send the user to `url`, resolve with the callback URL the browser came back to. */
+export type AuthorizeStep = (step: { url: string; signal: AbortSignal }) => Promise<string>;
+
+/** Options of {@link OAuthClient}. */
+export interface OAuthClientOptions {
+  /** `authorization_code` (a user, default) or `client_credentials` (a machine client; needs `clients`). */
+  grant?: "authorization_code" | "client_credentials";
+  /** Where the authorization server sends the browser back (authorization code only). */
+  redirectUri?: string;
+  /** The interactive step. Omitted: a needed login fails with kind `interaction_required` carrying the URL. */
+  authorize?: AuthorizeStep;
+  /** Pre-registered clients, tried first (A4). */
+  clients?: readonly PreRegisteredClient[];
+  /** An https URL of this client's metadata document, used where the server supports them (A4). */
+  clientMetadataUrl?: string;
+  /** `client_name` for dynamic registration. Default `"yada"`. */
+  clientName?: string;
+  /** Default: `native` for a loopback redirect URI, else `web`. */
+  applicationType?: "native" | "web";
+  /** Where clients, tokens and open flows live. Default: a {@link MemoryTokenStore}. */
+  store?: TokenStore;
+  /** Bind tokens to a DPoP key (RFC 9449). */
+  dpop?: boolean;
+  /**
+   * Issuers known to support PKCE S256 although their metadata does not say so.
+   * Without its issuer here, a server that does not advertise S256 is refused (A3).
+   */
+  pkceWithoutMetadata?: readonly string[];
+  /** Bound on the interactive step, in ms. Default `OAUTH_INTERACTION_TIMEOUT_MS`. */
+  interactionTimeoutMs?: number;
+  /** Bound on each OAuth HTTP request, in ms. Default `OAUTH_REQUEST_TIMEOUT_MS`. */
+  requestTimeoutMs?: number;
+  /** The fetch for OAuth requests. Default: `globalThis.fetch`. */
+  fetch?: OAuthFetch;
+  /** Receives diagnostics; never tokens, codes, secrets or state values. */
+  logger?: Logger;
+}
+
+/** Per-request bookkeeping: what was done for this request's earlier attempts. */
+interface Attempts {
+  /** The access token the last attempt carried. */
+  sent?: string;
+  refreshed: boolean;
+  authorized: boolean;
+  stepUps: number;
+}
+
+const tokensKey = (key: string): string => `tokens ${key}`;
+const clientKey = (issuer: string): string => `client ${issuer}`;
+const flowKey = (state: string): string => `flow ${state}`;
+
+/**
+ * OAuth 2.1 for MCP servers over HTTP. Pass it as the `auth` of an
+ * {@link HttpTransport} or of a `connectMcp` configuration; one instance may serve
+ * several servers (tokens are kept per server, clients per issuer).
+ *
+ * Every check is strict by default: https endpoints (http on loopback only), no
+ * redirects followed, PKCE S256 required, the metadata's issuer and resource
+ * checked, `state` then `iss` checked on the callback, tokens sent only to a
+ * server whose authorization server issued them.
+ *
+ * @throws OAuthError (`oauth`) from the transport's requests, by `kind`.
+ *
+ * @example
+ * ```ts
+ * import { McpClient, HttpTransport, OAuthClient } from "yada";
+ * const auth = new OAuthClient({
+ *   redirectUri: "http://127.0.0.1:8976/callback",
+ *   authorize: async ({ url }) => { console.log(`Open ${url}`); return await waitForCallback(); },
+ * });
+ * const client = await McpClient.connect(new HttpTransport("https://mcp.example.com/mcp", { auth }));
+ * ```
+ */
+export class OAuthClient implements HttpAuth {
+  readonly #o: OAuthClientOptions;
+  readonly #store: TokenStore;
+  readonly #fetch: OAuthFetch;
+  readonly #log: Logger;
+  readonly #attempts = new WeakMap<AuthRequest, Attempts>();
+  readonly #refreshing = new Map<string, Promise<TokensRecord | undefined>>();
+  readonly #authorizing = new Map<string, Promise<void>>();
+  /** Servers whose authorization server was confirmed this session: key → issuer. */
+  readonly #confirmed = new Map<string, string>();
+  #dpop: Promise<DpopKey> | undefined;
+
+  /** @throws OAuthError (`oauth`, `insecure_url`) for a redirect URI or document URL that is not https (or loopback http). */
+  constructor(options: OAuthClientOptions = {}) {
+    this.#o = options;
+    if (options.redirectUri !== undefined) secureUrl(options.redirectUri, "the redirect URI");
+    if (options.clientMetadataUrl !== undefined) checkMetadataDocumentUrl(options.clientMetadataUrl);
+    this.#store = options.store ?? new MemoryTokenStore();
+    const f: OAuthFetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
+    const ms = options.requestTimeoutMs;
+    if (ms !== undefined && (!Number.isSafeInteger(ms) || ms <= 0)) throw new ConfigError("requestTimeoutMs must be a positive integer");
+    this.#fetch = ms === undefined ? f : withTimeout(f, ms);
+    this.#log = options.logger ?? silentLogger;
+  }
+
+  /** The stored tokens of the server at `url`, when there are any (for a host's "logged in?" display; never log them). */
+  async tokens(url: string): Promise<TokensRecord | undefined> {
+    return readTokens(await this.#store.get(tokensKey(resourceOf(url))));
+  }
+
+  /** Forgets the tokens of the server at `url`. */
+  async logout(url: string): Promise<void> {
+    await overwrite(this.#store, tokensKey(resourceOf(url)), undefined);
+    this.#confirmed.delete(resourceOf(url));
+  }
+
+  /** {@link HttpAuth.headers}: the stored token, refreshed first when it is about to expire. */
+  async headers(request: AuthRequest): Promise<Record<string, string>> {
+    const key = resourceOf(request.url);
+    const a = this.#attemptsOf(request);
+    a.sent = undefined;
+    let t = readTokens(await this.#store.get(tokensKey(key)));
+    if (t === undefined) return {};
+    // A4/A5: a token goes only to a server whose authorization server issued it.
+    if (!(await this.#confirm(key, request.url, t, request.signal))) return {};
+    if (t.expiresAt !== undefined && t.expiresAt - Date.now() < TOKEN_REFRESH_SKEW_MS && t.refreshToken !== undefined) {
+      t = await this.#refresh(key, t, request.signal);
+      if (t === undefined) return {};
+    }
+    a.sent = t.accessToken;
+    return this.#authorization(t, request.method, request.url);
+  }
+
+  /** {@link HttpAuth.challenge}: refresh, log in, step up or pass a DPoP nonce on; false when none applies. */
+  async challenge(response: Response, request: AuthRequest): Promise<boolean> {
+    const key = resourceOf(request.url);
+    const c = oauthChallenge(response);
+    const a = this.#attemptsOf(request);
+    if (c?.params.error === "use_dpop_nonce" && this.#o.dpop) {
+      const key2 = await this.#dpopKey();
+      return key2.noteNonce(request.url, response.headers);
+    }
+    if (this.#o.dpop && this.#dpop !== undefined) (await this.#dpop).noteNonce(request.url, response.headers);
+    if (response.status === 403) {
+      if (c?.params.error !== "insufficient_scope") return false;
+      if (++a.stepUps > MAX_STEP_UPS) throw new OAuthError("step_up_limit", `the MCP server ${key} still asks for more scope after ${MAX_STEP_UPS} step-ups`);
+      const t = readTokens(await this.#store.get(tokensKey(key)));
+      const union = [...new Set([...scopeList(t?.requestedScope ?? t?.scope), ...scopeList(c.params.scope)])].slice(0, MAX_SCOPES).join(" ");
+      this.#log("info", `OAuth: ${key} asks for more scope; re-authorizing`);
+      await this.#authorizeOnce(key, request, c, union);
+      a.authorized = true;
+      return true;
+    }
+    if (response.status !== 401) return false;
+    const t = readTokens(await this.#store.get(tokensKey(key)));
+    // Another request refreshed (or logged in) while this one was under way: send it again with the new token.
+    if (t !== undefined && a.sent !== undefined && t.accessToken !== a.sent && !a.refreshed) {
+      a.refreshed = true;
+      return true;
+    }
+    if (t !== undefined && t.refreshToken !== undefined && !a.refreshed && !a.authorized) {
+      a.refreshed = true;
+      if ((await this.#refresh(key, t, request.signal)) !== undefined) return true;
+    }
+    // A5: a 401 right after a login is the server's answer, not a reason to log in again.
+    if (a.authorized || request.method === "DELETE") return false;
+    await this.#authorizeOnce(key, request, c, undefined);
+    a.authorized = true;
+    return true;
+  }
+
+  #attemptsOf(request: AuthRequest): Attempts {
+    let a = this.#attempts.get(request);
+    if (a === undefined) this.#attempts.set(request, (a = { refreshed: false, authorized: false, stepUps: 0 }));
+    return a;
+  }
+
+  /**
+   * Completes a flow whose interactive step happened elsewhere (a web app that
+   * redirected the page away): checks the callback URL the browser came back
+   * with and stores the tokens.
+   *
+   * @throws OAuthError (`oauth`): `state_mismatch` (missing, unknown, replayed),
+   * `iss_mismatch`, `authorization_denied`, `timeout`, `token_error`, ...
+   */
+  async finishAuthorization(callbackUrl: string, signal?: AbortSignal): Promise<void> {
+    let cb: URL;
+    try {
+      cb = new URL(callbackUrl);
+    } catch {
+      throw new OAuthError("bad_response", "the authorization callback is not a URL");
+    }
+    // A3: state first; nothing else of the callback is read before its flow is found.
+    const state = callbackState(cb);
+    const stored = await this.#store.get(flowKey(state));
+    const flow = readFlow(stored);
+    if (stored === undefined || flow === undefined || flow.state !== state) throw new OAuthError("state_mismatch", "the authorization callback's state belongs to no open flow (unknown, or already used)");
+    // One use: the flow is deleted before its code is exchanged (a replay finds nothing).
+    if (!(await this.#store.set(flowKey(state), undefined, stored.version))) throw new OAuthError("state_mismatch", "the authorization callback's flow was already used");
+    if (!atRedirectUri(cb, flow.redirectUri)) throw new OAuthError("state_mismatch", "the authorization callback did not arrive at the flow's redirect URI");
+    const code = callbackCode(cb, flow);
+    const client = await this.#identity(flow.issuer, flow.clientId);
+    const set = await requestToken(
+      { fetch: this.#fetch, tokenEndpoint: flow.tokenEndpoint, issuer: flow.issuer || undefined, client, dpop: await this.#dpopOrNot(), signal },
+      { grant_type: "authorization_code", code, redirect_uri: flow.redirectUri, code_verifier: flow.verifier, resource: flow.resource },
+    );
+    await this.#save(flow.key, flow.issuer, flow.resource, flow.clientId, flow.tokenEndpoint, set, flow.scope);
+  }
+
+  // ── the flows ──
+
+  /** One authorization at a time per server: concurrent 401s wait for the same one. */
+  async #authorizeOnce(key: string, request: AuthRequest, c: Challenge | undefined, scope: string | undefined): Promise<void> {
+    const running = this.#authorizing.get(key);
+    if (running !== undefined) return running;
+    const p = this.#authorize(key, request, c, scope).finally(() => this.#authorizing.delete(key));
+    this.#authorizing.set(key, p);
+    return p;
+  }
+
+  async #authorize(key: string, request: AuthRequest, c: Challenge | undefined, stepUpScope: string | undefined): Promise<void> {
+    const signal = request.signal;
+    const prm = await discoverResource(this.#fetch, request.url, c?.params.resource_metadata, signal);
+    const issuer = prm?.authorizationServers[0];
+    const meta = issuer !== undefined ? await discoverServer(this.#fetch, issuer, signal) : await discoverLegacy(this.#fetch, request.url, signal);
+    const recorded = meta.issuer ?? "";
+    this.#confirmed.set(key, recorded);
+    const resource = prm?.resource ?? key;
+    const old = readTokens(await this.#store.get(tokensKey(key)));
+    if (old !== undefined && old.issuer !== recorded) {
+      this.#log("info", `OAuth: ${key} moved to another authorization server; its old tokens are dropped`);
+      await overwrite(this.#store, tokensKey(key), undefined);
+    }
+    let scope = stepUpScope ?? c?.params.scope ?? prm?.scopesSupported?.join(" ");
+    if (scope !== undefined && scopeList(scope).length > MAX_SCOPES) scope = scopeList(scope).slice(0, MAX_SCOPES).join(" ");
+    if (this.#o.grant === "client_credentials") return this.#clientCredentials(key, recorded, meta, resource, scope, signal);
+    const redirectUri = this.#o.redirectUri;
+    if (redirectUri === undefined) throw new OAuthError("interaction_required", "a login is needed but no redirectUri is configured");
+    if (meta.authorizationEndpoint === undefined) throw new OAuthError("bad_response", `the authorization server ${recorded} has no authorization_endpoint`);
+    // A3: PKCE S256 or nothing, unless the host named this issuer as known to support it.
+    if (!meta.codeChallengeMethodsSupported?.includes("S256") && !this.#o.pkceWithoutMetadata?.includes(recorded)) {
+      throw new OAuthError("pkce_unsupported", `the authorization server ${recorded} does not advertise PKCE S256; refusing to authorize`);
+    }
+    // Spec "Refresh Tokens": offline_access where the authorization server lists it.
+    if (meta.scopesSupported?.includes("offline_access") && !scopeList(scope).includes("offline_access")) scope = [...scopeList(scope), "offline_access"].join(" ");
+    const client = await this.#client(recorded, meta, redirectUri, signal);
+    const flow: FlowRecord = {
+      state: randomToken(32),
+      verifier: randomToken(32),
+      issuer: recorded,
+      issRequired: meta.issParameterSupported,
+      key,
+      resource,
+      ...(scope !== undefined && scope !== "" && { scope }),
+      redirectUri,
+      clientId: client.clientId,
+      tokenEndpoint: meta.tokenEndpoint,
+      createdAt: Date.now(),
+    };
+    await this.#store.set(flowKey(flow.state), JSON.stringify(flow), undefined);
+    const url = await authorizationUrl(meta.authorizationEndpoint, flow);
+    const step = this.#o.authorize;
+    if (step === undefined) throw new OAuthError("interaction_required", `the MCP server ${key} needs a login`, { authorizationUrl: url });
+    this.#log("info", `OAuth: ${key} needs a login at ${new URL(url).origin}`);
+    const callback = await this.#interact(step, url, signal);
+    await this.#finish(callback, signal);
+  }
+
+  #finish(callback: string, signal: AbortSignal): Promise<void> {
+    return this.finishAuthorization(callback, signal);
+  }
+
+  async #interact(step: AuthorizeStep, url: string, signal: AbortSignal): Promise<string> {
+    const ms = this.#o.interactionTimeoutMs ?? OAUTH_INTERACTION_TIMEOUT_MS;
+    const controller = new AbortController();
+    const onAbort = (): void => controller.abort();
+    signal.addEventListener("abort", onAbort, { once: true });
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const expired = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        controller.abort();
+        reject(new OAuthError("timeout", `the login did not complete within ${ms} ms`));
+      }, ms);
+    });
+    try {
+      const cb = await Promise.race([step({ url, signal: controller.signal }), expired]);
+      if (typeof cb !== "string") throw new OAuthError("bad_response", "the interactive step did not return a callback URL");
+      return cb;
+    } finally {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", onAbort);
+    }
+  }
+
+  async #clientCredentials(key: string, issuer: string, meta: ServerMetadata, resource: string, scope: string | undefined, signal: AbortSignal): Promise<void> {
+    const pre = this.#preRegistered(issuer);
+    if (pre === undefined) throw new OAuthError("registration", `client_credentials needs a pre-registered client for ${issuer}`);
+    const client = await this.#toIdentity(pre, meta);
+    const params: Record<string, string> = { grant_type: "client_credentials", resource };
+    if (scope !== undefined && scope !== "") params.scope = scope;
+    const set = await requestToken({ fetch: this.#fetch, tokenEndpoint: meta.tokenEndpoint, issuer: meta.issuer, client, dpop: await this.#dpopOrNot(), signal }, params);
+    await this.#save(key, issuer, resource, client.clientId, meta.tokenEndpoint, set, scope);
+  }
+
+  // ── clients (A4) ──
+
+  #preRegistered(issuer: string): PreRegisteredClient | undefined {
+    const list = this.#o.clients ?? [];
+    return list.find((c) => c.issuer === issuer) ?? list.find((c) => c.issuer === undefined);
+  }
+
+  async #toIdentity(pre: PreRegisteredClient, meta: ServerMetadata): Promise<ClientIdentity> {
+    const alg = pre.signingAlg ?? "ES256";
+    if (pre.privateKeyPem !== undefined) {
+      return { clientId: pre.clientId, authMethod: "private_key_jwt", privateKey: await importPrivateKey(pre.privateKeyPem, alg), signingAlg: alg };
+    }
+    const authMethod = pre.authMethod ?? pickAuthMethod(meta, pre.clientSecret !== undefined);
+    return { clientId: pre.clientId, ...(pre.clientSecret !== undefined && { clientSecret: pre.clientSecret }), authMethod };
+  }
+
+  /** The client for `issuer`: pre-registered, stored, a metadata document, or a new registration. */
+  async #client(issuer: string, meta: ServerMetadata, redirectUri: string, signal: AbortSignal): Promise<{ clientId: string }> {
+    const pre = this.#preRegistered(issuer);
+    if (pre !== undefined) return pre;
+    const stored = readClient(await this.#store.get(clientKey(issuer)));
+    if (stored !== undefined && stored.issuer === issuer && stored.redirectUri === redirectUri) return stored;
+    if (meta.clientIdMetadataDocumentSupported && this.#o.clientMetadataUrl !== undefined) return { clientId: this.#o.clientMetadataUrl };
+    const applicationType = this.#o.applicationType ?? (isLoopbackHost(new URL(redirectUri).hostname) ? "native" : "web");
+    const reg = await registerClient(this.#fetch, meta, { clientName: this.#o.clientName ?? "yada", redirectUri, applicationType }, signal);
+    const record: ClientRecord = { issuer, ...reg, redirectUri };
+    await overwrite(this.#store, clientKey(issuer), record);
+    this.#log("info", `OAuth: registered a client at ${issuer || "the server's origin"}`);
+    return record;
+  }
+
+  /** The full identity (secret, key) of the client `clientId` at `issuer`, for a token request. */
+  async #identity(issuer: string, clientId: string): Promise<ClientIdentity> {
+    const pre = this.#preRegistered(issuer);
+    if (pre !== undefined && pre.clientId === clientId) {
+      return this.#toIdentity(pre, { issuer, tokenEndpoint: "", issParameterSupported: false, clientIdMetadataDocumentSupported: false });
+    }
+    const stored = readClient(await this.#store.get(clientKey(issuer)));
+    if (stored !== undefined && stored.clientId === clientId && stored.issuer === issuer) {
+      return { clientId, ...(stored.clientSecret !== undefined && { clientSecret: stored.clientSecret }), authMethod: stored.authMethod };
+    }
+    if (clientId === this.#o.clientMetadataUrl) return { clientId, authMethod: "none" };
+    throw new OAuthError("wrong_issuer", `the flow's client is not registered at ${issuer || "the server's origin"}`);
+  }
+
+  // ── tokens (A5) ──
+
+  async #save(key: string, issuer: string, resource: string, clientId: string, tokenEndpoint: string, set: TokenSet, requested: string | undefined, keepRefresh?: string): Promise<TokensRecord> {
+    const record: TokensRecord = {
+      issuer,
+      resource,
+      clientId,
+      tokenEndpoint,
+      accessToken: set.accessToken,
+      tokenType: set.tokenType,
+      ...(set.expiresAt !== undefined && { expiresAt: set.expiresAt }),
+      ...((set.refreshToken ?? keepRefresh) !== undefined && { refreshToken: set.refreshToken ?? keepRefresh }),
+      ...(set.scope !== undefined && { scope: set.scope }),
+      ...(requested !== undefined && { requestedScope: requested }),
+    };
+    await overwrite(this.#store, tokensKey(key), record);
+    this.#confirmed.set(key, issuer);
+    return record;
+  }
+
+  /**
+   * Refreshes `t` (A5): one refresh per server at a time in this process, and a
+   * compare-and-swap in the store across processes (the loser uses the winner's
+   * tokens). A refused refresh (`invalid_grant`: revoked, expired) drops the tokens.
+   */
+  #refresh(key: string, t: TokensRecord, signal: AbortSignal): Promise<TokensRecord | undefined> {
+    const running = this.#refreshing.get(key);
+    if (running !== undefined) return running;
+    const p = this.#doRefresh(key, t, signal).finally(() => this.#refreshing.delete(key));
+    this.#refreshing.set(key, p);
+    return p;
+  }
+
+  async #doRefresh(key: string, t: TokensRecord, signal: AbortSignal): Promise<TokensRecord | undefined> {
+    const before = await this.#store.get(tokensKey(key));
+    const cur = readTokens(before);
+    if (cur === undefined || before === undefined) return undefined;
+    // Someone refreshed already (another request, process or tab): use theirs.
+    if (cur.accessToken !== t.accessToken) return cur;
+    if (cur.refreshToken === undefined) return undefined;
+    let set: TokenSet;
+    try {
+      const client = await this.#identity(cur.issuer, cur.clientId);
+      set = await requestToken(
+        { fetch: this.#fetch, tokenEndpoint: cur.tokenEndpoint, issuer: cur.issuer || undefined, client, dpop: await this.#dpopOrNot(), signal },
+        { grant_type: "refresh_token", refresh_token: cur.refreshToken, resource: cur.resource },
+      );
+    } catch (e) {
+      if (e instanceof OAuthError && e.kind === "token_error") {
+        this.#log("info", `OAuth: the refresh for ${key} was refused (${e.oauthError ?? "error"}); a new login is needed`);
+        await this.#store.set(tokensKey(key), undefined, before.version);
+        return undefined;
+      }
+      throw e;
+    }
+    const record: TokensRecord = {
+      ...cur,
+      accessToken: set.accessToken,
+      tokenType: set.tokenType,
+      ...(set.expiresAt !== undefined ? { expiresAt: set.expiresAt } : { expiresAt: undefined }),
+      refreshToken: set.refreshToken ?? cur.refreshToken,
+      ...(set.scope !== undefined && { scope: set.scope }),
+    };
+    if (record.expiresAt === undefined) delete record.expiresAt;
+    if (!(await this.#store.set(tokensKey(key), JSON.stringify(record), before.version))) return readTokens(await this.#store.get(tokensKey(key)));
+    return record;
+  }
+
+  /** Confirms, once per session, that the server's authorization server issued the stored tokens (A4). */
+  async #confirm(key: string, url: string, t: TokensRecord, signal: AbortSignal): Promise<boolean> {
+    let issuer = this.#confirmed.get(key);
+    if (issuer === undefined) {
+      const prm = await discoverResource(this.#fetch, url, undefined, signal);
+      issuer = prm?.authorizationServers[0] ?? (await discoverLegacy(this.#fetch, url, signal)).issuer ?? "";
+      this.#confirmed.set(key, issuer);
+    }
+    if (issuer === t.issuer) return true;
+    this.#log("warn", `OAuth: the stored tokens for ${key} come from another authorization server than the server names; they are not sent`);
+    return false;
+  }
+
+  async #authorization(t: TokensRecord, method: string, url: string): Promise<Record<string, string>> {
+    if (t.tokenType === "dpop") {
+      const key = await this.#dpopKey();
+      return { authorization: `DPoP ${t.accessToken}`, dpop: await key.proof(method, url, t.accessToken) };
+    }
+    return { authorization: `Bearer ${t.accessToken}` };
+  }
+
+  #dpopKey(): Promise<DpopKey> {
+    return (this.#dpop ??= DpopKey.generate());
+  }
+
+  async #dpopOrNot(): Promise<DpopKey | undefined> {
+    return this.#o.dpop ? this.#dpopKey() : undefined;
+  }
+}
