@@ -41,3 +41,9 @@ export { assertUniqueToolNames, prefixedToolName, checkToolName } from "./tools/
 export { renderToolResult, renderContent, type RenderStyle, type RenderedContent } from "./tools/render.js";
 export type { McpAccess } from "./tools/gate.js";
 export type { McpPromptText } from "./tools/prompts.js";
+export type { ActionState, ActionDecision, ActionResult, ActionRecord, ActionExpectation, ActionPatch, ActionQuery, ClaimOptions, ActionStore } from "./actions/types.js";
+export { MemoryActionStore, type MemoryStoreOptions } from "./actions/memory-store.js";
+export { argumentsHash } from "./actions/hash.js";
+export { createActions, type Actions, type ActionsOptions, type ApprovalBinding, type MayApprove, type ProposeContext } from "./actions/approvals.js";
+export { createWorker, type ActionWorker, type WorkerOptions, type ToolResolver } from "./actions/worker.js";
+export type { RunActions, RunState, PendingCall } from "./agent/run-actions.js";

@@ -273,3 +273,5 @@ export const MAX_RUN_STATE_BYTES = 16 * 1024 * 1024;
 export const FILE_STORE_COMPACT_BYTES = 64 * 1024 * 1024;
 /** Most actions one file store holds (W9; ours: it keeps them all in memory). */
 export const MAX_FILE_STORE_ACTIONS = 100_000;
+/** Largest file store journal it opens, in bytes (W9; ours: it is read whole on open). */
+export const FILE_STORE_MAX_JOURNAL_BYTES = 512 * 1024 * 1024;

@@ -14,7 +14,10 @@ export interface StoreHarness {
   close(): Promise<void>;
   /** Closes this store and opens the same data again (a process restart, for durable stores). */
   reopen(): Promise<ActionStore>;
-  /** Overwrites the stored record `id` with `raw`, bypassing every check (how a corrupt row looks). */
+  /**
+   * Overwrites the stored record `id` with `raw`, bypassing every check (how a corrupt
+   * row looks). It may replace `store` (the suite reads `store` again afterwards).
+   */
   tamper(id: string, raw: Record<string, unknown>): Promise<void>;
 }
 
@@ -318,7 +321,7 @@ export function storeContract(label: string, open: () => Promise<StoreHarness>):
       for (const c of got) assert.equal((await store.get(c.id))?.leaseOwner, c.leaseOwner);
     }));
 
-    test("W9: an impossible stored record is a store error when read, and is never claimed", withStore(async ({ store, tamper }) => {
+    test("W9: an impossible stored record is a store error when read, and is never claimed", withStore(async (h) => {
       const impossible: Array<Record<string, unknown>> = [
         { state: "bogus" },
         { fence: -1 },
@@ -330,18 +333,18 @@ export function storeContract(label: string, open: () => Promise<StoreHarness>):
         { effect: "confirm", state: "reconciling", approval },
       ];
       for (const change of impossible) {
-        const r = await inState(store, "approved");
-        await tamper(r.id, { ...r, ...change });
-        await rejectsWith(store.get(r.id), "store", `get ${JSON.stringify(change)}`);
-        await rejectsWith(store.list({ tenantId: "acme" }), "store", `list ${JSON.stringify(change)}`);
-        const claimed = await store.claim({ workerId: "w", now: Date.now(), leaseMs: 60_000 }).catch((e: unknown) => {
+        const r = await inState(h.store, "approved");
+        await h.tamper(r.id, { ...r, ...change });
+        await rejectsWith(h.store.get(r.id), "store", `get ${JSON.stringify(change)}`);
+        await rejectsWith(h.store.list({ tenantId: "acme" }), "store", `list ${JSON.stringify(change)}`);
+        const claimed = await h.store.claim({ workerId: "w", now: Date.now(), leaseMs: 60_000 }).catch((e: unknown) => {
           assert.equal((e as { code?: unknown }).code, "store");
           return undefined;
         });
         assert.notEqual(claimed?.id, r.id, `claimed ${JSON.stringify(change)}`);
-        await rejectsWith(store.transition(r.id, { state: "approved", fence: r.fence }, { state: "executing" }, Date.now()), "store", `transition ${JSON.stringify(change)}`);
+        await rejectsWith(h.store.transition(r.id, { state: "approved", fence: r.fence }, { state: "executing" }, Date.now()), "store", `transition ${JSON.stringify(change)}`);
         // Put it back so the next round's list reads.
-        await tamper(r.id, { ...r, state: "failed", outcome: { reason: "restored" } });
+        await h.tamper(r.id, { ...r, state: "failed", outcome: { reason: "restored" } });
       }
     }));
 

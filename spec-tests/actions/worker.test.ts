@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { createServer } from "node:net";
 import { createActions } from "../../src/actions/approvals.js";
 import { MemoryActionStore } from "../../src/actions/memory-store.js";
-import { createWorker, reconcileDelay } from "../../src/actions/worker.js";
+import { createWorker, reconcileDelay, type ActionWorker } from "../../src/actions/worker.js";
 import { argumentsHash } from "../../src/actions/hash.js";
 import { MAX_NOT_SENT_ATTEMPTS, RECONCILE_MAX_DELAY_MS } from "../../src/limits.js";
 import type { ActionRecord } from "../../src/actions/types.js";
@@ -357,7 +357,7 @@ describe("W8: the worker", { timeout: 60_000 }, () => {
       const tool = renameTool(server.client, alice);
       const moved: string[] = [];
       {
-        await using worker = createWorker({ store, resolveTool: resolver([tool]), pollMs: 20, onAction: (r) => moved.push(r.state) });
+        await using worker = createWorker({ store, resolveTool: resolver([tool]), pollMs: 20, onAction: (r) => moved.push(r.state) }) as ActionWorker & AsyncDisposable;
         worker.start();
         const a = await proposeRename(actions, tool);
         await actions.approve(a, bob);

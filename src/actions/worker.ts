@@ -47,8 +47,11 @@ export interface WorkerOptions {
   onError?: (error: unknown) => void;
 }
 
-/** A worker. See {@link createWorker}. */
-export interface ActionWorker extends AsyncDisposable {
+/**
+ * A worker. See {@link createWorker}. Where the runtime has `Symbol.asyncDispose`,
+ * the worker has it too (`await using worker = ...` stops it).
+ */
+export interface ActionWorker {
   /** Handles every action that needs a worker now (at most `MAX_ACTIONS_PER_PASS`); resolves to how many it handled. */
   runOnce(): Promise<number>;
   /** Runs passes until {@link ActionWorker.stop}, pausing `pollMs` when a pass found nothing. */
@@ -124,8 +127,10 @@ const reasonOf = (e: unknown): string => {
  * ```ts
  * import { createWorker, MemoryActionStore } from "yada";
  * const store = new MemoryActionStore();
- * await using worker = createWorker({ store, resolveTool: () => undefined });
+ * const worker = createWorker({ store, resolveTool: () => undefined });
  * console.log(await worker.runOnce()); // 0: nothing to do
+ * worker.start();
+ * await worker.stop();
  * ```
  */
 export function createWorker(options: WorkerOptions): ActionWorker {
@@ -253,7 +258,7 @@ export function createWorker(options: WorkerOptions): ActionWorker {
   let loop: Promise<void> | undefined;
   let stopping: (() => void) | undefined;
   let stopped = false;
-  return {
+  const worker: ActionWorker = {
     runOnce,
     start() {
       if (loop) return;
@@ -284,8 +289,9 @@ export function createWorker(options: WorkerOptions): ActionWorker {
       await loop;
       loop = undefined;
     },
-    async [Symbol.asyncDispose]() {
-      await this.stop();
-    },
   };
+  // ES2022 has no Symbol.asyncDispose; runtimes that have it get the disposer.
+  const dispose = (Symbol as { asyncDispose?: symbol }).asyncDispose;
+  if (dispose) Object.defineProperty(worker, dispose, { value: () => worker.stop() });
+  return worker;
 }
