@@ -10,9 +10,9 @@
  */
 import { mkdir, open, readFile, rename, stat, truncate, unlink, type FileHandle } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import { ActionConflictError, LimitError, StoreError } from "../errors.js";
+import { LimitError, StoreError } from "../errors.js";
 import { FILE_STORE_COMPACT_BYTES, FILE_STORE_MAX_JOURNAL_BYTES, MAX_ACTION_RECORD_BYTES, MAX_FILE_STORE_ACTIONS } from "../limits.js";
-import { applyTransition, byAge, checkClaim, isClaimable, leaseRecord, matchesQuery, parseActionRecord, parseNewRecord, queryLimit } from "../actions/record.js";
+import { RecordTable } from "../actions/table.js";
 import type { ActionExpectation, ActionPatch, ActionQuery, ActionRecord, ActionStore, ClaimOptions } from "../actions/types.js";
 
 /** Where {@link openFileStore} keeps its journal when given no path: `.yada/actions.jsonl` under the working directory. */
@@ -152,9 +152,7 @@ export class FileActionStore implements ActionStore, AsyncDisposable {
   readonly path: string;
   readonly #lockPath: string;
   #handle: FileHandle | undefined;
-  readonly #data: Map<string, string>;
-  readonly #ops = new Map<string, string>();
-  readonly #max: number;
+  readonly #table: RecordTable;
   readonly #compactAt: number;
   #bytes = 0;
   #queue: Promise<unknown> = Promise.resolve();
@@ -164,17 +162,9 @@ export class FileActionStore implements ActionStore, AsyncDisposable {
     this.path = path;
     this.#lockPath = lockPath;
     this.#handle = handle;
-    this.#data = data;
-    this.#max = options.maxActions ?? MAX_FILE_STORE_ACTIONS;
+    this.#table = new RecordTable(data, options.maxActions ?? MAX_FILE_STORE_ACTIONS, "MAX_FILE_STORE_ACTIONS");
     this.#compactAt = options.compactBytes ?? FILE_STORE_COMPACT_BYTES;
     for (const raw of data.values()) this.#bytes += raw.length + 1;
-    for (const [id, raw] of data) {
-      try {
-        this.#ops.set(parseActionRecord(JSON.parse(raw)).operationId, id);
-      } catch {
-        // Reported when read.
-      }
-    }
   }
 
   /** Runs `fn` after every earlier change: a read-modify-append is never interleaved. */
@@ -184,91 +174,54 @@ export class FileActionStore implements ActionStore, AsyncDisposable {
     return next;
   }
 
-  #read(id: string, raw: string): ActionRecord {
-    let value: unknown;
-    try {
-      value = JSON.parse(raw);
-    } catch (cause) {
-      throw new StoreError("a stored action is not JSON", { cause });
-    }
-    const r = parseActionRecord(value);
-    if (r.id !== id) throw new StoreError("a stored action is filed under another id");
-    return r;
-  }
-
   #open(): FileHandle {
     if (!this.#handle) throw new StoreError(`the action store ${this.path} is closed`);
     return this.#handle;
   }
 
   /** Appends and flushes one record, then makes it visible. */
-  async #append(record: ActionRecord): Promise<void> {
+  async #append(record: ActionRecord): Promise<ActionRecord> {
     const line = JSON.stringify(record);
     const h = this.#open();
     await h.appendFile(line + "\n");
     await h.datasync();
-    this.#data.set(record.id, line);
+    this.#table.commit(record, line);
     this.#bytes += line.length + 1;
+    return structuredClone(record);
   }
 
   async create(record: ActionRecord): Promise<ActionRecord> {
-    const r = parseNewRecord(record);
     return this.#serial(async () => {
-      if (this.#data.has(r.id)) throw new ActionConflictError(r.id, "an action with this id exists");
-      if (this.#ops.has(r.operationId)) throw new ActionConflictError(r.id, "an action with this operation id exists");
-      if (this.#data.size >= this.#max) throw new LimitError("MAX_FILE_STORE_ACTIONS", this.#max, `the store holds ${this.#max} actions`);
-      await this.#append(r);
-      this.#ops.set(r.operationId, r.id);
+      const r = await this.#append(this.#table.checkCreate(record));
       await this.#maybeCompact();
-      return structuredClone(r);
+      return r;
     });
   }
 
   async get(id: string): Promise<ActionRecord | undefined> {
     this.#open();
-    const raw = this.#data.get(id);
-    return raw === undefined ? undefined : this.#read(id, raw);
+    return this.#table.get(id);
   }
 
   async list(query: ActionQuery): Promise<ActionRecord[]> {
     this.#open();
-    const limit = queryLimit(query);
-    const out: ActionRecord[] = [];
-    for (const [id, raw] of this.#data) {
-      const r = this.#read(id, raw);
-      if (matchesQuery(r, query)) out.push(r);
-    }
-    return out.sort(byAge).slice(0, limit);
+    return this.#table.list(query);
   }
 
   async transition(id: string, expected: ActionExpectation, patch: ActionPatch, now: number): Promise<ActionRecord> {
     return this.#serial(async () => {
-      const raw = this.#data.get(id);
-      if (raw === undefined) throw new StoreError(`no action ${JSON.stringify(String(id).slice(0, 80))}`);
-      const next = applyTransition(this.#read(id, raw), expected, patch, now);
-      await this.#append(next);
+      this.#open();
+      const r = await this.#append(this.#table.checkTransition(id, expected, patch, now));
       await this.#maybeCompact();
-      return next;
+      return r;
     });
   }
 
   async claim(options: ClaimOptions): Promise<ActionRecord | undefined> {
-    checkClaim(options);
     return this.#serial(async () => {
-      let best: ActionRecord | undefined;
-      for (const [id, raw] of this.#data) {
-        let r: ActionRecord;
-        try {
-          r = this.#read(id, raw);
-        } catch {
-          continue; // never handed to a worker; get and list report it
-        }
-        if (isClaimable(r, options.now) && (best === undefined || byAge(r, best) < 0)) best = r;
-      }
-      if (!best) return undefined;
-      const leased = leaseRecord(best, options);
-      await this.#append(leased);
-      return leased;
+      this.#open();
+      const leased = this.#table.pickClaim(options);
+      return leased && this.#append(leased);
     });
   }
 
@@ -278,7 +231,7 @@ export class FileActionStore implements ActionStore, AsyncDisposable {
 
   #liveBytes(): number {
     let n = 0;
-    for (const raw of this.#data.values()) n += raw.length + 1;
+    for (const raw of this.#table.texts()) n += raw.length + 1;
     return n;
   }
 
@@ -287,7 +240,7 @@ export class FileActionStore implements ActionStore, AsyncDisposable {
     const h = await open(tmp, "w", 0o600);
     try {
       let text = "";
-      for (const raw of this.#data.values()) text += raw + "\n";
+      for (const raw of this.#table.texts()) text += raw + "\n";
       await h.writeFile(text);
       await h.sync();
     } finally {
