@@ -232,3 +232,14 @@ export const RUN_ARGUMENT_CHARS = 300;
 export const PROGRESS_LOG_INTERVAL_MS = 100;
 /** Time the CLI waits, once its work is done and closed, before exiting despite a handle a peer left open (ours). */
 export const CLI_EXIT_GRACE_MS = 2_000;
+
+// ── Approved writes and confirmed tools (src/tools: write, confirm, envelope) ──
+
+/** Characters of a preparation's state version: non-empty, at most this (W3; seed 003). */
+export const MAX_CONTRACT_STATE_VERSION_CHARS = 1_024;
+/** Characters of an operation id: non-empty, at most this (W3; seed 003). */
+export const MAX_CONTRACT_OPERATION_ID_CHARS = 256;
+/** Characters of a preparation's preview shown to an approver; a longer one breaks the contract (W3; ours, as seed 003's 4,000-character tool_failed bound). */
+export const MAX_CONTRACT_PREVIEW_CHARS = 4_000;
+/** Characters of a receipt's message; a longer one breaks the contract (W3; ours, as seed 003's 4,000-character tool_failed bound). */
+export const MAX_CONTRACT_MESSAGE_CHARS = 4_000;

@@ -22,14 +22,15 @@ import { isRecord, type McpPrompt, type McpTool } from "../mcp/types.js";
 import { HttpTransport, type FetchFunction } from "../transport/http.js";
 import type { Transport } from "../transport/types.js";
 import { checkTimeout, parseServerConfig, type McpReadConfig, type McpServerConfig } from "./config.js";
-import { contractOf, toolSpec, type ContractEntry } from "./contract.js";
+import { contractOf } from "./contract.js";
 import { bindIdentity, checkCaller, type ConnectionGate, type McpAccess } from "./gate.js";
 import { assertUniqueToolNames } from "./names.js";
 import { checkPromptArgs, promptText, type McpPromptText } from "./prompts.js";
 import { mcpReadTool } from "./read-tool.js";
 import { resourceTools } from "./resources.js";
-import { selectReadTools } from "./select.js";
+import { checkRoleNames, roleEntries, selectRoles } from "./roles.js";
 import type { Authorize, Identity, ReadTool, Tool } from "./types.js";
+import { actionTools } from "./action-tools.js";
 
 /** What a {@link TransportFactory} gets besides the server configuration. */
 export interface TransportContext {
@@ -108,15 +109,6 @@ export const httpTransportFactory: TransportFactory = (server, context) => {
   return new HttpTransport(server.url, { logger: context.logger, fetch: context.fetch, headers: server.headers });
 };
 
-/** The contract entries of the tools a configuration exposes from `listed` (T13). */
-function contractEntries(server: McpServerConfig, listed: readonly McpTool[]): ContractEntry[] {
-  const entries: ContractEntry[] = selectReadTools(server, listed).map((t) => ({ remote: t.name, effect: "read", spec: toolSpec(t) }));
-  if (server.resources === true) {
-    entries.push({ remote: "list_resources", effect: "read", spec: "resources/list" }, { remote: "read_resource", effect: "read", spec: "resources/read" });
-  }
-  return entries;
-}
-
 /**
  * Connects one MCP server and returns its read tools, bound to `access.identity`.
  *
@@ -166,9 +158,7 @@ export function connectMcp(server: McpServerConfig, access: McpAccess, options?:
 export async function connectMcp(server: McpServerConfig, access: McpAccess, options: ConnectOptions = {}): Promise<McpConnection<Tool>> {
   const config = parseServerConfig(server);
   const name = config.name;
-  if (config.writeTools !== undefined || config.confirmTools !== undefined) {
-    throw new ConfigError(`${name}: writeTools and confirmTools need the action layer`);
-  }
+  checkRoleNames(config);
   if (!isRecord(access) || typeof access.authorize !== "function") throw new ConfigError("connectMcp needs {identity, authorize: function}");
   const authorize = access.authorize as Authorize;
   // T1: a frozen copy, so later changes to the host's object cannot rebind the connection.
@@ -233,10 +223,12 @@ export async function connectMcp(server: McpServerConfig, access: McpAccess, opt
     const listed = await connected.listTools({ signal });
     stopWatching();
     const skip = (tool: string, reason: string): void => logger("warn", "left out a read tool", { server: name, tool: tool.slice(0, MAX_QUOTED_CHARS), reason });
-    const tools = selectReadTools(config, listed, skip).map((remote) => mcpReadTool(gate, connected, name, remote, timeoutMs));
+    const roles = selectRoles(config, listed, skip);
+    const tools: Tool[] = roles.reads.map((remote) => mcpReadTool(gate, connected, name, remote, timeoutMs));
     if (config.resources === true) tools.push(...resourceTools(gate, connected, name));
+    tools.push(...(await actionTools({ config, roles, gate, client: connected, identity, timeoutMs })));
     assertUniqueToolNames(tools);
-    const contract = contractOf(name, contractEntries(config, listed));
+    const contract = contractOf(name, roleEntries(config, listed));
 
     /**
      * T13: reads the catalog again and compares the exposed contract. Calls wait
@@ -252,7 +244,7 @@ export async function connectMcp(server: McpServerConfig, access: McpAccess, opt
           const relisted = await connected.listTools();
           let now: string | undefined;
           try {
-            now = contractOf(name, contractEntries(config, relisted));
+            now = contractOf(name, roleEntries(config, relisted));
           } catch {
             // a configured read tool disappeared or turned mutating
           }
