@@ -17,7 +17,7 @@ describe("W6: the write tool's version", { concurrency: true }, () => {
     withContract("stdio", async ({ log, config }) => {
       const base = await versionOf(config);
       assert.match(base, /^reviewed-1\+sha256:[0-9a-f]{64}$/);
-      assert.equal(await versionOf({ ...config, env: { API_TOKEN: "rotated-secret" } }), base, "env values are excluded");
+      assert.equal(await versionOf({ ...config, env: { API_TOKEN: "rotated-secret" } } as McpServerConfig), base, "env values are excluded");
       assert.notEqual(await versionOf({ ...config, writeTools: { rename: { ...RENAME.rename, version: "reviewed-2" } } }), base);
       assert.notEqual(await versionOf(contractStdio(log, { args: ["--principal", "alice/acme"] })), base, "other arguments: another endpoint");
       assert.notEqual(await versionOf(contractStdio(log, { modes: "rename-schema-v2" })), await versionOf(contractStdio(log, { modes: "correct" })), "a changed input schema");

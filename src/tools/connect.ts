@@ -29,7 +29,7 @@ import { checkPromptArgs, promptText, type McpPromptText } from "./prompts.js";
 import { mcpReadTool } from "./read-tool.js";
 import { resourceTools } from "./resources.js";
 import { checkRoleNames, roleEntries, selectRoles } from "./roles.js";
-import type { Authorize, Identity, ReadTool, Tool } from "./types.js";
+import type { Authorize, ConfirmTool, Identity, ReadTool, Tool, WriteTool } from "./types.js";
 import { actionTools } from "./action-tools.js";
 
 /** What a {@link TransportFactory} gets besides the server configuration. */
@@ -131,10 +131,17 @@ export const httpTransportFactory: TransportFactory = (server, context) => {
  * throws for what it cannot: `unauthorized` (identity), `stale_contract`,
  * `session_expired`, `connection_closed`, `cancelled`.
  *
+ * Writes (W1–W7): `writeTools` maps each reviewed mutation to its read-only
+ * preparation and receipt helpers; the mutation becomes a {@link WriteTool} and the
+ * helpers are hidden. `confirmTools` (names, or `"*"` for every tool with no other
+ * role that is not annotated `readOnlyHint: true`) become {@link ConfirmTool}s.
+ * Neither executes inside a plain `run`: an action layer prepares, records, and
+ * after approval executes them. See docs/server-contract.md for the envelopes.
+ *
  * @throws ConfigError (`config`) for an invalid configuration, identity or option
- * (never echoing header values), or a configuration with `writeTools` / `confirmTools`,
- * which need the action layer; ToolNotFoundError (`tool_not_found`) for a missing
- * `readTools` name; LimitError (`limit`) for a name over 64 characters or too many
+ * (never echoing header values), overlapping roles, a helper not annotated
+ * `readOnlyHint: true` or a mutation annotated so; ToolNotFoundError (`tool_not_found`)
+ * for a missing `readTools`, `writeTools` (mutation or helper) or `confirmTools` name; LimitError (`limit`) for a name over 64 characters or too many
  * pages; SchemaError (`schema`) for an input or output schema that does not compile;
  * TimeoutError (`timeout`) when setup exceeds `timeoutMs`; CancelledError
  * (`cancelled`); and connection errors (`transport`, `http`, `connection_closed`, `protocol`).
