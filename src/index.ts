@@ -41,4 +41,3 @@ export { assertUniqueToolNames, prefixedToolName, checkToolName } from "./tools/
 export { renderToolResult, renderContent, type RenderStyle, type RenderedContent } from "./tools/render.js";
 export type { McpAccess } from "./tools/gate.js";
 export type { McpPromptText } from "./tools/prompts.js";
-export { ACTION_META_KEY, CONTRACT_VERSION, type PrepareEnvelope, type ReceiptEnvelope, type ReceiptStatus } from "./tools/envelope.js";
