@@ -78,6 +78,22 @@ describe("W7: confirmed tools", { concurrency: true }, () => {
     );
   }
 
+  test("W7: one approved call is sent at most once: repeating its execute sends nothing", T, () =>
+    withContract("stdio", async ({ config, log }) => {
+      const rec = recording();
+      await using(await connectMcp({ ...config, confirmTools: ["add_item"] }, { identity: alice, authorize: allowAll }, { transportFactory: rec.factory }), async (c) => {
+        const add = confirmTool(c, "contract__add_item");
+        const action = approve(await add.prepare({ id: "D", name: "Product D" }, { identity: alice }));
+        const [first, second] = await Promise.allSettled([add.execute(action, { identity: alice }), add.execute(action, { identity: alice })]);
+        assert.equal(first.status === "fulfilled" ? first.value.status : first.reason, "succeeded");
+        assert.equal(second.status === "rejected" ? (second.reason as { code?: string }).code : "sent", "validation");
+        assert.equal((await rejection(add.execute(action, { identity: alice }))).code, "validation");
+        assert.deepEqual(calls(rec.sent), ["add_item"]);
+        assert.equal(performed(log), 1);
+      });
+    }),
+  );
+
   test("W7: an uncertain outcome (timeout, cancellation after the send) is unknown, sent once", { timeout: 30_000 }, () =>
     withContract("stdio", async ({ config }) => {
       const rec = recording();

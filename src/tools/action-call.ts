@@ -11,7 +11,7 @@
  * @module
  */
 import { CancelledError, HttpError, LimitError, UnauthorizedError, ValidationError, YadaError } from "../errors.js";
-import { MAX_QUOTED_TEXT_CHARS, MAX_TOOL_ARGUMENT_BYTES } from "../limits.js";
+import { MAX_CONTRACT_OPERATION_ID_CHARS, MAX_CONTRACT_STATE_VERSION_CHARS, MAX_QUOTED_TEXT_CHARS, MAX_TOOL_ARGUMENT_BYTES } from "../limits.js";
 import { isRecord, type JsonRecord } from "../mcp/types.js";
 import type { CompiledSchema } from "../schema/index.js";
 import { cutChars, utf8Length } from "./bound.js";
@@ -92,10 +92,10 @@ export interface CheckedAction {
 export function checkAction(name: string, action: ApprovedAction, needsStateVersion: boolean): CheckedAction {
   if (!isRecord(action)) throw new ValidationError(`${name}: the approved action must be an object`);
   if (action.tool !== name) throw new ValidationError(`${name}: the approved action is for another tool`);
-  if (!isOperationId(action.operationId)) throw new ValidationError(`${name}: operationId must be a non-empty string of at most 256 characters`);
+  if (!isOperationId(action.operationId)) throw new ValidationError(`${name}: operationId must be a non-empty string of at most ${MAX_CONTRACT_OPERATION_ID_CHARS} characters`);
   if (typeof action.version !== "string") throw new ValidationError(`${name}: the approved action has no version`);
   if (needsStateVersion && !isStateVersion(action.stateVersion)) {
-    throw new ValidationError(`${name}: stateVersion must be a non-empty string of at most 1024 characters`);
+    throw new ValidationError(`${name}: stateVersion must be a non-empty string of at most ${MAX_CONTRACT_STATE_VERSION_CHARS} characters`);
   }
   return { operationId: action.operationId, version: action.version, stateVersion: action.stateVersion, arguments: action.arguments };
 }

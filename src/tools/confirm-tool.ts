@@ -5,7 +5,8 @@
  *
  * @module
  */
-import { UnauthorizedError } from "../errors.js";
+import { UnauthorizedError, ValidationError } from "../errors.js";
+import { MAX_CONFIRM_SENT_REMEMBERED } from "../limits.js";
 import type { McpClient } from "../mcp/client.js";
 import type { CallToolResult, McpTool } from "../mcp/types.js";
 import type { CompiledSchema } from "../schema/index.js";
@@ -39,7 +40,10 @@ export interface ConfirmToolParts {
  *   `failed`, `unauthorized`, nothing sent); sends `tools/call` once. `isError: true`
  *   is `failed` with `{"error":"tool_failed",...}`; a result is `succeeded`,
  *   rendered as for reads; a timeout, lost connection, malformed answer or server
- *   error is `unknown` (`notSent` only when provably not sent).
+ *   error is `unknown` (`notSent` only when provably not sent). An operation id
+ *   this tool already sent (the last `MAX_CONFIRM_SENT_REMEMBERED`) is refused
+ *   with a `validation` error, nothing sent: a confirmed call runs at most once
+ *   even when a caller repeats it. Only a provably unsent one may be sent again.
  *
  * @throws LimitError (`limit`) or ConfigError (`config`) for a name the model cannot be given.
  *
@@ -51,6 +55,8 @@ export interface ConfirmToolParts {
 export function mcpConfirmTool(parts: ConfirmToolParts): ConfirmTool {
   const { gate, client, server, remote, input, version, timeoutMs } = parts;
   const name = prefixedToolName(server, remote.name);
+  // Operation ids whose send may have reached the server, oldest first.
+  const sent = new Set<string>();
   const tool: ConfirmTool = {
     effect: "confirm",
     name,
@@ -75,11 +81,16 @@ export function mcpConfirmTool(parts: ConfirmToolParts): ConfirmTool {
       } catch (e) {
         return refused("invalid_arguments", failureReason(e));
       }
+      if (sent.has(approved.operationId)) throw new ValidationError(`${name}: this operation was already sent; a confirmed call runs at most once`);
+      sent.add(approved.operationId);
+      if (sent.size > MAX_CONFIRM_SENT_REMEMBERED) for (const oldest of sent) if (sent.delete(oldest)) break;
       let result: CallToolResult;
       try {
         result = await client.callTool(remote.name, checked, { signal: context.signal, timeoutMs });
       } catch (e) {
-        return sendFailure(gate, e);
+        const outcome = sendFailure(gate, e);
+        if (outcome.status === "unknown" && outcome.notSent === true) sent.delete(approved.operationId);
+        return outcome;
       }
       return result.isError ? { status: "failed", result: toolFailed(result) } : { status: "succeeded", result: renderToolResult(result) };
     },
