@@ -87,6 +87,9 @@ async function rejectsWith(p: Promise<unknown>, code: string, what: string): Pro
   });
 }
 
+// Leases and windows that must still be open at the next call and lapsed after a pause:
+// wide enough for a loaded machine and a store that flushes each change to disk.
+const WINDOW_MS = 500;
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
@@ -261,11 +264,11 @@ export function storeContract(label: string, open: () => Promise<StoreHarness>):
 
     test("W9: claim takes an executing action only once its lease lapsed, and a lapsed approved lease", withStore(async ({ store }) => {
       const r = await inState(store, "approved");
-      const c = await store.claim({ workerId: "w1", now: Date.now(), leaseMs: 30 });
+      const c = await store.claim({ workerId: "w1", now: Date.now(), leaseMs: WINDOW_MS });
       assert.ok(c);
       const e = await store.transition(c.id, { state: "approved", fence: c.fence }, { state: "executing" }, Date.now());
       assert.equal(await store.claim({ workerId: "w2", now: Date.now(), leaseMs: 60_000 }), undefined, "live lease");
-      await pause(60);
+      await pause(WINDOW_MS + 100);
       const again = await store.claim({ workerId: "w2", now: Date.now(), leaseMs: 60_000 });
       assert.equal(again?.id, r.id);
       assert.equal(again.state, "executing", "the state is unchanged: the recovering worker decides");
@@ -274,9 +277,9 @@ export function storeContract(label: string, open: () => Promise<StoreHarness>):
       await rejectsWith(store.transition(r.id, { state: "executing", fence: e.fence }, patchFor("succeeded") as never, Date.now()), "conflict", "the first worker's commit");
 
       const a = await inState(store, "approved");
-      const ca = await store.claim({ workerId: "w1", now: Date.now(), leaseMs: 30 });
+      const ca = await store.claim({ workerId: "w1", now: Date.now(), leaseMs: WINDOW_MS });
       assert.equal(ca?.id, a.id);
-      await pause(60);
+      await pause(WINDOW_MS + 100);
       const ca2 = await store.claim({ workerId: "w3", now: Date.now(), leaseMs: 60_000 });
       assert.equal(ca2?.id, a.id, "an approved action whose worker died is claimed again");
       assert.equal(ca2.fence, ca.fence + 1);
@@ -284,10 +287,10 @@ export function storeContract(label: string, open: () => Promise<StoreHarness>):
 
     test("W9: claim takes a reconciling action only past notBefore", withStore(async ({ store }) => {
       const r = await inState(store, "reconciling");
-      const later = await store.transition(r.id, { state: "reconciling", fence: r.fence }, { state: "reconciling", attempts: 1, notBefore: Date.now() + 80, leaseUntil: undefined, leaseOwner: undefined }, Date.now());
+      const later = await store.transition(r.id, { state: "reconciling", fence: r.fence }, { state: "reconciling", attempts: 1, notBefore: Date.now() + WINDOW_MS, leaseUntil: undefined, leaseOwner: undefined }, Date.now());
       assert.equal(later.attempts, 1);
       assert.equal(await store.claim({ workerId: "w", now: Date.now(), leaseMs: 60_000 }), undefined, "before notBefore");
-      await pause(120);
+      await pause(WINDOW_MS + 100);
       const c = await store.claim({ workerId: "w", now: Date.now(), leaseMs: 60_000 });
       assert.equal(c?.id, r.id);
       assert.equal(c.state, "reconciling");
@@ -295,9 +298,9 @@ export function storeContract(label: string, open: () => Promise<StoreHarness>):
     }));
 
     test("W9: claim takes an awaiting_approval action only past expiresAt (to expire it)", withStore(async ({ store }) => {
-      const r = await store.create(newRecord({ expiresAt: Date.now() + 80 }));
+      const r = await store.create(newRecord({ expiresAt: Date.now() + WINDOW_MS }));
       assert.equal(await store.claim({ workerId: "w", now: Date.now(), leaseMs: 60_000 }), undefined);
-      await pause(120);
+      await pause(WINDOW_MS + 100);
       const c = await store.claim({ workerId: "w", now: Date.now(), leaseMs: 60_000 });
       assert.equal(c?.id, r.id);
       assert.equal(c.state, "awaiting_approval");

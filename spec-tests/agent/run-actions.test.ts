@@ -66,7 +66,9 @@ describe("W8: run with actions", { timeout: 60_000 }, () => {
       assert.deepEqual(again.proposedCalls.map((c) => c.state), ["awaiting_approval", "awaiting_approval"]);
 
       const actions = createActions({ store, mayApprove: () => true });
-      const [w, c] = await actions.pending("acme");
+      const pending = await actions.pending("acme");
+      const w = pending.find((a) => a.tool === "items__rename");
+      const c = pending.find((a) => a.tool === "items__delete_item");
       assert.ok(w && c);
       await actions.approve(w, bob);
       await actions.reject(c, bob, "B is still in use");
