@@ -50,3 +50,9 @@ export { MemoryTokenStore, type TokenStore, type StoredValue } from "./auth/stor
 export type { TokensRecord } from "./auth/records.js";
 export { parseChallenges, type Challenge } from "./auth/challenge.js";
 export type { HttpAuth, AuthRequest } from "./transport/http-auth.js";
+export type { ActionState, ActionDecision, ActionResult, ActionRecord, ActionExpectation, ActionPatch, ActionQuery, ClaimOptions, ActionStore } from "./actions/types.js";
+export { MemoryActionStore, type MemoryStoreOptions } from "./actions/memory-store.js";
+export { argumentsHash } from "./actions/hash.js";
+export { createActions, type Actions, type ActionsOptions, type ApprovalBinding, type MayApprove, type ProposeContext } from "./actions/approvals.js";
+export { createWorker, type ActionWorker, type WorkerOptions, type ToolResolver } from "./actions/worker.js";
+export type { RunActions, RunState, PendingCall } from "./agent/run-actions.js";

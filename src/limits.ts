@@ -342,3 +342,57 @@ export const CLIENT_ASSERTION_TTL_S = 60;
 export const MAX_TOKEN_FILE_BYTES = 1024 * 1024;
 /** Largest request the loopback redirect listener reads, in bytes of its URL (A6; ours). */
 export const MAX_CALLBACK_URL_CHARS = 8 * 1024;
+// ── actions (src/actions, src/node/file-store.ts) ───────────────────────────────
+
+/** Largest stored action record, as UTF-8 JSON bytes (W9; ours: arguments are ≤ 32,000 by T6, the rest is bounded below). */
+export const MAX_ACTION_RECORD_BYTES = 1024 * 1024;
+/** Most actions one `list` returns, and its default (W8; ours). */
+export const MAX_ACTIONS_LISTED = 1_000;
+/** Longest action id, run id, call id, actor id, tenant id or lease owner (W8; ours). */
+export const MAX_ACTION_ID_CHARS = 256;
+/** Longest operation id (W3: nonempty, at most 256 characters). */
+export const MAX_OPERATION_ID_CHARS = 256;
+/** Longest preparation state version (W3: nonempty, at most 1,024 characters). */
+export const MAX_STATE_VERSION_CHARS = 1_024;
+/** Longest tool version an action binds (W6, W7; ours). */
+export const MAX_ACTION_VERSION_CHARS = 1_024;
+/** Longest preview kept for the approver, in characters (W8; ours). */
+export const MAX_ACTION_PREVIEW_CHARS = 8_000;
+/** Longest rejection or outcome reason, in characters (W8; ours). */
+export const MAX_ACTION_REASON_CHARS = 2_000;
+/** Approval TTL when the host gives none: after it a pending action expires (W8; ours). */
+export const DEFAULT_APPROVAL_TTL_MS = 24 * 60 * 60_000;
+/** Longest approval TTL a host may set (W8; ours). */
+export const MAX_APPROVAL_TTL_MS = 30 * 24 * 60 * 60_000;
+/** A worker's lease on a claimed action: the call timeout plus a minute, so a live send is not taken over (W8; ours). */
+export const DEFAULT_ACTION_LEASE_MS = 6 * 60_000;
+/** First receipt-lookup back-off; doubles per attempt, jittered (W5; ours). */
+export const RECONCILE_BASE_DELAY_MS = 1_000;
+/** Longest receipt-lookup back-off: an unknown outcome keeps being looked up at this pace (W5; ours). */
+export const RECONCILE_MAX_DELAY_MS = 5 * 60_000;
+/** Sends of one execute that failed before any byte could reach the server (refused, 401/403) (ACTIONS.md "not sent"; ours). */
+export const MAX_NOT_SENT_ATTEMPTS = 3;
+/** How often a started worker looks for work when it found none (W8; ours). */
+export const DEFAULT_WORKER_POLL_MS = 1_000;
+/** Actions one `runOnce` handles at most (W8; ours: a pass is bounded in work). */
+export const MAX_ACTIONS_PER_PASS = 100;
+/** Largest serialized run state `run({ resume })` accepts, in bytes (W8; ours). */
+export const MAX_RUN_STATE_BYTES = 16 * 1024 * 1024;
+/** Largest file store journal before it is compacted on open or on demand (W9; ours). */
+export const FILE_STORE_COMPACT_BYTES = 64 * 1024 * 1024;
+/** Most actions one file store holds (W9; ours: it keeps them all in memory). */
+export const MAX_FILE_STORE_ACTIONS = 100_000;
+/** Largest file store journal it opens, in bytes (W9; ours: it is read whole on open). */
+export const FILE_STORE_MAX_JOURNAL_BYTES = 512 * 1024 * 1024;
+// ── Approved writes and confirmed tools (src/tools: write, confirm, envelope) ──
+
+/** Characters of a preparation's state version: non-empty, at most this (W3; seed 003). */
+export const MAX_CONTRACT_STATE_VERSION_CHARS = 1_024;
+/** Characters of an operation id: non-empty, at most this (W3; seed 003). */
+export const MAX_CONTRACT_OPERATION_ID_CHARS = 256;
+/** Characters of a preparation's preview shown to an approver; a longer one breaks the contract (W3; ours, as seed 003's 4,000-character tool_failed bound). */
+export const MAX_CONTRACT_PREVIEW_CHARS = 4_000;
+/** Characters of a receipt's message; a longer one breaks the contract (W3; ours, as seed 003's 4,000-character tool_failed bound). */
+export const MAX_CONTRACT_MESSAGE_CHARS = 4_000;
+/** Operation ids a confirmed tool remembers as sent, to refuse sending one twice on a connection; the oldest is forgotten first (W7; ours). */
+export const MAX_CONFIRM_SENT_REMEMBERED = 10_000;

@@ -14,3 +14,4 @@ export { connectMcp, reconnectingMcp, nodeTransportFactory } from "./node/tools.
 export { createLineSplitter, type LineSink, type LineSplitter } from "./transport/ndjson.js";
 export { RecordingTransport, type TranscriptEntry } from "./transport/recording.js";
 export { nodeWriteTools, type NodeWriteToolsOptions } from "./node/builtins/index.js";
+export { openFileStore, FileActionStore, DEFAULT_FILE_STORE_PATH, type FileStoreOptions } from "./node/file-store.js";

@@ -22,7 +22,7 @@ import { isRec } from "../util/record.js";
 import { modelFacingMessage } from "../tools/model-text.js";
 
 /** The kinds of error result the loop writes. */
-export type LoopErrorKind = "tool_failed" | "unknown_tool" | "invalid_arguments" | "loop_detected" | "cancelled";
+export type LoopErrorKind = "tool_failed" | "unknown_tool" | "invalid_arguments" | "loop_detected" | "cancelled" | "rejected" | "expired" | "outcome_unknown";
 
 /**
  * An error result: `{"error": kind, "message": message}` as text, `isError: true`;

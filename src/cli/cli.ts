@@ -17,6 +17,7 @@ import { callCommand, promptCommand, readCommand } from "./invoke.js";
 import { completeCommand, infoCommand, pingCommand } from "./inspect.js";
 import { recordCommand } from "./record.js";
 import { runCommand } from "./run.js";
+import { actionsCommand } from "./actions.js";
 import { jsonText, oneLine, processIo, type Io } from "./terminal.js";
 
 const HANDLERS: Record<string, (ctx: CommandContext) => Promise<number>> = {
@@ -31,6 +32,7 @@ const HANDLERS: Record<string, (ctx: CommandContext) => Promise<number>> = {
   ping: pingCommand,
   info: infoCommand,
   complete: completeCommand,
+  actions: actionsCommand,
 };
 
 /**
