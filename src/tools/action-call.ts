@@ -11,7 +11,7 @@
  * @module
  */
 import { CancelledError, HttpError, LimitError, UnauthorizedError, ValidationError, YadaError } from "../errors.js";
-import { MAX_CONTRACT_OPERATION_ID_CHARS, MAX_CONTRACT_STATE_VERSION_CHARS, MAX_QUOTED_TEXT_CHARS, MAX_TOOL_ARGUMENT_BYTES } from "../limits.js";
+import { MAX_SENT_OPERATIONS_REMEMBERED, MAX_CONTRACT_OPERATION_ID_CHARS, MAX_CONTRACT_STATE_VERSION_CHARS, MAX_QUOTED_TEXT_CHARS, MAX_TOOL_ARGUMENT_BYTES } from "../limits.js";
 import { isRecord, type JsonRecord } from "../mcp/types.js";
 import type { CompiledSchema } from "../schema/index.js";
 import { cutChars, utf8Length } from "./bound.js";
@@ -142,4 +142,36 @@ export function sendFailure(gate: ConnectionGate, e: unknown): ActionOutcome {
 /** A failed outcome for something refused before the send: nothing was sent. */
 export function refused(code: string, message: string): ActionOutcome {
   return { status: "failed", result: errorResult(code, message), notSent: true };
+}
+
+/**
+ * The operation ids one tool has sent on a connection (W5, W7): `claim` refuses
+ * one already sent, so one approval is sent at most once even when a caller
+ * repeats it (concurrently too); `release` forgets one that provably never left.
+ * The last `MAX_SENT_OPERATIONS_REMEMBERED` are kept, the oldest forgotten first.
+ */
+export interface SentOperations {
+  /** @throws ValidationError (`validation`) when `operationId` was sent; nothing is sent. */
+  claim(name: string, operationId: string): void;
+  release(operationId: string): void;
+}
+
+/** A fresh {@link SentOperations}. */
+export function sentOperations(): SentOperations {
+  const sent = new Set<string>();
+  return {
+    claim(name, operationId) {
+      if (sent.has(operationId)) throw new ValidationError(`${name}: this operation was already sent; an approved call is sent at most once`);
+      sent.add(operationId);
+      if (sent.size > MAX_SENT_OPERATIONS_REMEMBERED) for (const oldest of sent) if (sent.delete(oldest)) break;
+    },
+    release: (operationId) => void sent.delete(operationId),
+  };
+}
+
+/** {@link sendFailure}, releasing the operation id when it provably never left. */
+export function sendFailureOf(gate: ConnectionGate, e: unknown, sent: SentOperations, operationId: string): ActionOutcome {
+  const outcome = sendFailure(gate, e);
+  if (outcome.status === "unknown" && outcome.notSent === true) sent.release(operationId);
+  return outcome;
 }
