@@ -12,7 +12,7 @@
  */
 import { CancelledError, HttpError, LimitError, UnauthorizedError, ValidationError, YadaError } from "../errors.js";
 import { MAX_SENT_OPERATIONS_REMEMBERED, MAX_CONTRACT_OPERATION_ID_CHARS, MAX_CONTRACT_STATE_VERSION_CHARS, MAX_QUOTED_TEXT_CHARS, MAX_TOOL_ARGUMENT_BYTES } from "../limits.js";
-import { isRecord, type JsonRecord } from "../mcp/types.js";
+import { isRecord, type CallToolResult, type JsonRecord } from "../mcp/types.js";
 import type { CompiledSchema } from "../schema/index.js";
 import { cutChars, utf8Length } from "./bound.js";
 import { isOperationId, isStateVersion } from "./envelope.js";
@@ -169,9 +169,46 @@ export function sentOperations(): SentOperations {
   };
 }
 
-/** {@link sendFailure}, releasing the operation id when it provably never left. */
-export function sendFailureOf(gate: ConnectionGate, e: unknown, sent: SentOperations, operationId: string): ActionOutcome {
-  const outcome = sendFailure(gate, e);
-  if (outcome.status === "unknown" && outcome.notSent === true) sent.release(operationId);
-  return outcome;
+/** What {@link sendApproved} needs. */
+export interface ApprovedSend {
+  gate: ConnectionGate;
+  name: string;
+  version: string;
+  sent: SentOperations;
+  input: CompiledSchema;
+  /** Write tools need a state version. */
+  needsStateVersion: boolean;
+  /** The remote names `authorize` must allow. */
+  authorizeAs: readonly string[];
+  send(args: JsonRecord, action: CheckedAction, signal: AbortSignal | undefined): Promise<CallToolResult>;
+}
+
+/**
+ * The execute phase up to the answer (W4–W7): checks the action (thrown), its
+ * version (else `failed`, `version_changed`), the caller (thrown), `authorize`
+ * (else `failed`, `unauthorized`) and the approved arguments (else `failed`,
+ * `invalid_arguments`), all with `notSent`; claims the operation id (thrown when
+ * already sent); then sends once. A send that throws is `unknown`.
+ *
+ * @returns the server's answer, or the outcome when there is none.
+ */
+export async function sendApproved(p: ApprovedSend, action: ApprovedAction, context: ToolCallContext): Promise<CallToolResult | ActionOutcome> {
+  const approved = checkAction(p.name, action, p.needsStateVersion);
+  if (approved.version !== p.version) return refused("version_changed", `${p.name}: the tool's version is no longer the approved one; nothing was sent`);
+  const denied = await admit(p.gate, p.name, context, p.authorizeAs);
+  if (denied !== undefined) return refused("unauthorized", `${p.name}: the host denied ${JSON.stringify(denied)} to this caller; nothing was sent`);
+  let args: JsonRecord;
+  try {
+    args = checkedArguments(p.name, approved.arguments, [p.input]);
+  } catch (e) {
+    return refused("invalid_arguments", failureReason(e));
+  }
+  p.sent.claim(p.name, approved.operationId);
+  try {
+    return await p.send(args, approved, context.signal);
+  } catch (e) {
+    const outcome = sendFailure(p.gate, e);
+    if (outcome.status === "unknown" && outcome.notSent === true) p.sent.release(approved.operationId);
+    return outcome;
+  }
 }

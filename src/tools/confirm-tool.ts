@@ -7,10 +7,10 @@
  */
 import { UnauthorizedError } from "../errors.js";
 import type { McpClient } from "../mcp/client.js";
-import type { CallToolResult, McpTool } from "../mcp/types.js";
+import type { McpTool } from "../mcp/types.js";
 import type { CompiledSchema } from "../schema/index.js";
 import { quote } from "../util/text.js";
-import { admit, checkAction, checkedArguments, failureReason, refused, sendFailureOf, sentOperations } from "./action-call.js";
+import { admit, checkedArguments, sendApproved, sentOperations, type ApprovedSend } from "./action-call.js";
 import type { ConnectionGate } from "./gate.js";
 import { prefixedToolName } from "./names.js";
 import { renderToolResult, toolFailed } from "./render.js";
@@ -54,7 +54,16 @@ export interface ConfirmToolParts {
 export function mcpConfirmTool(parts: ConfirmToolParts): ConfirmTool {
   const { gate, client, server, remote, input, version, timeoutMs } = parts;
   const name = prefixedToolName(server, remote.name);
-  const sent = sentOperations();
+  const execute: ApprovedSend = {
+    gate,
+    name,
+    version,
+    sent: sentOperations(),
+    input,
+    needsStateVersion: false,
+    authorizeAs: [remote.name],
+    send: (args, _, signal) => client.callTool(remote.name, args, { signal, timeoutMs }),
+  };
   const tool: ConfirmTool = {
     effect: "confirm",
     name,
@@ -69,24 +78,9 @@ export function mcpConfirmTool(parts: ConfirmToolParts): ConfirmTool {
     },
 
     async execute(action, context): Promise<ActionOutcome> {
-      const approved = checkAction(name, action, false);
-      if (approved.version !== version) return refused("version_changed", `${name}: the tool's version is no longer the approved one; nothing was sent`);
-      const denied = await admit(gate, name, context, [remote.name]);
-      if (denied !== undefined) return refused("unauthorized", `${name}: the host denied ${quote(denied)} to this caller; nothing was sent`);
-      let checked;
-      try {
-        checked = checkedArguments(name, approved.arguments, [input]);
-      } catch (e) {
-        return refused("invalid_arguments", failureReason(e));
-      }
-      sent.claim(name, approved.operationId);
-      let result: CallToolResult;
-      try {
-        result = await client.callTool(remote.name, checked, { signal: context.signal, timeoutMs });
-      } catch (e) {
-        return sendFailureOf(gate, e, sent, approved.operationId);
-      }
-      return result.isError ? { status: "failed", result: toolFailed(result) } : { status: "succeeded", result: renderToolResult(result) };
+      const answer = await sendApproved(execute, action, context);
+      if ("status" in answer) return answer;
+      return answer.isError ? { status: "failed", result: toolFailed(answer) } : { status: "succeeded", result: renderToolResult(answer) };
     },
   };
   return Object.freeze(tool);

@@ -11,7 +11,7 @@ import type { McpClient } from "../mcp/client.js";
 import type { CallToolResult } from "../mcp/types.js";
 import type { CompiledSchema } from "../schema/index.js";
 import { quote } from "../util/text.js";
-import { admit, checkAction, checkedArguments, failureReason, refused, sendFailureOf, sentOperations } from "./action-call.js";
+import { admit, checkAction, checkedArguments, failureReason, sendApproved, sentOperations, type ApprovedSend } from "./action-call.js";
 import { actionMeta, parsePrepareEnvelope, parseReceiptEnvelope, type ReceiptEnvelope } from "./envelope.js";
 import type { WriteTrio } from "./fingerprint.js";
 import type { ConnectionGate } from "./gate.js";
@@ -80,6 +80,17 @@ export function mcpWriteTool(parts: WriteToolParts): WriteTool {
   const call = (tool: string, args: Record<string, unknown>, meta: Record<string, unknown>, signal: AbortSignal | undefined): Promise<CallToolResult> =>
     client.callTool(tool, args, { signal, timeoutMs, meta });
 
+  const execute: ApprovedSend = {
+    gate,
+    name,
+    version,
+    sent,
+    input: inputs.mutation,
+    needsStateVersion: true,
+    authorizeAs: [mutation],
+    send: (args, approved, signal) =>
+      call(mutation, args, actionMeta("execute", mutation, identity, { operationId: approved.operationId, stateVersion: approved.stateVersion }), signal),
+  };
   const tool: WriteTool = {
     effect: "write",
     name,
@@ -107,25 +118,9 @@ export function mcpWriteTool(parts: WriteToolParts): WriteTool {
     },
 
     async execute(action, context): Promise<ActionOutcome> {
-      const approved = checkAction(name, action, true);
-      if (approved.version !== version) return refused("version_changed", `${name}: the tool's version is no longer the approved one; nothing was sent`);
-      const denied = await admit(gate, name, context, [mutation]);
-      if (denied !== undefined) return refused("unauthorized", `${name}: the host denied ${quote(denied)} to this caller; nothing was sent`);
-      let checked;
-      try {
-        checked = checkedArguments(name, approved.arguments, [inputs.mutation]);
-      } catch (e) {
-        return refused("invalid_arguments", failureReason(e));
-      }
-      sent.claim(name, approved.operationId);
-      let result: CallToolResult;
-      try {
-        const meta = actionMeta("execute", mutation, identity, { operationId: approved.operationId, stateVersion: approved.stateVersion });
-        result = await call(mutation, checked, meta, context.signal);
-      } catch (e) {
-        return sendFailureOf(gate, e, sent, approved.operationId);
-      }
-      const receipt = parseReceiptEnvelope(result, approved.operationId);
+      const answer = await sendApproved(execute, action, context);
+      if ("status" in answer) return answer;
+      const receipt = parseReceiptEnvelope(answer, action.operationId);
       return typeof receipt === "string" ? { status: "unknown", reason: `${where(mutation)}: ${receipt}` } : receiptOutcome(receipt);
     },
 
