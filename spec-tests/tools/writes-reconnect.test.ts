@@ -8,7 +8,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import { connectMcp, reconnectingMcp } from "../../src/node/tools.js";
-import type { McpServerConfig } from "../../src/tools/config.js";
+import type { McpReadConfig, McpServerConfig } from "../../src/tools/config.js";
+import type { McpConnection } from "../../src/tools/connect.js";
+import type { ReadTool, Tool } from "../../src/tools/types.js";
 import { alice, allowAll, calls, recording, rejection, T, using } from "./helpers.js";
 import { approve, confirmTool, contractStdio, performed, writeTool } from "./writes-support.js";
 
@@ -27,7 +29,27 @@ async function withModeFile(fn: (config: McpServerConfig, log: string, setMode: 
   }
 }
 
+/** Compiles only when A and B are the same type. */
+type Equal<A, B> = (<X>() => X extends A ? 1 : 2) extends <X>() => X extends B ? 1 : 2 ? true : false;
+const same = <A, B>(ok: Equal<A, B>): boolean => ok;
+
 describe("W10: reconnectingMcp with write and confirmed tools", { concurrency: true }, () => {
+  test("W11: reconnectingMcp keeps the overloads: a read configuration gives McpConnection<ReadTool>, one with writes McpConnection<Tool>", T, () =>
+    withModeFile(async (config) => {
+      const { writeTools: _w, confirmTools: _c, ...rest } = config;
+      const read = rest as McpReadConfig;
+      await using(await reconnectingMcp(read, { identity: alice, authorize: allowAll }), async (c) => {
+        assert.ok(same<typeof c, McpConnection<ReadTool>>(true));
+        assert.deepEqual(c.tools.map((t) => t.effect), ["read", "read", "read"]);
+      });
+      await using(await reconnectingMcp(config, { identity: alice, authorize: allowAll }), async (c) => {
+        assert.ok(same<typeof c, McpConnection<Tool>>(true));
+        // @ts-expect-error a Tool must be narrowed by effect before calling a phase
+        assert.equal(typeof c.tools[1]?.reconcile, "function");
+      });
+    }),
+  );
+
   test("W10: tools keep name, effect and version; phases are delegated, reauthorized, and a dropped execute is resolved by receipt on a new connection, never resent", T, () =>
     withModeFile(async (config, log, setMode) => {
       const plain = await using(await connectMcp(config, { identity: alice, authorize: allowAll }), async (c) => c.tools.map((t) => [t.name, t.effect, "version" in t ? t.version : ""]));
