@@ -190,25 +190,25 @@ export interface ApprovedSend {
  * `invalid_arguments`), all with `notSent`; claims the operation id (thrown when
  * already sent); then sends once. A send that throws is `unknown`.
  *
- * @returns the server's answer, or the outcome when there is none.
+ * @returns `{answer}`: the server's answer to judge; or `{outcome}` when there is none.
  */
-export async function sendApproved(p: ApprovedSend, action: ApprovedAction, context: ToolCallContext): Promise<CallToolResult | ActionOutcome> {
+export async function sendApproved(p: ApprovedSend, action: ApprovedAction, context: ToolCallContext): Promise<{ answer: CallToolResult } | { outcome: ActionOutcome }> {
   const approved = checkAction(p.name, action, p.needsStateVersion);
-  if (approved.version !== p.version) return refused("version_changed", `${p.name}: the tool's version is no longer the approved one; nothing was sent`);
+  if (approved.version !== p.version) return { outcome: refused("version_changed", `${p.name}: the tool's version is no longer the approved one; nothing was sent`) };
   const denied = await admit(p.gate, p.name, context, p.authorizeAs);
-  if (denied !== undefined) return refused("unauthorized", `${p.name}: the host denied ${JSON.stringify(denied)} to this caller; nothing was sent`);
+  if (denied !== undefined) return { outcome: refused("unauthorized", `${p.name}: the host denied ${JSON.stringify(denied)} to this caller; nothing was sent`) };
   let args: JsonRecord;
   try {
     args = checkedArguments(p.name, approved.arguments, [p.input]);
   } catch (e) {
-    return refused("invalid_arguments", failureReason(e));
+    return { outcome: refused("invalid_arguments", failureReason(e)) };
   }
   p.sent.claim(p.name, approved.operationId);
   try {
-    return await p.send(args, approved, context.signal);
+    return { answer: await p.send(args, approved, context.signal) };
   } catch (e) {
     const outcome = sendFailure(p.gate, e);
     if (outcome.status === "unknown" && outcome.notSent === true) p.sent.release(approved.operationId);
-    return outcome;
+    return { outcome };
   }
 }

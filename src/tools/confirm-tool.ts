@@ -78,8 +78,9 @@ export function mcpConfirmTool(parts: ConfirmToolParts): ConfirmTool {
     },
 
     async execute(action, context): Promise<ActionOutcome> {
-      const answer = await sendApproved(execute, action, context);
-      if ("status" in answer) return answer;
+      const step = await sendApproved(execute, action, context);
+      if ("outcome" in step) return step.outcome;
+      const answer = step.answer;
       return answer.isError ? { status: "failed", result: toolFailed(answer) } : { status: "succeeded", result: renderToolResult(answer) };
     },
   };

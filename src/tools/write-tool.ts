@@ -118,9 +118,9 @@ export function mcpWriteTool(parts: WriteToolParts): WriteTool {
     },
 
     async execute(action, context): Promise<ActionOutcome> {
-      const answer = await sendApproved(execute, action, context);
-      if ("status" in answer) return answer;
-      const receipt = parseReceiptEnvelope(answer, action.operationId);
+      const step = await sendApproved(execute, action, context);
+      if ("outcome" in step) return step.outcome;
+      const receipt = parseReceiptEnvelope(step.answer, action.operationId);
       return typeof receipt === "string" ? { status: "unknown", reason: `${where(mutation)}: ${receipt}` } : receiptOutcome(receipt);
     },
 
