@@ -49,7 +49,7 @@ const DEMANDED: Record<string, Record<string, unknown>> = {
 
 const config = { writeTools: scenario.MAPPING, confirmTools: ["delete_item"], timeoutMs: 10_000 };
 // The timeout mode's call must time out within this bound (which bounds its setup too).
-const TIMEOUT_MODE_MS = 2_000;
+const TIMEOUT_MODE_MS = 5_000;
 const access = { identity: scenario.ALICE, authorize: () => true };
 
 async function replayStdio(file: string, timeoutMs: number): Promise<{ out: Record<string, unknown>; result: ReplayResult }> {

@@ -32,7 +32,6 @@ import type { ActionOutcome, ApprovedAction, ToolCallContext } from "./types.js"
  */
 export function checkedArguments(name: string, args: unknown, schemas: readonly CompiledSchema[]): JsonRecord {
   if (!isRecord(args)) throw new ValidationError(`${name}: arguments must be a JSON object`);
-  if (Object.hasOwn(args, "_meta")) throw new ValidationError(`${name}: arguments may not have a "_meta" member; the action envelope is set by the host`);
   let json: string;
   try {
     json = JSON.stringify(args);
@@ -43,12 +42,16 @@ export function checkedArguments(name: string, args: unknown, schemas: readonly 
   if (bytes > MAX_TOOL_ARGUMENT_BYTES) {
     throw new LimitError("MAX_TOOL_ARGUMENT_BYTES", MAX_TOOL_ARGUMENT_BYTES, `${name}: arguments are ${bytes} UTF-8 bytes; the limit is ${MAX_TOOL_ARGUMENT_BYTES}`);
   }
+  // What is checked is what is sent: the parsed copy (a getter or toJSON cannot
+  // show the checks one value and the server another).
+  const copy: unknown = JSON.parse(json);
+  if (!isRecord(copy)) throw new ValidationError(`${name}: arguments must be a JSON object`);
+  if (Object.hasOwn(copy, "_meta")) throw new ValidationError(`${name}: arguments may not have a "_meta" member; the action envelope is set by the host`);
   for (const schema of schemas) {
-    const checked = schema.validate(args);
+    const checked = schema.validate(copy);
     if (!checked.valid) throw new ValidationError(`${name}: arguments do not match the input schema: ${describeIssue(checked.issues[0])}`, checked.issues.slice(0, 1));
   }
-  // A parsed copy: later changes to the caller's object change nothing sent.
-  return JSON.parse(json) as JsonRecord;
+  return copy;
 }
 
 /**
