@@ -35,9 +35,9 @@ test("X3: each entry is one self-contained ESM file with .d.ts, as package.json 
 // linear-time pattern matcher that closes ReDoS through server schemas, and the
 // checks added after the security review; then +100 for the SSE parser's
 // word-at-a-time line-end search, 1.3x the throughput on small events; then
-// +3,400 for approved writes and confirmed tools: roles and their checks, the
+// +3,500 for approved writes and confirmed tools: roles and their checks, the
 // action envelope, strict result envelopes, phase checks and version fingerprints).
-const WEB_GZIP_CEILING = 47_000;
+const WEB_GZIP_CEILING = 47_100;
 
 test("X3: the web bundle stays under its size ceiling (min+gzip)", async () => {
   const out = await esbuild.build({
