@@ -119,7 +119,7 @@ describe("W7: confirmed tools", { concurrency: true }, () => {
     withContract("stdio", async ({ config }) => {
       const names = async (extra: Record<string, unknown>): Promise<string[]> =>
         using(await connectMcp({ ...config, ...extra } as McpServerConfig, { identity: alice, authorize: allowAll }), async (c) => c.tools.map((t) => `${t.name}:${t.effect}`));
-      assert.deepEqual(await names({ confirmTools: "*" }), ["contract__get_item:read", "contract__rename:write", "contract__delete_item:confirm", "contract__add_item:confirm"]);
+      assert.deepEqual(await names({ confirmTools: "*" }), ["contract__get_item:read", "contract__rename:write", "contract__delete_item:confirm", "contract__bump_helpers:confirm", "contract__add_item:confirm"]);
       // Without the mapping the helpers are plain read-only tools, so reads.
       assert.deepEqual(await names({ writeTools: undefined, confirmTools: "*" }), [
         "contract__get_item:read",
@@ -127,9 +127,10 @@ describe("W7: confirmed tools", { concurrency: true }, () => {
         "contract__rename_receipt:read",
         "contract__rename:confirm",
         "contract__delete_item:confirm",
+        "contract__bump_helpers:confirm",
         "contract__add_item:confirm",
       ]);
-      assert.deepEqual(await names({ writeTools: undefined, readTools: ["get_item", "add_item"], confirmTools: "*" }), ["contract__get_item:read", "contract__add_item:read", "contract__rename:confirm", "contract__delete_item:confirm"]);
+      assert.deepEqual(await names({ writeTools: undefined, readTools: ["get_item", "add_item"], confirmTools: "*" }), ["contract__get_item:read", "contract__add_item:read", "contract__rename:confirm", "contract__delete_item:confirm", "contract__bump_helpers:confirm"]);
     }),
   );
 

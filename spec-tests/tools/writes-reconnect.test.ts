@@ -97,6 +97,34 @@ describe("W10: reconnectingMcp with write and confirmed tools", { concurrency: t
     }),
   );
 
+  test("T13, W10: a change to a hidden helper makes a plain connection stale for every phase; reconnectingMcp accepts a new connection whose contract matches", T, () =>
+    withModeFile(async (config, log) => {
+      const withBump = { ...config, confirmTools: ["bump_helpers"] } as McpServerConfig;
+      const plain = await connectMcp(withBump, { identity: alice, authorize: allowAll });
+      await using(plain, async (c) => {
+        const rename = writeTool(c);
+        const action = approve(await rename.prepare({ id: "A", name: "x" }, { identity: alice }));
+        const bump = confirmTool(c, "contract__bump_helpers");
+        assert.equal((await bump.execute(approve(await bump.prepare({}, { identity: alice })), { identity: alice })).status, "succeeded");
+        // The helper is never shown to the model, yet its change is a contract change.
+        for (const p of [rename.prepare({ id: "A", name: "x" }, { identity: alice }), rename.execute(action, { identity: alice }), rename.reconcile(action, { identity: alice })]) {
+          assert.equal((await rejection(p)).code, "stale_contract");
+        }
+        assert.equal(c.isConnected(), false);
+      });
+      assert.equal(performed(log, undefined), 0);
+      const rec = recording();
+      await using(await reconnectingMcp(withBump, { identity: alice, authorize: allowAll }, { transportFactory: rec.factory }), async (c) => {
+        const bump = confirmTool(c, "contract__bump_helpers");
+        await bump.execute(approve(await bump.prepare({}, { identity: alice })), { identity: alice });
+        // The new process starts at the first revision again: its contract matches, and the call goes through there.
+        const rename = writeTool(c);
+        assert.equal((await rename.prepare({ id: "A", name: "y" }, { identity: alice })).stateVersion, "A:1");
+        assert.equal(rec.built(), 2);
+      });
+    }),
+  );
+
   test("W10: the identity is checked before any reconnect, in every phase", T, () =>
     withModeFile(async (config) => {
       const rec = recording();
