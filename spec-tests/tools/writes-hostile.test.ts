@@ -1,0 +1,83 @@
+// W5, W7, W10: hostile and broken servers against the execute path. Every test
+// counts the mutations a real loopback (or stdio) server received: a send that may
+// have reached the server is never reported as not sent, and never sent again.
+import assert from "node:assert/strict";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { describe, test } from "node:test";
+import { connectMcp } from "../../src/node/tools.js";
+import type { McpServerConfig } from "../../src/tools/config.js";
+import type { ConfirmTool } from "../../src/tools/types.js";
+import { alice, allowAll, rejection, T, using } from "./helpers.js";
+import { approve, confirmTool } from "./writes-support.js";
+
+const DELETE_TOOL = { name: "delete_item", inputSchema: { type: "object" }, annotations: { readOnlyHint: false } };
+
+/**
+ * A legacy (2025-11-25) HTTP server whose `tools/call` answer is an event stream
+ * that carries only a priming event id and ends before the response: the client
+ * must resume it with a GET. That GET is then refused with `refuseWith` (an HTTP
+ * status), or the server stops listening first (`"refused"`: ECONNREFUSED).
+ */
+async function droppingStreamServer(refuseWith: number | "refused"): Promise<{ url: string; calls: () => number; close(): void }> {
+  let calls = 0;
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    if (req.method === "GET") {
+      if (req.headers["last-event-id"] === undefined) return void res.writeHead(405).end();
+      return void res.writeHead(typeof refuseWith === "number" ? refuseWith : 500, { "www-authenticate": "Bearer" }).end();
+    }
+    if (req.method !== "POST") return void res.writeHead(405).end();
+    let body = "";
+    req.on("data", (d: Buffer) => (body += d.toString()));
+    req.on("end", () => {
+      const m = JSON.parse(body) as { id?: number; method?: string };
+      const json = (result: unknown): void => void res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", id: m.id, result }));
+      if (m.id === undefined) return void res.writeHead(202).end();
+      if (m.method === "initialize") return json({ protocolVersion: "2025-11-25", capabilities: { tools: {} }, serverInfo: { name: "h", version: "1" } });
+      if (m.method === "tools/list") return json({ tools: [DELETE_TOOL] });
+      if (m.method !== "tools/call") return json({});
+      calls++; // the mutation is performed here, then the answer stream is lost
+      res.writeHead(200, { "content-type": "text/event-stream", connection: "close" });
+      res.write("id: ev-1\nretry: 200\ndata: \n\n");
+      if (refuseWith === "refused") {
+        server.close();
+        server.closeIdleConnections();
+      }
+      res.end();
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  const { port } = server.address() as { port: number };
+  return {
+    url: `http://127.0.0.1:${port}/mcp`,
+    calls: () => calls,
+    close: () => {
+      server.close();
+      server.closeAllConnections();
+    },
+  };
+}
+
+describe("W5, W7: a refused resumption is not a refused send", { concurrency: true }, () => {
+  for (const refuseWith of [403, 401, "refused"] as const) {
+    test(`W5, W7: the answer stream of an execute is lost and its resumption is refused (${refuseWith}): unknown, never notSent, never sent again`, T, async () => {
+      const server = await droppingStreamServer(refuseWith);
+      try {
+        const config: McpServerConfig = { name: "h", url: server.url, confirmTools: ["delete_item"] };
+        await using(await connectMcp(config, { identity: alice, authorize: allowAll }), async (c) => {
+          const tool: ConfirmTool = confirmTool(c, "h__delete_item");
+          const action = approve(await tool.prepare({ id: "A" }, { identity: alice }));
+          const outcome = await tool.execute(action, { identity: alice });
+          assert.equal(outcome.status, "unknown", JSON.stringify(outcome));
+          assert.notEqual(outcome.status === "unknown" ? outcome.notSent : undefined, true, "the server took the request: it was sent");
+          assert.equal(server.calls(), 1);
+          // A caller that repeats it is refused before anything is sent.
+          const again = await rejection(tool.execute(action, { identity: alice }));
+          assert.equal(again.code, "validation");
+          assert.equal(server.calls(), 1);
+        });
+      } finally {
+        server.close();
+      }
+    });
+  }
+});
