@@ -7,7 +7,7 @@ import { describe, test } from "node:test";
 import { connectMcp } from "../../src/node/tools.js";
 import type { McpServerConfig } from "../../src/tools/config.js";
 import type { ConfirmTool } from "../../src/tools/types.js";
-import { alice, allowAll, rejection, T, using } from "./helpers.js";
+import { alice, allowAll, calls, recording, rejection, T, using } from "./helpers.js";
 import { approve, confirmTool } from "./writes-support.js";
 
 const DELETE_TOOL = { name: "delete_item", inputSchema: { type: "object" }, annotations: { readOnlyHint: false } };
@@ -79,5 +79,92 @@ describe("W5, W7: a refused resumption is not a refused send", { concurrency: tr
         server.close();
       }
     });
+  }
+});
+
+// A modern (2026-07-28) stdio server that answers every tools/call with a modern
+// error after counting it: -32022 (unsupported protocol version, naming the one the
+// client already speaks).
+const rejectingModern = `
+const rl = require("readline").createInterface({ input: process.stdin });
+const send = (m) => process.stdout.write(JSON.stringify(m) + "\\n");
+rl.on("line", (l) => {
+  const m = JSON.parse(l);
+  if (m.id === undefined) return;
+  const ok = (result) => send({ jsonrpc: "2.0", id: m.id, result: { resultType: "complete", ...result } });
+  if (m.method === "server/discover") return ok({ supportedVersions: ["2026-07-28"], capabilities: { tools: {} }, ttlMs: 0, cacheScope: "private" });
+  if (m.method === "tools/list") return ok({ tools: [${JSON.stringify(DELETE_TOOL)}], ttlMs: 0, cacheScope: "private" });
+  if (m.method === "tools/call") {
+    return send({ jsonrpc: "2.0", id: m.id, error: { code: -32022, message: "Unsupported protocol version", data: { supported: ["2026-07-28"], requested: "2026-07-28" } } });
+  }
+  ok({});
+});`;
+
+test("W5, W7: a server error to an execute is never answered by sending the mutation again (a -32022 revision retry): unknown, sent once", T, async () => {
+  const rec = recording();
+  const config: McpServerConfig = { name: "modern", command: process.execPath, args: ["-e", rejectingModern], confirmTools: ["delete_item"] };
+  await using(await connectMcp(config, { identity: alice, authorize: allowAll }, { transportFactory: rec.factory }), async (c) => {
+    const tool = confirmTool(c, "modern__delete_item");
+    const outcome = await tool.execute(approve(await tool.prepare({ id: "A" }, { identity: alice })), { identity: alice });
+    assert.equal(outcome.status, "unknown", JSON.stringify(outcome));
+    assert.notEqual(outcome.status === "unknown" ? outcome.notSent : undefined, true);
+  });
+  assert.deepEqual(calls(rec.sent), ["delete_item"], "one send, never a second");
+});
+
+/**
+ * A modern (2026-07-28) HTTP server whose confirmed tool declares an `x-mcp-header`
+ * parameter under a new name on every tools/list, and that answers every
+ * tools/call -32020 (header mismatch) after counting it.
+ */
+async function headerMismatchServer(): Promise<{ url: string; calls: () => number; close(): void }> {
+  let calls = 0;
+  let lists = 0;
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    if (req.method !== "POST") return void res.writeHead(405).end();
+    let body = "";
+    req.on("data", (d: Buffer) => (body += d.toString()));
+    req.on("end", () => {
+      const m = JSON.parse(body) as { id?: number; method?: string };
+      const reply = (msg: Record<string, unknown>): void => void res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", id: m.id, ...msg }));
+      const ok = (result: Record<string, unknown>): void => reply({ result: { resultType: "complete", ...result } });
+      if (m.id === undefined) return void res.writeHead(202).end();
+      if (m.method === "server/discover") return ok({ supportedVersions: ["2026-07-28"], capabilities: { tools: {} }, ttlMs: 0, cacheScope: "private" });
+      if (m.method === "tools/list") {
+        lists++;
+        const region = { type: "string", "x-mcp-header": `Region-${lists}` };
+        return ok({ tools: [{ ...DELETE_TOOL, inputSchema: { type: "object", properties: { region } } }], ttlMs: 0, cacheScope: "private" });
+      }
+      if (m.method === "tools/call") {
+        calls++;
+        return reply({ error: { code: -32020, message: "Header mismatch" } });
+      }
+      ok({});
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  const { port } = server.address() as { port: number };
+  return {
+    url: `http://127.0.0.1:${port}/mcp`,
+    calls: () => calls,
+    close: () => {
+      server.close();
+      server.closeAllConnections();
+    },
+  };
+}
+
+test("W5, W7: a -32020 header mismatch to an execute is not answered by re-listing and sending the mutation again: unknown, sent once", T, async () => {
+  const server = await headerMismatchServer();
+  try {
+    const config: McpServerConfig = { name: "modern", url: server.url, confirmTools: ["delete_item"] };
+    await using(await connectMcp(config, { identity: alice, authorize: allowAll }), async (c) => {
+      const tool = confirmTool(c, "modern__delete_item");
+      const outcome = await tool.execute(approve(await tool.prepare({ region: "eu" }, { identity: alice })), { identity: alice });
+      assert.equal(outcome.status, "unknown", JSON.stringify(outcome));
+      assert.equal(server.calls(), 1, "one send, never a second");
+    });
+  } finally {
+    server.close();
   }
 });

@@ -133,6 +133,12 @@ export interface CallOptions {
   maxTotalTimeoutMs?: number;
   /** `_meta` added to the request params. */
   meta?: JsonRecord;
+  /**
+   * Send the request at most once (W5, W7: a mutation): a -32022 or -32020 error is
+   * returned as it is, never answered by sending the request again. `input_required`
+   * rounds, which the server asks for, still run.
+   */
+  once?: boolean;
 }
 
 /** State shared by a client and the views {@link McpClient.withCallTimeout} makes of it. */
@@ -508,8 +514,9 @@ export class McpClient {
     if (declared?.length) opts.headers = paramHeaderValues(declared, args);
     const where = `${this.#s.name}: tools/call ${name.slice(0, MAX_QUOTED_CHARS)}`;
     try {
-      return await this.#complete("tools/call", params, parseCallToolResult, options.signal, opts, where);
+      return await this.#complete("tools/call", params, parseCallToolResult, options.signal, opts, where, options.once === true);
     } catch (e) {
+      if (options.once === true) throw e;
       // Spec 2026-07-28 (x-mcp-header): on a header mismatch the client SHOULD list
       // the tools again (the declarations may be new, or never listed) and retry once.
       if (!known || !(e instanceof JsonRpcError) || e.rpcCode !== MODERN_ERRORS.headerMismatch) throw e;
@@ -579,7 +586,7 @@ export class McpClient {
 
   // One request in the current era: modern requests carry `_meta` (V2) and are
   // retried once with another revision on -32022.
-  async #rpc(method: string, params: JsonRecord | undefined, options: RequestOptions): Promise<JsonRecord> {
+  async #rpc(method: string, params: JsonRecord | undefined, options: RequestOptions, once = false): Promise<JsonRecord> {
     const s = this.#s;
     if (s.era === "legacy") return s.session.request(method, params, options);
     for (let attempt = 0; ; attempt++) {
@@ -587,7 +594,7 @@ export class McpClient {
       try {
         return await s.session.request(method, withMeta(params ?? {}, meta), options);
       } catch (e) {
-        if (attempt > 0 || !(e instanceof JsonRpcError) || e.rpcCode !== MODERN_ERRORS.unsupportedProtocolVersion) throw e;
+        if (once || attempt > 0 || !(e instanceof JsonRpcError) || e.rpcCode !== MODERN_ERRORS.unsupportedProtocolVersion) throw e;
         const next = pickVersion(isRecord(e.data) ? e.data.supported : undefined);
         if (next === undefined || !isSupportedModernVersion(next)) throw e;
         s.protocolVersion = next;
@@ -605,8 +612,9 @@ export class McpClient {
     signal: AbortSignal | undefined,
     options: RequestOptions = { timeoutMs: this.#s.requestTimeoutMs, signal },
     where = `${this.#s.name}: ${method}`,
+    once = false,
   ): Promise<T> {
-    return parse(await completeWithInput(where, method, params, (p) => this.#rpc(method, p, options), this.#s.handlers, signal), where);
+    return parse(await completeWithInput(where, method, params, (p) => this.#rpc(method, p, options, once), this.#s.handlers, signal), where);
   }
 
   // One page of a list (V3): its items, parsed, the next cursor and the page's ttlMs.

@@ -62,7 +62,8 @@ export function mcpConfirmTool(parts: ConfirmToolParts): ConfirmTool {
     input,
     needsStateVersion: false,
     authorizeAs: [remote.name],
-    send: (args, _, signal) => client.callTool(remote.name, args, { signal, timeoutMs }),
+    // W7: at most once (no automatic re-send on a modern error).
+    send: (args, _, signal) => client.callTool(remote.name, args, { signal, timeoutMs, once: true }),
   };
   const tool: ConfirmTool = {
     effect: "confirm",

@@ -77,8 +77,9 @@ export function mcpWriteTool(parts: WriteToolParts): WriteTool {
   const sent = sentOperations();
   const name = prefixedToolName(server, mutation);
   const where = (tool: string): string => `${server}: tools/call ${quote(tool)}`;
+  // W5: the mutation goes out at most once (no automatic re-send on a modern error).
   const call = (tool: string, args: Record<string, unknown>, meta: Record<string, unknown>, signal: AbortSignal | undefined): Promise<CallToolResult> =>
-    client.callTool(tool, args, { signal, timeoutMs, meta });
+    client.callTool(tool, args, { signal, timeoutMs, meta, once: tool === mutation });
 
   const execute: ApprovedSend = {
     gate,
