@@ -4,11 +4,14 @@
 import assert from "node:assert/strict";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { describe, test } from "node:test";
-import { connectMcp } from "../../src/node/tools.js";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { connectMcp, reconnectingMcp } from "../../src/node/tools.js";
 import type { McpServerConfig } from "../../src/tools/config.js";
 import type { ConfirmTool } from "../../src/tools/types.js";
 import { alice, allowAll, calls, recording, rejection, T, using } from "./helpers.js";
-import { approve, confirmTool } from "./writes-support.js";
+import { approve, confirmTool, contractStdio, performed, writeTool } from "./writes-support.js";
 
 const DELETE_TOOL = { name: "delete_item", inputSchema: { type: "object" }, annotations: { readOnlyHint: false } };
 
@@ -166,5 +169,31 @@ test("W5, W7: a -32020 header mismatch to an execute is not answered by re-listi
     });
   } finally {
     server.close();
+  }
+});
+
+test("W5, W10: reconnectingMcp refuses an operation id it already sent, also once it has moved to a new connection: never a second send", T, async () => {
+  const dir = mkdtempSync(join(tmpdir(), "yada-hostile-"));
+  const log = join(dir, "log.jsonl");
+  const rec = recording();
+  try {
+    const config = { ...contractStdio(log, { modes: "drop-after-perform" }), confirmTools: ["delete_item"] } as McpServerConfig;
+    await using(await reconnectingMcp(config, { identity: alice, authorize: allowAll }, { transportFactory: rec.factory }), async (c) => {
+      const rename = writeTool(c);
+      const action = approve(await rename.prepare({ id: "A", name: "Once" }, { identity: alice }));
+      assert.equal((await rename.execute(action, { identity: alice })).status, "unknown", "the server exited after writing");
+      // A careless caller repeats the uncertain execute: the next call would reconnect, but it is refused first.
+      assert.equal((await rejection(rename.execute(action, { identity: alice }))).code, "validation");
+      const del = confirmTool(c, "contract__delete_item");
+      const deletion = approve(await del.prepare({ id: "B" }, { identity: alice }));
+      assert.equal((await del.execute(deletion, { identity: alice })).status, "succeeded");
+      assert.equal((await rejection(del.execute(deletion, { identity: alice }))).code, "validation");
+      // Reconciling stays possible, by receipt only.
+      assert.equal((await rename.reconcile(action, { identity: alice })).status, "succeeded");
+    });
+    assert.deepEqual(calls(rec.sent).filter((n) => n !== "prepare_rename"), ["rename", "delete_item", "rename_receipt"]);
+    assert.equal(performed(log), 2);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
 });

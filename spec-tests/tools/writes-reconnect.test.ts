@@ -88,8 +88,10 @@ describe("W10: reconnectingMcp with write and confirmed tools", { concurrency: t
         setMode("rename-schema-v2");
         const e = await rejection(rename.reconcile(action, { identity: alice }));
         assert.equal(e.code, "stale_contract");
-        // Within the back-off the same error comes back without a new launch, for every phase.
-        assert.equal(await rejection(rename.execute(action, { identity: alice })), e);
+        // Within the back-off the same error comes back without a new launch, for every phase
+        // (execute with another operation id: this one was sent, so it is refused before anything else).
+        assert.equal(await rejection(rename.execute(approve(action), { identity: alice })), e);
+        assert.equal((await rejection(rename.execute(action, { identity: alice }))).code, "validation");
         assert.equal(rec.built(), 2);
       });
       assert.deepEqual(calls(rec.sent), ["prepare_rename", "rename"]);
