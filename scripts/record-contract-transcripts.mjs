@@ -16,10 +16,12 @@ import { startContractHttp } from "../fixtures/servers/contract/http.mjs";
 const root = fileURLToPath(new URL("..", import.meta.url));
 const server = "fixtures/servers/contract/stdio.mjs";
 const access = { identity: ALICE, authorize: () => true };
-// Long enough for a loaded machine; the timeout mode waits this long once.
-const timeoutMs = 2_000;
+// The timeout mode's call waits this long once (its cancel names the bound, so
+// the replay test uses the same); the others get room for a loaded machine.
+const TIMEOUT_MODE_MS = 5_000;
 
 for (const [mode, transports] of Object.entries(RECORDED_MODES)) {
+  const timeoutMs = mode === "timeout-after-perform" ? TIMEOUT_MODE_MS : 10_000;
   const dir = mkdtempSync(join(tmpdir(), "yada-record-"));
   const log = join(dir, "log.jsonl");
   try {

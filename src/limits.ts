@@ -394,5 +394,5 @@ export const MAX_CONTRACT_OPERATION_ID_CHARS = 256;
 export const MAX_CONTRACT_PREVIEW_CHARS = 4_000;
 /** Characters of a receipt's message; a longer one breaks the contract (W3; ours, as seed 003's 4,000-character tool_failed bound). */
 export const MAX_CONTRACT_MESSAGE_CHARS = 4_000;
-/** Operation ids a confirmed tool remembers as sent, to refuse sending one twice on a connection; the oldest is forgotten first (W7; ours). */
-export const MAX_CONFIRM_SENT_REMEMBERED = 10_000;
+/** Operation ids a write or confirmed tool remembers as sent, to refuse sending one twice on a connection; the oldest is forgotten first (W5, W7; ours). */
+export const MAX_SENT_OPERATIONS_REMEMBERED = 10_000;

@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { connectMcp } from "../../src/node/tools.js";
 import type { McpServerConfig } from "../../src/tools/config.js";
-import { alice, allowAll, calls, everything, recording, rejection, T, textOf, using } from "./helpers.js";
+import { alice, allowAll, calls, everything, recording, rejection, T, textOf, until, using } from "./helpers.js";
 import { approve, confirmTool, contractStdio, performed, RENAME, withContract, writeTool } from "./writes-support.js";
 
 /** The version of the rename write tool under `config`. */
@@ -94,25 +94,32 @@ describe("W7: confirmed tools", { concurrency: true }, () => {
     }),
   );
 
-  test("W7: an uncertain outcome (timeout, cancellation after the send) is unknown, sent once", { timeout: 30_000 }, () =>
+  test("W7: an uncertain outcome (timeout, cancellation after the send) is unknown, sent once", { timeout: 40_000 }, () =>
     withContract("stdio", async ({ config }) => {
       const rec = recording();
-      await using(await connectMcp({ ...config, confirmTools: ["delete_item"] }, { identity: alice, authorize: allowAll }, { transportFactory: rec.factory, timeoutMs: 3_000 }), async (c) => {
+      await using(await connectMcp({ ...config, confirmTools: ["delete_item"] }, { identity: alice, authorize: allowAll }, { transportFactory: rec.factory, timeoutMs: 6_000 }), async (c) => {
         const del = confirmTool(c, "contract__delete_item");
-        const timedOut = await del.execute(approve(await del.prepare({ id: "A" }, { identity: alice })), { identity: alice });
+        const [a, b] = [approve(await del.prepare({ id: "A" }, { identity: alice })), approve(await del.prepare({ id: "B" }, { identity: alice }))];
+        // The cancel comes once both calls are out (a signal that fired before the send would throw instead).
+        const controller = new AbortController();
+        const running = Promise.all([del.execute(a, { identity: alice }), del.execute(b, { identity: alice, signal: controller.signal })]);
+        await until(() => calls(rec.sent).length === 2, 15_000);
+        controller.abort();
+        const [timedOut, cancelled] = await running;
         assert.equal(timedOut.status, "unknown");
-        const cancelled = await del.execute(approve(await del.prepare({ id: "B" }, { identity: alice })), { identity: alice, signal: AbortSignal.timeout(200) });
+        assert.match(timedOut.status === "unknown" ? timedOut.reason : "", /^timeout: /);
         assert.equal(cancelled.status, "unknown");
+        assert.match(cancelled.status === "unknown" ? cancelled.reason : "", /^cancelled: /);
         assert.deepEqual(calls(rec.sent), ["delete_item", "delete_item"]);
       });
-    }, { executeDelayMs: 10_000 }),
+    }, { executeDelayMs: 30_000 }),
   );
 
   test('W7: "*" confirms every tool with no other role that is not readOnlyHint: true; helpers never', T, () =>
     withContract("stdio", async ({ config }) => {
       const names = async (extra: Record<string, unknown>): Promise<string[]> =>
         using(await connectMcp({ ...config, ...extra } as McpServerConfig, { identity: alice, authorize: allowAll }), async (c) => c.tools.map((t) => `${t.name}:${t.effect}`));
-      assert.deepEqual(await names({ confirmTools: "*" }), ["contract__get_item:read", "contract__rename:write", "contract__delete_item:confirm", "contract__add_item:confirm"]);
+      assert.deepEqual(await names({ confirmTools: "*" }), ["contract__get_item:read", "contract__rename:write", "contract__delete_item:confirm", "contract__bump_helpers:confirm", "contract__add_item:confirm"]);
       // Without the mapping the helpers are plain read-only tools, so reads.
       assert.deepEqual(await names({ writeTools: undefined, confirmTools: "*" }), [
         "contract__get_item:read",
@@ -120,9 +127,10 @@ describe("W7: confirmed tools", { concurrency: true }, () => {
         "contract__rename_receipt:read",
         "contract__rename:confirm",
         "contract__delete_item:confirm",
+        "contract__bump_helpers:confirm",
         "contract__add_item:confirm",
       ]);
-      assert.deepEqual(await names({ writeTools: undefined, readTools: ["get_item", "add_item"], confirmTools: "*" }), ["contract__get_item:read", "contract__add_item:read", "contract__rename:confirm", "contract__delete_item:confirm"]);
+      assert.deepEqual(await names({ writeTools: undefined, readTools: ["get_item", "add_item"], confirmTools: "*" }), ["contract__get_item:read", "contract__add_item:read", "contract__rename:confirm", "contract__delete_item:confirm", "contract__bump_helpers:confirm"]);
     }),
   );
 

@@ -6,7 +6,7 @@ import { describe, test } from "node:test";
 import { connectMcp } from "../../src/node/tools.js";
 import type { FetchFunction } from "../../src/transport/http.js";
 import type { ActionOutcome } from "../../src/tools/types.js";
-import { alice, allowAll, calls, mallory, recording, rejection, T, using } from "./helpers.js";
+import { alice, allowAll, calls, mallory, recording, rejection, T, until, using } from "./helpers.js";
 import { approve, performed, RENAME, withContract, writeTool } from "./writes-support.js";
 
 const KINDS = ["stdio", "http"] as const;
@@ -103,9 +103,9 @@ describe("W5: execute failures leave the outcome unknown; recovery only by recei
     );
   }
 
-  test("W5: a timeout after the server performed is unknown, and the receipt establishes the write", { timeout: 30_000 }, () =>
+  test("W5: a timeout after the server performed is unknown, and the receipt establishes the write", { timeout: 40_000 }, () =>
     withContract("stdio", async ({ config, log }) => {
-      await using(await connectMcp(config, { identity: alice, authorize: allowAll }, { timeoutMs: 3_000 }), async (c) => {
+      await using(await connectMcp(config, { identity: alice, authorize: allowAll }, { timeoutMs: 6_000 }), async (c) => {
         const rename = writeTool(c);
         const action = approve(await rename.prepare({ id: "C", name: "Slow" }, { identity: alice }));
         const outcome = await rename.execute(action, { identity: alice });
@@ -119,10 +119,15 @@ describe("W5: execute failures leave the outcome unknown; recovery only by recei
 
   test("W5: a call cancelled after it was sent is unknown, not thrown", T, () =>
     withContract("stdio", async ({ config, log }) => {
-      await using(await connectMcp(config, { identity: alice, authorize: allowAll }), async (c) => {
+      const rec = recording();
+      await using(await connectMcp(config, { identity: alice, authorize: allowAll }, { transportFactory: rec.factory }), async (c) => {
         const rename = writeTool(c);
         const action = approve(await rename.prepare({ id: "C", name: "x" }, { identity: alice }));
-        const outcome = await rename.execute(action, { identity: alice, signal: AbortSignal.timeout(300) });
+        const controller = new AbortController();
+        const running = rename.execute(action, { identity: alice, signal: controller.signal });
+        await until(() => calls(rec.sent).includes("rename"), 15_000);
+        controller.abort();
+        const outcome = await running;
         assert.equal(outcome.status, "unknown");
         assert.equal(notSent(outcome), undefined);
         assert.equal(performed(log), 0, "the server dropped it during its delay (cancelled)");

@@ -8,7 +8,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import { connectMcp, reconnectingMcp } from "../../src/node/tools.js";
-import type { McpServerConfig } from "../../src/tools/config.js";
+import type { McpReadConfig, McpServerConfig } from "../../src/tools/config.js";
+import type { McpConnection } from "../../src/tools/connect.js";
+import type { ReadTool, Tool } from "../../src/tools/types.js";
 import { alice, allowAll, calls, recording, rejection, T, using } from "./helpers.js";
 import { approve, confirmTool, contractStdio, performed, writeTool } from "./writes-support.js";
 
@@ -27,7 +29,27 @@ async function withModeFile(fn: (config: McpServerConfig, log: string, setMode: 
   }
 }
 
+/** Compiles only when A and B are the same type. */
+type Equal<A, B> = (<X>() => X extends A ? 1 : 2) extends <X>() => X extends B ? 1 : 2 ? true : false;
+const same = <A, B>(ok: Equal<A, B>): boolean => ok;
+
 describe("W10: reconnectingMcp with write and confirmed tools", { concurrency: true }, () => {
+  test("W11: reconnectingMcp keeps the overloads: a read configuration gives McpConnection<ReadTool>, one with writes McpConnection<Tool>", T, () =>
+    withModeFile(async (config) => {
+      const { writeTools: _w, confirmTools: _c, ...rest } = config;
+      const read = rest as McpReadConfig;
+      await using(await reconnectingMcp(read, { identity: alice, authorize: allowAll }), async (c) => {
+        assert.ok(same<typeof c, McpConnection<ReadTool>>(true));
+        assert.deepEqual(c.tools.map((t) => t.effect), ["read", "read", "read"]);
+      });
+      await using(await reconnectingMcp(config, { identity: alice, authorize: allowAll }), async (c) => {
+        assert.ok(same<typeof c, McpConnection<Tool>>(true));
+        // @ts-expect-error a Tool must be narrowed by effect before calling a phase
+        assert.equal(typeof c.tools[1]?.reconcile, "function");
+      });
+    }),
+  );
+
   test("W10: tools keep name, effect and version; phases are delegated, reauthorized, and a dropped execute is resolved by receipt on a new connection, never resent", T, () =>
     withModeFile(async (config, log, setMode) => {
       const plain = await using(await connectMcp(config, { identity: alice, authorize: allowAll }), async (c) => c.tools.map((t) => [t.name, t.effect, "version" in t ? t.version : ""]));
@@ -66,12 +88,42 @@ describe("W10: reconnectingMcp with write and confirmed tools", { concurrency: t
         setMode("rename-schema-v2");
         const e = await rejection(rename.reconcile(action, { identity: alice }));
         assert.equal(e.code, "stale_contract");
-        // Within the back-off the same error comes back without a new launch, for every phase.
-        assert.equal(await rejection(rename.execute(action, { identity: alice })), e);
+        // Within the back-off the same error comes back without a new launch, for every phase
+        // (execute with another operation id: this one was sent, so it is refused before anything else).
+        assert.equal(await rejection(rename.execute(approve(action), { identity: alice })), e);
+        assert.equal((await rejection(rename.execute(action, { identity: alice }))).code, "validation");
         assert.equal(rec.built(), 2);
       });
       assert.deepEqual(calls(rec.sent), ["prepare_rename", "rename"]);
       assert.equal(performed(log), 1);
+    }),
+  );
+
+  test("T13, W10: a change to a hidden helper makes a plain connection stale for every phase; reconnectingMcp accepts a new connection whose contract matches", T, () =>
+    withModeFile(async (config, log) => {
+      const withBump = { ...config, confirmTools: ["bump_helpers"] } as McpServerConfig;
+      const plain = await connectMcp(withBump, { identity: alice, authorize: allowAll });
+      await using(plain, async (c) => {
+        const rename = writeTool(c);
+        const action = approve(await rename.prepare({ id: "A", name: "x" }, { identity: alice }));
+        const bump = confirmTool(c, "contract__bump_helpers");
+        assert.equal((await bump.execute(approve(await bump.prepare({}, { identity: alice })), { identity: alice })).status, "succeeded");
+        // The helper is never shown to the model, yet its change is a contract change.
+        for (const p of [rename.prepare({ id: "A", name: "x" }, { identity: alice }), rename.execute(action, { identity: alice }), rename.reconcile(action, { identity: alice })]) {
+          assert.equal((await rejection(p)).code, "stale_contract");
+        }
+        assert.equal(c.isConnected(), false);
+      });
+      assert.equal(performed(log, undefined), 0);
+      const rec = recording();
+      await using(await reconnectingMcp(withBump, { identity: alice, authorize: allowAll }, { transportFactory: rec.factory }), async (c) => {
+        const bump = confirmTool(c, "contract__bump_helpers");
+        await bump.execute(approve(await bump.prepare({}, { identity: alice })), { identity: alice });
+        // The new process starts at the first revision again: its contract matches, and the call goes through there.
+        const rename = writeTool(c);
+        assert.equal((await rename.prepare({ id: "A", name: "y" }, { identity: alice })).stateVersion, "A:1");
+        assert.equal(rec.built(), 2);
+      });
     }),
   );
 

@@ -145,19 +145,25 @@ async function prepared(c: McpConnection<Tool>): Promise<{ rename: WriteTool; ac
 
 describe("W3: strict, bounded result envelopes", { concurrency: true }, () => {
   for (const kind of KINDS) {
-    test(`W3: a correct server: prepare gives stateVersion and preview; execute succeeds once; a repeated operation id writes nothing (${kind})`, T, () =>
+    test(`W3, W5: a correct server: prepare gives stateVersion and preview; execute succeeds once; a repeat is refused, and the server answers a repeated operation id from its receipt (${kind})`, T, () =>
       withContract(kind, async ({ config, log }) => {
-        await using(await connectMcp(config, { identity: alice, authorize: allowAll }), async (c) => {
+        const rec = recording();
+        const action = await using(await connectMcp(config, { identity: alice, authorize: allowAll }, { transportFactory: rec.factory }), async (c) => {
           const { rename, action } = await prepared(c);
           assert.equal(action.stateVersion, "B:1");
           assert.equal(action.preview, 'Rename B from "Product B" to "Renamed B"');
           assert.match(action.version, /^reviewed-1\+sha256:[0-9a-f]{64}$/);
           const first = await rename.execute(action, { identity: alice });
           assert.equal(first.status, "succeeded");
-          const again = await rename.execute(action, { identity: alice });
-          assert.deepEqual(again, first);
-          assert.equal(performed(log, action.operationId), 1);
+          assert.equal((await rejection(rename.execute(action, { identity: alice }))).code, "validation", "this connection sent it already");
+          assert.deepEqual(calls(rec.sent), ["prepare_rename", "rename"]);
+          return { action, first };
         });
+        // Another connection (another process, say) repeats the operation id: the server writes nothing.
+        await using(await connectMcp(config, { identity: alice, authorize: allowAll }), async (c) => {
+          assert.deepEqual(await writeTool(c).execute(action.action, { identity: alice }), action.first);
+        });
+        assert.equal(performed(log, action.action.operationId), 1);
       }),
     );
   }

@@ -165,6 +165,12 @@ export interface CallOptions {
   task?: boolean;
   /** The task lifetime to ask for, in ms (2025-11-25 `task.ttl`); the server may choose another. */
   taskTtlMs?: number;
+  /**
+   * Send the request at most once (W5, W7: a mutation): a -32022 or -32020 error is
+   * returned as it is, never answered by sending the request again. `input_required`
+   * rounds, which the server asks for, still run.
+   */
+  once?: boolean;
 }
 
 /** State shared by a client and the views {@link McpClient.withCallTimeout} makes of it. */
@@ -566,8 +572,9 @@ export class McpClient {
     const sentAt = Date.now();
     let raw: JsonRecord;
     try {
-      raw = await this.#callOnce(name, params, opts, options.signal);
+      raw = await this.#callOnce(name, params, opts, options.signal, options.once === true);
     } catch (e) {
+      if (options.once === true) throw e;
       // Spec 2026-07-28 (x-mcp-header): on a header mismatch the client SHOULD list
       // the tools again (the declarations may be new, or never listed) and retry once.
       if (!known || !(e instanceof JsonRpcError) || e.rpcCode !== MODERN_ERRORS.headerMismatch) throw e;
@@ -599,12 +606,12 @@ export class McpClient {
   // One tools/call to its complete result: input_required rounds answered (V2);
   // a task answer is returned as it is. One request and no extra copy when the
   // first answer is complete (the common case, measured on the stdio round trip).
-  async #callOnce(name: string, params: JsonRecord, opts: RequestOptions, signal: AbortSignal | undefined): Promise<JsonRecord> {
-    const first = await this.#rpc("tools/call", params, opts);
+  async #callOnce(name: string, params: JsonRecord, opts: RequestOptions, signal: AbortSignal | undefined, once = false): Promise<JsonRecord> {
+    const first = await this.#rpc("tools/call", params, opts, once);
     const type = first.resultType;
     if (type === undefined || type === "complete" || type === "task") return first;
     const where = `${this.#s.name}: tools/call ${name.slice(0, MAX_QUOTED_CHARS)}`;
-    return completeWithInput(where, "tools/call", params, (p) => this.#rpc("tools/call", p, opts), this.#s.handlers, signal, first);
+    return completeWithInput(where, "tools/call", params, (p) => this.#rpc("tools/call", p, opts, once), this.#s.handlers, signal, first);
   }
 
   /** Lists every resource, following `nextCursor` (V3). */
@@ -682,12 +689,12 @@ export class McpClient {
 
   // One request in the current era: modern requests carry `_meta` (V2) and are
   // retried once with another revision on -32022.
-  #rpc(method: string, params: JsonRecord | undefined, options: RequestOptions): Promise<JsonRecord> {
+  #rpc(method: string, params: JsonRecord | undefined, options: RequestOptions, once = false): Promise<JsonRecord> {
     // Not async in the legacy era: one promise per request, not two.
-    return this.#s.era === "legacy" ? this.#s.session.request(method, params, options) : this.#rpcModern(method, params, options);
+    return this.#s.era === "legacy" ? this.#s.session.request(method, params, options) : this.#rpcModern(method, params, options, once);
   }
 
-  async #rpcModern(method: string, params: JsonRecord | undefined, options: RequestOptions): Promise<JsonRecord> {
+  async #rpcModern(method: string, params: JsonRecord | undefined, options: RequestOptions, once = false): Promise<JsonRecord> {
     const s = this.#s;
     // The tasks extension is declared on the requests it concerns (2026-07-28 tasks).
     const who = s.taskWho && (method === "tools/call" || method.startsWith("tasks/")) ? s.taskWho : s.who;
@@ -696,7 +703,7 @@ export class McpClient {
       try {
         return await s.session.request(method, withMeta(params ?? {}, meta), options);
       } catch (e) {
-        if (attempt > 0 || !(e instanceof JsonRpcError) || e.rpcCode !== MODERN_ERRORS.unsupportedProtocolVersion) throw e;
+        if (once || attempt > 0 || !(e instanceof JsonRpcError) || e.rpcCode !== MODERN_ERRORS.unsupportedProtocolVersion) throw e;
         const next = pickVersion(isRecord(e.data) ? e.data.supported : undefined);
         if (next === undefined || !isSupportedModernVersion(next)) throw e;
         s.protocolVersion = next;
@@ -714,8 +721,9 @@ export class McpClient {
     signal: AbortSignal | undefined,
     options: RequestOptions = { timeoutMs: this.#s.requestTimeoutMs, signal },
     where = `${this.#s.name}: ${method}`,
+    once = false,
   ): Promise<T> {
-    return parse(await completeWithInput(where, method, params, (p) => this.#rpc(method, p, options), this.#s.handlers, signal), where);
+    return parse(await completeWithInput(where, method, params, (p) => this.#rpc(method, p, options, once), this.#s.handlers, signal), where);
   }
 
   // One page of a list (V3): its items, parsed, the next cursor and the page's ttlMs.

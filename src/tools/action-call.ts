@@ -11,8 +11,8 @@
  * @module
  */
 import { CancelledError, HttpError, LimitError, UnauthorizedError, ValidationError, YadaError } from "../errors.js";
-import { MAX_CONTRACT_OPERATION_ID_CHARS, MAX_CONTRACT_STATE_VERSION_CHARS, MAX_QUOTED_TEXT_CHARS, MAX_TOOL_ARGUMENT_BYTES } from "../limits.js";
-import { isRecord, type JsonRecord } from "../mcp/types.js";
+import { MAX_SENT_OPERATIONS_REMEMBERED, MAX_CONTRACT_OPERATION_ID_CHARS, MAX_CONTRACT_STATE_VERSION_CHARS, MAX_QUOTED_TEXT_CHARS, MAX_TOOL_ARGUMENT_BYTES } from "../limits.js";
+import { isRecord, type CallToolResult, type JsonRecord } from "../mcp/types.js";
 import type { CompiledSchema } from "../schema/index.js";
 import { cutChars, utf8Length } from "./bound.js";
 import { isOperationId, isStateVersion } from "./envelope.js";
@@ -32,7 +32,6 @@ import type { ActionOutcome, ApprovedAction, ToolCallContext } from "./types.js"
  */
 export function checkedArguments(name: string, args: unknown, schemas: readonly CompiledSchema[]): JsonRecord {
   if (!isRecord(args)) throw new ValidationError(`${name}: arguments must be a JSON object`);
-  if (Object.hasOwn(args, "_meta")) throw new ValidationError(`${name}: arguments may not have a "_meta" member; the action envelope is set by the host`);
   let json: string;
   try {
     json = JSON.stringify(args);
@@ -43,12 +42,16 @@ export function checkedArguments(name: string, args: unknown, schemas: readonly 
   if (bytes > MAX_TOOL_ARGUMENT_BYTES) {
     throw new LimitError("MAX_TOOL_ARGUMENT_BYTES", MAX_TOOL_ARGUMENT_BYTES, `${name}: arguments are ${bytes} UTF-8 bytes; the limit is ${MAX_TOOL_ARGUMENT_BYTES}`);
   }
+  // What is checked is what is sent: the parsed copy (a getter or toJSON cannot
+  // show the checks one value and the server another).
+  const copy: unknown = JSON.parse(json);
+  if (!isRecord(copy)) throw new ValidationError(`${name}: arguments must be a JSON object`);
+  if (Object.hasOwn(copy, "_meta")) throw new ValidationError(`${name}: arguments may not have a "_meta" member; the action envelope is set by the host`);
   for (const schema of schemas) {
-    const checked = schema.validate(args);
+    const checked = schema.validate(copy);
     if (!checked.valid) throw new ValidationError(`${name}: arguments do not match the input schema: ${describeIssue(checked.issues[0])}`, checked.issues.slice(0, 1));
   }
-  // A parsed copy: later changes to the caller's object change nothing sent.
-  return JSON.parse(json) as JsonRecord;
+  return copy;
 }
 
 /**
@@ -142,4 +145,73 @@ export function sendFailure(gate: ConnectionGate, e: unknown): ActionOutcome {
 /** A failed outcome for something refused before the send: nothing was sent. */
 export function refused(code: string, message: string): ActionOutcome {
   return { status: "failed", result: errorResult(code, message), notSent: true };
+}
+
+/**
+ * The operation ids one tool has sent on a connection (W5, W7): `claim` refuses
+ * one already sent, so one approval is sent at most once even when a caller
+ * repeats it (concurrently too); `release` forgets one that provably never left.
+ * The last `MAX_SENT_OPERATIONS_REMEMBERED` are kept, the oldest forgotten first.
+ */
+export interface SentOperations {
+  /** @throws ValidationError (`validation`) when `operationId` was sent; nothing is sent. */
+  claim(name: string, operationId: string): void;
+  release(operationId: string): void;
+}
+
+/** A fresh {@link SentOperations}. */
+export function sentOperations(): SentOperations {
+  const sent = new Set<string>();
+  return {
+    claim(name, operationId) {
+      if (sent.has(operationId)) throw new ValidationError(`${name}: this operation was already sent; an approved call is sent at most once`);
+      sent.add(operationId);
+      if (sent.size > MAX_SENT_OPERATIONS_REMEMBERED) for (const oldest of sent) if (sent.delete(oldest)) break;
+    },
+    release: (operationId) => void sent.delete(operationId),
+  };
+}
+
+/** What {@link sendApproved} needs. */
+export interface ApprovedSend {
+  gate: ConnectionGate;
+  name: string;
+  version: string;
+  sent: SentOperations;
+  input: CompiledSchema;
+  /** Write tools need a state version. */
+  needsStateVersion: boolean;
+  /** The remote names `authorize` must allow. */
+  authorizeAs: readonly string[];
+  send(args: JsonRecord, action: CheckedAction, signal: AbortSignal | undefined): Promise<CallToolResult>;
+}
+
+/**
+ * The execute phase up to the answer (W4–W7): checks the action (thrown), its
+ * version (else `failed`, `version_changed`), the caller (thrown), `authorize`
+ * (else `failed`, `unauthorized`) and the approved arguments (else `failed`,
+ * `invalid_arguments`), all with `notSent`; claims the operation id (thrown when
+ * already sent); then sends once. A send that throws is `unknown`.
+ *
+ * @returns `{answer}`: the server's answer to judge; or `{outcome}` when there is none.
+ */
+export async function sendApproved(p: ApprovedSend, action: ApprovedAction, context: ToolCallContext): Promise<{ answer: CallToolResult } | { outcome: ActionOutcome }> {
+  const approved = checkAction(p.name, action, p.needsStateVersion);
+  if (approved.version !== p.version) return { outcome: refused("version_changed", `${p.name}: the tool's version is no longer the approved one; nothing was sent`) };
+  const denied = await admit(p.gate, p.name, context, p.authorizeAs);
+  if (denied !== undefined) return { outcome: refused("unauthorized", `${p.name}: the host denied ${JSON.stringify(denied)} to this caller; nothing was sent`) };
+  let args: JsonRecord;
+  try {
+    args = checkedArguments(p.name, approved.arguments, [p.input]);
+  } catch (e) {
+    return { outcome: refused("invalid_arguments", failureReason(e)) };
+  }
+  p.sent.claim(p.name, approved.operationId);
+  try {
+    return { answer: await p.send(args, approved, context.signal) };
+  } catch (e) {
+    const outcome = sendFailure(p.gate, e);
+    if (outcome.status === "unknown" && outcome.notSent === true) p.sent.release(approved.operationId);
+    return { outcome };
+  }
 }

@@ -5,13 +5,12 @@
  *
  * @module
  */
-import { UnauthorizedError, ValidationError } from "../errors.js";
-import { MAX_CONFIRM_SENT_REMEMBERED } from "../limits.js";
+import { UnauthorizedError } from "../errors.js";
 import type { McpClient } from "../mcp/client.js";
-import type { CallToolResult, McpTool } from "../mcp/types.js";
+import type { McpTool } from "../mcp/types.js";
 import type { CompiledSchema } from "../schema/index.js";
 import { quote } from "../util/text.js";
-import { admit, checkAction, checkedArguments, failureReason, refused, sendFailure } from "./action-call.js";
+import { admit, checkedArguments, sendApproved, sentOperations, type ApprovedSend } from "./action-call.js";
 import type { ConnectionGate } from "./gate.js";
 import { prefixedToolName } from "./names.js";
 import { renderToolResult, toolFailed } from "./render.js";
@@ -41,7 +40,7 @@ export interface ConfirmToolParts {
  *   is `failed` with `{"error":"tool_failed",...}`; a result is `succeeded`,
  *   rendered as for reads; a timeout, lost connection, malformed answer or server
  *   error is `unknown` (`notSent` only when provably not sent). An operation id
- *   this tool already sent (the last `MAX_CONFIRM_SENT_REMEMBERED`) is refused
+ *   this tool already sent (the last `MAX_SENT_OPERATIONS_REMEMBERED`) is refused
  *   with a `validation` error, nothing sent: a confirmed call runs at most once
  *   even when a caller repeats it. Only a provably unsent one may be sent again.
  *
@@ -55,8 +54,17 @@ export interface ConfirmToolParts {
 export function mcpConfirmTool(parts: ConfirmToolParts): ConfirmTool {
   const { gate, client, server, remote, input, version, timeoutMs } = parts;
   const name = prefixedToolName(server, remote.name);
-  // Operation ids whose send may have reached the server, oldest first.
-  const sent = new Set<string>();
+  const execute: ApprovedSend = {
+    gate,
+    name,
+    version,
+    sent: sentOperations(),
+    input,
+    needsStateVersion: false,
+    authorizeAs: [remote.name],
+    // W7: at most once (no automatic re-send on a modern error).
+    send: (args, _, signal) => client.callTool(remote.name, args, { signal, timeoutMs, once: true }),
+  };
   const tool: ConfirmTool = {
     effect: "confirm",
     name,
@@ -71,28 +79,10 @@ export function mcpConfirmTool(parts: ConfirmToolParts): ConfirmTool {
     },
 
     async execute(action, context): Promise<ActionOutcome> {
-      const approved = checkAction(name, action, false);
-      if (approved.version !== version) return refused("version_changed", `${name}: the tool's version is no longer the approved one; nothing was sent`);
-      const denied = await admit(gate, name, context, [remote.name]);
-      if (denied !== undefined) return refused("unauthorized", `${name}: the host denied ${quote(denied)} to this caller; nothing was sent`);
-      let checked;
-      try {
-        checked = checkedArguments(name, approved.arguments, [input]);
-      } catch (e) {
-        return refused("invalid_arguments", failureReason(e));
-      }
-      if (sent.has(approved.operationId)) throw new ValidationError(`${name}: this operation was already sent; a confirmed call runs at most once`);
-      sent.add(approved.operationId);
-      if (sent.size > MAX_CONFIRM_SENT_REMEMBERED) for (const oldest of sent) if (sent.delete(oldest)) break;
-      let result: CallToolResult;
-      try {
-        result = await client.callTool(remote.name, checked, { signal: context.signal, timeoutMs });
-      } catch (e) {
-        const outcome = sendFailure(gate, e);
-        if (outcome.status === "unknown" && outcome.notSent === true) sent.delete(approved.operationId);
-        return outcome;
-      }
-      return result.isError ? { status: "failed", result: toolFailed(result) } : { status: "succeeded", result: renderToolResult(result) };
+      const step = await sendApproved(execute, action, context);
+      if ("outcome" in step) return step.outcome;
+      const answer = step.answer;
+      return answer.isError ? { status: "failed", result: toolFailed(answer) } : { status: "succeeded", result: renderToolResult(answer) };
     },
   };
   return Object.freeze(tool);

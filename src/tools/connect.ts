@@ -28,7 +28,6 @@ import { assertUniqueToolNames } from "./names.js";
 import { checkPromptArgs, promptText, type McpPromptText } from "./prompts.js";
 import { mcpReadTool } from "./read-tool.js";
 import { resourceTools } from "./resources.js";
-import { selectReadTools } from "./select.js";
 import { checkOptions } from "../util/options.js";
 import { checkRoleNames, roleEntries, selectRoles } from "./roles.js";
 import type { Authorize, ConfirmTool, Identity, ReadTool, Tool, WriteTool } from "./types.js";

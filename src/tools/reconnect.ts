@@ -13,8 +13,10 @@ import { RECONNECT_BACKOFF_MS } from "../limits.js";
 import { parseServerConfig, type McpReadConfig, type McpServerConfig } from "./config.js";
 import { connectMcp, type ConnectOptions, type McpConnection } from "./connect.js";
 import { bindIdentity, checkCaller, type McpAccess } from "./gate.js";
+import { isRecord } from "../mcp/types.js";
+import { sentOperations } from "./action-call.js";
 import { readTool } from "./read-tool.js";
-import type { ConfirmTool, ReadTool, Tool, WriteTool } from "./types.js";
+import type { ActionOutcome, ApprovedAction, ConfirmTool, ReadTool, Tool, ToolCallContext, WriteTool } from "./types.js";
 
 /** Options of {@link reconnectingMcp}: those of connectMcp plus an injectable clock. */
 export interface ReconnectOptions extends ConnectOptions {
@@ -35,6 +37,9 @@ export interface ReconnectOptions extends ConnectOptions {
  *   error without reconnecting. After that the next call tries again.
  * - Identity, authorization and every bound of connectMcp apply to each call; the
  *   identity is checked before any reconnect.
+ * - A write or confirmed tool's `execute` sends an operation id at most once across
+ *   every connection (the last `MAX_SENT_OPERATIONS_REMEMBERED`): a repeat is refused
+ *   with `validation`, nothing sent, unless the earlier attempt provably sent nothing.
  *
  * `options.signal` bounds only the first connect; reconnects are bounded by `timeoutMs`.
  *
@@ -116,7 +121,7 @@ export async function reconnectingMcp(server: McpServerConfig, access: McpAccess
   return {
     server: name,
     contract,
-    tools: Object.freeze(current.tools.map((tool) => delegate(tool, run))),
+    tools: Object.freeze(current.tools.map((tool) => delegate(tool, run, (caller) => checkCaller(name, identity, caller)))),
     isConnected: () => !closed && current.isConnected(),
     prompts: (caller, opts) => run(caller, (c) => c.prompts(caller, opts)),
     getPrompt: (caller, prompt, args, opts) => run(caller, (c) => c.getPrompt(caller, prompt, args, opts)),
@@ -134,6 +139,32 @@ export async function reconnectingMcp(server: McpServerConfig, access: McpAccess
 }
 
 type Runner = <R>(caller: unknown, call: (c: McpConnection<Tool>) => Promise<R>) => Promise<R>;
+type Execute = (action: ApprovedAction, context: ToolCallContext) => Promise<ActionOutcome>;
+
+/**
+ * W5, W7, W10: an execute that sends each operation id at most once across every
+ * connection the reconnecting one moves through (each live tool only knows its
+ * own connection's sends): a repeat is refused with `validation` before anything
+ * is sent, unless the earlier attempt provably sent nothing (it threw, or its
+ * outcome says `notSent`). The caller is checked first.
+ */
+function executeOnce(name: string, checkCaller: (caller: unknown) => void, execute: Execute): Execute {
+  const sent = sentOperations();
+  return async (action, context) => {
+    checkCaller(context?.identity);
+    const id = isRecord(action) && typeof action.operationId === "string" ? action.operationId : undefined;
+    if (id === undefined) return execute(action, context); // the live tool refuses it
+    sent.claim(name, id);
+    try {
+      const outcome = await execute(action, context);
+      if (outcome.status !== "succeeded" && outcome.notSent === true) sent.release(id);
+      return outcome;
+    } catch (e) {
+      sent.release(id); // an execute throws only when nothing was sent
+      throw e;
+    }
+  };
+}
 
 /**
  * The live connection's tool pinned to `pinned`: same name, effect and (for write
@@ -156,7 +187,7 @@ function live<T extends Tool>(c: McpConnection<Tool>, pinned: T): T {
  * throw only before anything was sent; an outcome (an uncertain one included) is
  * returned as it is, never replayed (W10).
  */
-function delegate(tool: Tool, run: Runner): Tool {
+function delegate(tool: Tool, run: Runner, checkCaller: (caller: unknown) => void): Tool {
   if (tool.effect === "read") {
     return readTool(tool.name, tool.description, tool.inputSchema, (args, context) => run(context.identity, (c) => live(c, tool).execute(args, context)));
   }
@@ -166,7 +197,7 @@ function delegate(tool: Tool, run: Runner): Tool {
       ...base,
       effect: "confirm",
       prepare: (args, context) => run(context?.identity, (c) => live(c, tool).prepare(args, context)),
-      execute: (action, context) => run(context?.identity, (c) => live(c, tool).execute(action, context)),
+      execute: executeOnce(tool.name, checkCaller, (action, context) => run(context?.identity, (c) => live(c, tool).execute(action, context))),
     };
     return Object.freeze(confirm);
   }
@@ -174,7 +205,7 @@ function delegate(tool: Tool, run: Runner): Tool {
     ...base,
     effect: "write",
     prepare: (args, context) => run(context?.identity, (c) => live(c, tool).prepare(args, context)),
-    execute: (action, context) => run(context?.identity, (c) => live(c, tool).execute(action, context)),
+    execute: executeOnce(tool.name, checkCaller, (action, context) => run(context?.identity, (c) => live(c, tool).execute(action, context))),
     reconcile: (action, context) => run(context?.identity, (c) => live(c, tool).reconcile(action, context)),
   };
   return Object.freeze(write);

@@ -11,7 +11,7 @@ import type { McpClient } from "../mcp/client.js";
 import type { CallToolResult } from "../mcp/types.js";
 import type { CompiledSchema } from "../schema/index.js";
 import { quote } from "../util/text.js";
-import { admit, checkAction, checkedArguments, failureReason, refused, sendFailure } from "./action-call.js";
+import { admit, checkAction, checkedArguments, failureReason, sendApproved, sentOperations, type ApprovedSend } from "./action-call.js";
 import { actionMeta, parsePrepareEnvelope, parseReceiptEnvelope, type ReceiptEnvelope } from "./envelope.js";
 import type { WriteTrio } from "./fingerprint.js";
 import type { ConnectionGate } from "./gate.js";
@@ -56,7 +56,8 @@ function receiptOutcome(receipt: ReceiptEnvelope): ActionOutcome {
  *   nothing sent, W6), the caller, `authorize` for the mutation (else `failed`,
  *   `unauthorized`, nothing sent) and the approved arguments; sends the mutation
  *   once with the execute envelope. A strict receipt decides; anything else is
- *   `unknown` (W3, W5).
+ *   `unknown` (W3, W5). An operation id this tool already sent is refused
+ *   (`validation`, nothing sent): after an uncertain outcome, only `reconcile`.
  * - `reconcile(action)`: checks the caller, `authorize` for the mutation and the
  *   receipt helper; calls only the receipt helper with the receipt envelope. Only
  *   a strict receipt for that operation id is definitive; a denial, a changed
@@ -73,11 +74,24 @@ function receiptOutcome(receipt: ReceiptEnvelope): ActionOutcome {
 export function mcpWriteTool(parts: WriteToolParts): WriteTool {
   const { gate, client, server, identity, trio, inputs, version, timeoutMs } = parts;
   const mutation = trio.mutation.name;
+  const sent = sentOperations();
   const name = prefixedToolName(server, mutation);
   const where = (tool: string): string => `${server}: tools/call ${quote(tool)}`;
+  // W5: the mutation goes out at most once (no automatic re-send on a modern error).
   const call = (tool: string, args: Record<string, unknown>, meta: Record<string, unknown>, signal: AbortSignal | undefined): Promise<CallToolResult> =>
-    client.callTool(tool, args, { signal, timeoutMs, meta });
+    client.callTool(tool, args, { signal, timeoutMs, meta, once: tool === mutation });
 
+  const execute: ApprovedSend = {
+    gate,
+    name,
+    version,
+    sent,
+    input: inputs.mutation,
+    needsStateVersion: true,
+    authorizeAs: [mutation],
+    send: (args, approved, signal) =>
+      call(mutation, args, actionMeta("execute", mutation, identity, { operationId: approved.operationId, stateVersion: approved.stateVersion }), signal),
+  };
   const tool: WriteTool = {
     effect: "write",
     name,
@@ -105,24 +119,9 @@ export function mcpWriteTool(parts: WriteToolParts): WriteTool {
     },
 
     async execute(action, context): Promise<ActionOutcome> {
-      const approved = checkAction(name, action, true);
-      if (approved.version !== version) return refused("version_changed", `${name}: the tool's version is no longer the approved one; nothing was sent`);
-      const denied = await admit(gate, name, context, [mutation]);
-      if (denied !== undefined) return refused("unauthorized", `${name}: the host denied ${quote(denied)} to this caller; nothing was sent`);
-      let checked;
-      try {
-        checked = checkedArguments(name, approved.arguments, [inputs.mutation]);
-      } catch (e) {
-        return refused("invalid_arguments", failureReason(e));
-      }
-      let result: CallToolResult;
-      try {
-        const meta = actionMeta("execute", mutation, identity, { operationId: approved.operationId, stateVersion: approved.stateVersion });
-        result = await call(mutation, checked, meta, context.signal);
-      } catch (e) {
-        return sendFailure(gate, e);
-      }
-      const receipt = parseReceiptEnvelope(result, approved.operationId);
+      const step = await sendApproved(execute, action, context);
+      if ("outcome" in step) return step.outcome;
+      const receipt = parseReceiptEnvelope(step.answer, action.operationId);
       return typeof receipt === "string" ? { status: "unknown", reason: `${where(mutation)}: ${receipt}` } : receiptOutcome(receipt);
     },
 

@@ -10,10 +10,11 @@ import {
   CancelledError,
   ConfigError,
   ConnectionClosedError,
+  HttpError,
   ProtocolError,
   SessionExpiredError,
   TransportError,
-  type YadaError,
+  YadaError,
 } from "../errors.js";
 import { decodeJson, encodeMessage, type JsonRpcMessage, type JsonRpcRequest, type RequestId } from "../jsonrpc/messages.js";
 import {
@@ -24,6 +25,7 @@ import {
   MAX_HTTP_ERROR_BODY_BYTES,
   MAX_HTTP_JSON_BYTES,
   MAX_QUOTED_CHARS,
+  MAX_QUOTED_TEXT_CHARS,
   MAX_SESSION_ID_CHARS,
   MAX_SSE_EVENT_BYTES,
   MAX_SSE_RESUME_ATTEMPTS,
@@ -613,12 +615,29 @@ export class HttpTransport implements Transport {
       ex.touch();
       ex.signal.throwIfAborted(); // the wait was cut short
       this.#note("debug", `resuming the event stream of ${what}`, { attempt: attempts });
-      const res = await this.#get(state.lastId, ex);
-      ex.touch();
-      this.#checkEventStream(res, sentSession, `resuming ${what}`);
+      let res: Response;
+      try {
+        res = await this.#get(state.lastId, ex);
+        ex.touch();
+        this.#checkEventStream(res, sentSession, `resuming ${what}`);
+      } catch (e) {
+        throw this.#lostAfterSend(e, ex, `resuming ${what}`);
+      }
       if (await this.#readEvents(res.body, ex, state)) return true;
       if (state.delivered > before) attempts = 0;
     }
+  }
+
+  /**
+   * W5: the request was taken (its POST was answered), so a refused or unreachable
+   * resumption must not look like a request that never left: a 401 / 403 or a
+   * refused connection is reported as a TransportError that carries neither the
+   * status nor the connection error. Aborts and our own errors pass unchanged.
+   */
+  #lostAfterSend(e: unknown, ex: Exchange, what: string): unknown {
+    if (ex.cause !== undefined || (e instanceof YadaError && !(e instanceof HttpError))) return e;
+    const reason = e instanceof HttpError ? `HTTP ${e.status}` : e instanceof Error ? (e.cause instanceof Error ? e.cause.message : e.message) : "unknown";
+    return new TransportError(this.#msg(`${what} failed (${reason.slice(0, MAX_QUOTED_TEXT_CHARS)}) after the server took the request; its outcome is unknown`));
   }
 
   /**
