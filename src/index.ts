@@ -41,3 +41,4 @@ export { assertUniqueToolNames, prefixedToolName, checkToolName } from "./tools/
 export { renderToolResult, renderContent, type RenderStyle, type RenderedContent } from "./tools/render.js";
 export type { McpAccess } from "./tools/gate.js";
 export type { McpPromptText } from "./tools/prompts.js";
+export { PostgresActionStore, type PostgresActionStoreOptions, type PgQuery, type PgListen, type MigrationResult } from "./actions/postgres-store.js";

@@ -232,3 +232,20 @@ export const RUN_ARGUMENT_CHARS = 300;
 export const PROGRESS_LOG_INTERVAL_MS = 100;
 /** Time the CLI waits, once its work is done and closed, before exiting despite a handle a peer left open (ours). */
 export const CLI_EXIT_GRACE_MS = 2_000;
+
+// ── Action stores past one process (src/actions: PostgreSQL, Durable Objects) ──
+
+/** Largest stored action record, as UTF-8 bytes of its JSON; larger ones are refused on write and read as a `store` error (W9, W12; ours: under a SQLite-backed Durable Object's 2 MiB value limit). */
+export const MAX_ACTION_RECORD_BYTES = 1024 * 1024;
+/** Longest action id, operation id, tenant, actor, run, call, tool, version or worker id in a stored record, in characters (W2: operation ids ≤ 256). */
+export const MAX_ACTION_FIELD_CHARS = 256;
+/** Records one list of an action store returns at most (W9; ours). */
+export const MAX_ACTIONS_LISTED = 1_000;
+/** Longest a PostgreSQL store waits for one query before it reports a `store` error (W9; ours: the statement may still commit, so callers treat it like a lost connection). */
+export const PG_QUERY_TIMEOUT_MS = 30_000;
+/** Longest a PostgreSQL store's waitForWork sleeps between polls when no notification arrives (W12; ours). */
+export const PG_POLL_INTERVAL_MS = 1_000;
+/** Records one list of a Durable Object store reads at most while it filters (W12; ours: bounds the work of one request). */
+export const DO_LIST_SCAN_MAX = 10_000;
+/** Largest request or answer between a Worker and its action store's Durable Object, in bytes (W12; ours: one record and its envelope). */
+export const MAX_DO_MESSAGE_BYTES = 2 * 1024 * 1024;
