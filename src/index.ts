@@ -42,3 +42,5 @@ export { renderToolResult, renderContent, type RenderStyle, type RenderedContent
 export type { McpAccess } from "./tools/gate.js";
 export type { McpPromptText } from "./tools/prompts.js";
 export { PostgresActionStore, type PostgresActionStoreOptions, type PgQuery, type PgListen, type MigrationResult } from "./actions/postgres-store.js";
+export { DurableObjectActionStore, type DurableObjectStorageLike, type DurableObjectStorageOps } from "./actions/durable-object-store.js";
+export { serveActionStore, remoteActionStore, type ActionStoreFetcher, type RemoteActionStoreOptions } from "./actions/durable-object-remote.js";

@@ -179,7 +179,7 @@ const PATCH_KEYS = new Set(["state", "leaseOwner", "leaseUntil", "attempts", "no
 
 /**
  * Applies a transition's patch to the record it expects (JS stores). A key present
- * with `undefined` clears the field. The result is parsed again, so a patch cannot
+ * with `undefined` (or `null`) clears the field. The result is parsed again, so a patch cannot
  * produce an impossible record.
  *
  * @throws ValidationError (`validation`) for an unknown key or an impossible result.
@@ -189,7 +189,7 @@ export function applyPatch(record: ActionRecord, patch: ActionPatch, now: number
   for (const k of Object.keys(patch)) {
     if (!PATCH_KEYS.has(k)) throw new ValidationError(`${where}: a transition may not change ${quote(k)}`);
     const v = (patch as Rec)[k];
-    if (v === undefined) delete next[k];
+    if (v === undefined || v === null) delete next[k];
     else next[k] = v;
   }
   next["updatedAt"] = Math.max(now, record.createdAt);
@@ -254,9 +254,11 @@ export function checkPatch(id: string, expected: ActionState, patch: ActionPatch
   const p = patch as unknown as Rec;
   try {
     for (const k of Object.keys(p)) if (!PATCH_KEYS.has(k)) throw new Bad(`${k} (not changeable)`);
-    if (p["leaseOwner"] !== undefined) str(p, "leaseOwner");
-    for (const k of ["leaseUntil", "notBefore", "attempts"]) if (p[k] !== undefined) int(p, k);
-    if (p["stateVersion"] !== undefined) str(p, "stateVersion", MAX_ACTION_RECORD_BYTES);
+    // undefined or null clears a field.
+    if (p["leaseOwner"] != null) str(p, "leaseOwner");
+    for (const k of ["leaseUntil", "notBefore", "attempts"]) if (p[k] != null) int(p, k);
+    if ("attempts" in p && p["attempts"] == null) throw new Bad("attempts (cannot be cleared)");
+    if (p["stateVersion"] != null) str(p, "stateVersion", MAX_ACTION_RECORD_BYTES);
     decision(p["approval"], "approval");
     decision(p["rejection"], "rejection");
     outcome(p["outcome"]);
