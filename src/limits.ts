@@ -233,14 +233,49 @@ export const PROGRESS_LOG_INTERVAL_MS = 100;
 /** Time the CLI waits, once its work is done and closed, before exiting despite a handle a peer left open (ours). */
 export const CLI_EXIT_GRACE_MS = 2_000;
 
+// ── actions (src/actions, src/node/file-store.ts) ───────────────────────────────
+
+/** Largest stored action record, as UTF-8 JSON bytes (W9; ours: arguments are ≤ 32,000 by T6, the rest is bounded below). */
+export const MAX_ACTION_RECORD_BYTES = 1024 * 1024;
+/** Most actions one `list` returns, and its default (W8; ours). */
+export const MAX_ACTIONS_LISTED = 1_000;
+/** Longest action id, run id, call id, actor id, tenant id or lease owner (W8; ours). */
+export const MAX_ACTION_ID_CHARS = 256;
+/** Longest operation id (W3: nonempty, at most 256 characters). */
+export const MAX_OPERATION_ID_CHARS = 256;
+/** Longest preparation state version (W3: nonempty, at most 1,024 characters). */
+export const MAX_STATE_VERSION_CHARS = 1_024;
+/** Longest tool version an action binds (W6, W7; ours). */
+export const MAX_ACTION_VERSION_CHARS = 1_024;
+/** Longest preview kept for the approver, in characters (W8; ours). */
+export const MAX_ACTION_PREVIEW_CHARS = 8_000;
+/** Longest rejection or outcome reason, in characters (W8; ours). */
+export const MAX_ACTION_REASON_CHARS = 2_000;
+/** Approval TTL when the host gives none: after it a pending action expires (W8; ours). */
+export const DEFAULT_APPROVAL_TTL_MS = 24 * 60 * 60_000;
+/** Longest approval TTL a host may set (W8; ours). */
+export const MAX_APPROVAL_TTL_MS = 30 * 24 * 60 * 60_000;
+/** A worker's lease on a claimed action: the call timeout plus a minute, so a live send is not taken over (W8; ours). */
+export const DEFAULT_ACTION_LEASE_MS = 6 * 60_000;
+/** First receipt-lookup back-off; doubles per attempt, jittered (W5; ours). */
+export const RECONCILE_BASE_DELAY_MS = 1_000;
+/** Longest receipt-lookup back-off: an unknown outcome keeps being looked up at this pace (W5; ours). */
+export const RECONCILE_MAX_DELAY_MS = 5 * 60_000;
+/** Sends of one execute that failed before any byte could reach the server (refused, 401/403) (ACTIONS.md "not sent"; ours). */
+export const MAX_NOT_SENT_ATTEMPTS = 3;
+/** How often a started worker looks for work when it found none (W8; ours). */
+export const DEFAULT_WORKER_POLL_MS = 1_000;
+/** Actions one `runOnce` handles at most (W8; ours: a pass is bounded in work). */
+export const MAX_ACTIONS_PER_PASS = 100;
+/** Largest serialized run state `run({ resume })` accepts, in bytes (W8; ours). */
+export const MAX_RUN_STATE_BYTES = 16 * 1024 * 1024;
+/** Largest file store journal before it is compacted on open or on demand (W9; ours). */
+export const FILE_STORE_COMPACT_BYTES = 64 * 1024 * 1024;
+/** Most actions one file store holds (W9; ours: it keeps them all in memory). */
+export const MAX_FILE_STORE_ACTIONS = 100_000;
+
 // ── Action stores past one process (src/actions: PostgreSQL, Durable Objects) ──
 
-/** Largest stored action record, as UTF-8 bytes of its JSON; larger ones are refused on write and read as a `store` error (W9, W12; ours: under a SQLite-backed Durable Object's 2 MiB value limit). */
-export const MAX_ACTION_RECORD_BYTES = 1024 * 1024;
-/** Longest action id, operation id, tenant, actor, run, call, tool, version or worker id in a stored record, in characters (W2: operation ids ≤ 256). */
-export const MAX_ACTION_FIELD_CHARS = 256;
-/** Records one list of an action store returns at most (W9; ours). */
-export const MAX_ACTIONS_LISTED = 1_000;
 /** Longest a PostgreSQL store waits for one query before it reports a `store` error (W9; ours: the statement may still commit, so callers treat it like a lost connection). */
 export const PG_QUERY_TIMEOUT_MS = 30_000;
 /** Longest a PostgreSQL store's waitForWork sleeps between polls when no notification arrives (W12; ours). */

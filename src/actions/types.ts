@@ -158,19 +158,31 @@ export interface ActionStore {
   /**
    * Records a new action (state `awaiting_approval`, fence 0).
    *
-   * @throws ActionConflictError (`conflict`) if the id or operation id exists.
+   * @throws ActionConflictError (`conflict`) if the id or operation id exists;
+   * ValidationError (`validation`) for a record that is not new or not possible;
+   * LimitError (`limit`) over `MAX_ACTION_RECORD_BYTES`.
    */
   create(record: ActionRecord): Promise<ActionRecord>;
   /** The action, or `undefined`. */
   get(id: string): Promise<ActionRecord | undefined>;
-  /** Actions of one tenant, oldest first, bounded. */
+  /**
+   * Actions of one tenant, oldest first (ties by id), bounded.
+   *
+   * @throws ValidationError (`validation`) for a query without a tenant or with a
+   * limit that is not a positive integer; StoreError (`store`) when a matching
+   * stored record is impossible.
+   */
   list(query: ActionQuery): Promise<ActionRecord[]>;
   /**
    * Compare-and-swap: applies `patch` only if the stored state and fence equal
    * `expected` and the state machine allows the move; sets `updatedAt`.
    *
    * @throws ActionConflictError (`conflict`) when the record moved on (nothing changed),
-   * or the transition is not allowed; StoreError (`store`) when it does not exist.
+   * or the transition is not allowed; StoreError (`store`) when it does not exist or the
+   * stored record is impossible; ValidationError (`validation`) when the patch names a
+   * field that never changes or the result breaks the record's rules; LimitError
+   * (`limit`) when the result is over `MAX_ACTION_RECORD_BYTES`. `record.ts`
+   * (`applyTransition`) implements the check for every store.
    */
   transition(id: string, expected: ActionExpectation, patch: ActionPatch, now: number): Promise<ActionRecord>;
   /**
@@ -180,7 +192,8 @@ export interface ActionStore {
    * or their lease lapsed); an `executing` one
    * whose lease has lapsed (the send may have happened); an `awaiting_approval`
    * one past `expiresAt` (to expire it). Two concurrent claims never return the
-   * same action with the same fence.
+   * same action with the same fence. A stored record that is impossible is never
+   * returned (the store skips it or throws a `store` error).
    */
   claim(options: ClaimOptions): Promise<ActionRecord | undefined>;
 }

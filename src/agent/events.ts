@@ -30,6 +30,7 @@
  */
 import type { ProviderErrorKind, YadaErrorCode } from "../errors.js";
 import type { ToolEffect, ToolResultPart, ToolUpdate } from "../tools/types.js";
+import type { ActionState } from "../actions/types.js";
 import type { AssistantMessage, ToolResultMessage, Usage } from "./messages.js";
 
 /** Why a run stopped. */
@@ -42,6 +43,12 @@ export interface ProposedCall {
   toolName: string;
   effect: Exclude<ToolEffect, "read">;
   arguments: Record<string, unknown>;
+  /** With an action store: the recorded action that answers this call (W8). */
+  actionId?: string;
+  /** With an action store: the preparation's preview for the approver (untrusted text). */
+  preview?: string;
+  /** On a resumed run that is still paused: where the action stands (W8). */
+  state?: ActionState;
 }
 
 /** An error as event data. */

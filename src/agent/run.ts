@@ -5,11 +5,12 @@
  *
  * @module
  */
-import { ProviderError, YadaError } from "../errors.js";
+import { ConfigError, ProviderError, YadaError } from "../errors.js";
 import { MAX_QUOTED_CHARS, MAX_TOOL_CALLS_PER_TURN } from "../limits.js";
 import { silentLogger, type Logger } from "../log.js";
 import { identityOf } from "../tools/gate.js";
-import type { Identity, ReadTool, Tool, ToolResult } from "../tools/types.js";
+import type { ConfirmTool, Identity, ReadTool, Tool, ToolResult, WriteTool } from "../tools/types.js";
+import { checkRunActions, parseRunState, pausedState, proposeCalls, readOutcomes, type RunActions, type RunState } from "./run-actions.js";
 import { eventQueue, type AgentEvent, type EventError, type ProposedCall, type StopReason } from "./events.js";
 import { loopGuard, type DetectedLoop } from "./loop-guard.js";
 import {
@@ -37,8 +38,21 @@ export interface RunOptions {
   tools?: readonly Tool[];
   /** The caller, from the host's authenticated backend; passed to every tool call (T1). */
   identity: Identity;
-  /** The user's message, or a stored conversation to continue (see {@link parseMessages}). */
-  input: string | readonly Message[];
+  /** The user's message, or a stored conversation to continue (see {@link parseMessages}). Not with `resume`. */
+  input?: string | readonly Message[];
+  /**
+   * With an action store (W8): write and confirm calls are prepared and recorded
+   * awaiting approval, and the run pauses with a {@link RunState} in `state`.
+   * Without it a write or confirm call is never executed: the run stops with
+   * `approval_required` and the calls in `proposedCalls`.
+   */
+  actions?: RunActions;
+  /**
+   * A paused run's state (needs `actions`): each pending call is answered with its
+   * action's outcome read from the store; while any is still undecided or running,
+   * the run stays paused without calling the model.
+   */
+  resume?: RunState;
   /** The system prompt. */
   system?: string;
   /** Cancels the run: the model request is aborted, running tool calls are cancelled. */
@@ -70,6 +84,8 @@ export interface RunResult {
   proposedCalls: ProposedCall[];
   /** For `loop_detected`: the repeated call. */
   loop?: DetectedLoop;
+  /** For `approval_required` with an action store: the state to pass back as `run({ resume })`. */
+  state?: RunState;
 }
 
 /** What {@link runStream} returns. */
@@ -108,7 +124,12 @@ async function runLoop(options: RunOptions, emitTo: (event: AgentEvent) => void)
   const identity = identityOf(options.identity, "run: ");
   const tools = checkTools(options.tools);
   const { maxSteps, concurrency, loopThreshold } = checkBounds(options);
-  const messages = initialMessages(options.input);
+  const actions = checkRunActions(options.actions);
+  if (options.resume !== undefined && !actions) throw new ConfigError("run: resume needs actions with the store the run was paused on");
+  if ((options.resume === undefined) === (options.input === undefined)) throw new ConfigError("run: give either input or resume");
+  const resumed = options.resume === undefined || !actions ? undefined : await parseRunState(options.resume, actions, identity);
+  const messages = resumed ? resumed.messages : initialMessages(options.input);
+  const runId = resumed?.runId ?? actions?.runId ?? crypto.randomUUID();
   const { signal, system } = options;
   const logger = options.logger ?? silentLogger;
   const byName = new Map<string, Tool>(tools.map((t) => [t.name, t]));
@@ -133,6 +154,15 @@ async function runLoop(options: RunOptions, emitTo: (event: AgentEvent) => void)
 
   emit({ type: "agent_start", provider: provider.name, tools: tools.map((t) => t.name) });
   try {
+    if (resumed && actions) {
+      // W8: outcomes come from the store, never from the state.
+      const { results, waiting } = await readOutcomes(actions.store, resumed);
+      if (!results) return finish("approval_required", { proposedCalls: waiting, state: await pausedState(actions, runId, identity, messages, resumed.pending) });
+      for (const p of resumed.pending) {
+        const r = results.get(p.callId) as ToolResult;
+        messages.push({ role: "tool", toolCallId: p.callId, toolName: p.toolName, content: r.content, isError: r.isError });
+      }
+    }
     for (;;) {
       if (signal?.aborted) return finish("cancelled");
       if (steps >= maxSteps) return finish("max_steps");
@@ -158,7 +188,8 @@ async function runLoop(options: RunOptions, emitTo: (event: AgentEvent) => void)
       const ctx = { turn, identity, signal, concurrency, emit };
       const results = new Map<string, ToolResult>();
       const reads: ReadCall[] = [];
-      const proposed: ProposedCall[] = [];
+      let proposed: ProposedCall[] = [];
+      const writes: Array<{ call: ToolCallPart; tool: WriteTool | ConfirmTool }> = [];
       // Answers a call without executing it.
       const answerCall = (call: ToolCallPart, kind: LoopErrorKind, why: string): void =>
         void results.set(call.id, answerWithout(call, errorResult(kind, why), ctx));
@@ -173,9 +204,14 @@ async function runLoop(options: RunOptions, emitTo: (event: AgentEvent) => void)
         } else if (call.argumentsError !== undefined) {
           answerCall(call, "invalid_arguments", call.argumentsError);
         } else if (tool.effect === "read") reads.push({ call, tool: tool as ReadTool });
+        else if (actions) writes.push({ call, tool });
         else proposed.push({ callId: call.id, toolName: call.name, effect: tool.effect, arguments: call.arguments });
       }
       await executeReads(reads, results, ctx);
+      let pending: Awaited<ReturnType<typeof proposeCalls>>["pending"] = [];
+      if (actions && writes.length > 0 && !signal?.aborted) {
+        ({ proposed, pending } = await proposeCalls(actions, runId, identity, writes, signal, (call, result) => void results.set(call.id, answerWithout(call, result, ctx))));
+      }
       if (signal?.aborted) {
         // A cancelled run proposes nothing: its proposed calls are answered, so the messages stay resumable.
         for (const call of calls) if (!results.has(call.id)) answerCall(call, "cancelled", "the run was cancelled");
@@ -190,6 +226,7 @@ async function runLoop(options: RunOptions, emitTo: (event: AgentEvent) => void)
 
       if (loop) return finish("loop_detected", { loop });
       if (signal?.aborted) return finish("cancelled");
+      if (proposed.length > 0 && actions) return finish("approval_required", { proposedCalls: proposed, state: await pausedState(actions, runId, identity, messages, pending) });
       if (proposed.length > 0) return finish("approval_required", { proposedCalls: proposed });
       if (calls.length === 0) return finish("end");
     }

@@ -21,7 +21,7 @@ import type { ToolResult, ToolResultPart, ToolUpdate } from "../tools/types.js";
 import { isRec } from "../util/record.js";
 
 /** The kinds of error result the loop writes. */
-export type LoopErrorKind = "tool_failed" | "unknown_tool" | "invalid_arguments" | "loop_detected" | "cancelled";
+export type LoopErrorKind = "tool_failed" | "unknown_tool" | "invalid_arguments" | "loop_detected" | "cancelled" | "rejected" | "expired" | "outcome_unknown";
 
 /**
  * An error result: `{"error": kind, "message": message}` as text, `isError: true`;

@@ -1,0 +1,291 @@
+/**
+ * The durable worker (W5, W7, W8; ACTIONS.md "Worker"): claims actions, executes
+ * approved ones at most once, recovers lapsed leases and reconciles uncertain
+ * writes by receipt. Every move is a compare-and-swap on (state, fence), and
+ * `executing` is recorded before the execute request is sent, so a crash can lose
+ * a result but never cause a second send.
+ *
+ * @module
+ */
+import { isYadaError, ValidationError } from "../errors.js";
+import {
+  DEFAULT_ACTION_LEASE_MS,
+  DEFAULT_WORKER_POLL_MS,
+  MAX_ACTION_REASON_CHARS,
+  MAX_ACTION_RECORD_BYTES,
+  MAX_ACTIONS_PER_PASS,
+  MAX_NOT_SENT_ATTEMPTS,
+  RECONCILE_BASE_DELAY_MS,
+  RECONCILE_MAX_DELAY_MS,
+} from "../limits.js";
+import type { ActionOutcome, ApprovedAction, ConfirmTool, Identity, ToolResult, WriteTool } from "../tools/types.js";
+import { utf8Length } from "./record.js";
+import { argumentsHash } from "./hash.js";
+import type { ActionPatch, ActionRecord, ActionStore } from "./types.js";
+
+/** Finds the tool an action runs on, bound to the action's own actor and tenant; `undefined` when it no longer exists. */
+export type ToolResolver = (action: ActionRecord, identity: Identity) => WriteTool | ConfirmTool | undefined | Promise<WriteTool | ConfirmTool | undefined>;
+
+/** Options of {@link createWorker}. */
+export interface WorkerOptions {
+  store: ActionStore;
+  /** The host's resolver: returns the tool for the action's identity (e.g. from `connectMcp` for that actor). */
+  resolveTool: ToolResolver;
+  /** This worker's id (default a random UUID). */
+  workerId?: string;
+  /** Lease per claim (default `DEFAULT_ACTION_LEASE_MS`): longer than one execute takes. */
+  leaseMs?: number;
+  /** Pause of a started worker that found nothing to do (default `DEFAULT_WORKER_POLL_MS`). */
+  pollMs?: number;
+  /** The clock (default `Date.now`). */
+  now?: () => number;
+  /** Jitter source in [0, 1) (default `Math.random`). */
+  random?: () => number;
+  /** Told of every action the worker moved, after the move is stored. */
+  onAction?: (action: ActionRecord) => void;
+  /** Told of errors a started worker survives (a store that failed, a resolver that threw). */
+  onError?: (error: unknown) => void;
+}
+
+/** A worker. See {@link createWorker}. */
+export interface ActionWorker extends AsyncDisposable {
+  /** Handles every action that needs a worker now (at most `MAX_ACTIONS_PER_PASS`); resolves to how many it handled. */
+  runOnce(): Promise<number>;
+  /** Runs passes until {@link ActionWorker.stop}, pausing `pollMs` when a pass found nothing. */
+  start(): void;
+  /** Stops after the action in hand (an execute in flight is never abandoned). */
+  stop(): Promise<void>;
+}
+
+/** The tool result a failure without a server answer shows the model. */
+function errorResult(error: string, message: string): ToolResult {
+  return { content: [{ type: "text", text: JSON.stringify({ error, message }) }], isError: true };
+}
+
+/** Keeps an outcome's result inside the record bound: images go first, then text is cut. */
+function boundResult(result: ToolResult): ToolResult {
+  const budget = MAX_ACTION_RECORD_BYTES / 2;
+  if (utf8Length(JSON.stringify(result)) <= budget) return result;
+  const content = result.content.map((p) => (p.type === "image" ? { type: "text" as const, text: `[image ${p.mimeType.slice(0, 40)} omitted]` } : p));
+  const text = JSON.stringify(content);
+  if (utf8Length(text) <= budget) return { content, isError: result.isError };
+  return { content: [{ type: "text", text: "[result cut to fit the action record] " + content.map((p) => p.text).join("\n").slice(0, budget / 4) }], isError: result.isError };
+}
+
+/**
+ * "Not sent" (ACTIONS.md): only a failure before any byte of the execute request
+ * could reach the server: a refused connection, a name that did not resolve, or
+ * an auth challenge (HTTP 401 / 403) answered before the body was read.
+ */
+export function wasNotSent(error: unknown): boolean {
+  if (isYadaError(error, "http")) {
+    const status = (error as { status?: unknown }).status;
+    return status === 401 || status === 403;
+  }
+  for (let e: unknown = error, depth = 0; e !== null && typeof e === "object" && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (code === "ECONNREFUSED" || code === "ENOTFOUND" || code === "EAI_AGAIN") return true;
+  }
+  return false;
+}
+
+/** Back-off before receipt lookup number `attempts` + 1: doubling from the base, capped, jittered to [½, 1]. */
+export function reconcileDelay(attempts: number, random: () => number = Math.random): number {
+  const full = Math.min(RECONCILE_MAX_DELAY_MS, RECONCILE_BASE_DELAY_MS * 2 ** Math.min(attempts, 30));
+  return Math.round(full * (0.5 + 0.5 * Math.min(Math.max(random(), 0), 1)));
+}
+
+const reasonOf = (e: unknown): string => {
+  const code = isYadaError(e) ? e.code : "error";
+  const msg = e instanceof Error ? e.message : String(e);
+  return `${code}: ${msg}`.slice(0, MAX_ACTION_REASON_CHARS);
+};
+
+/**
+ * A worker over `options.store`. For each claimed action:
+ *
+ * - awaiting approval past its TTL → `expired`;
+ * - approved → resolve the tool for the action's actor and tenant; a missing tool,
+ *   another effect, a changed `version` or arguments that no longer match their hash
+ *   → `failed` with nothing sent (`tool_not_found`, `version_changed`,
+ *   `arguments_changed`); else `executing` (stored first), then execute: succeeded or
+ *   failed as the server answered; unknown, a thrown error or a malformed answer →
+ *   `reconciling` (write) or `outcome_unknown` (confirm). A failure before the send
+ *   (see {@link wasNotSent}) is retried under the same operation id, at most
+ *   `MAX_NOT_SENT_ATTEMPTS` times;
+ * - executing with a lapsed lease (a worker died mid-send) → `reconciling` (write) or
+ *   `outcome_unknown` (confirm), never sent again;
+ * - reconciling → the receipt lookup; unknown again stays `reconciling` with a
+ *   jittered back-off (`RECONCILE_BASE_DELAY_MS` doubling to `RECONCILE_MAX_DELAY_MS`).
+ *
+ * A move that loses its compare-and-swap (another worker took over) is dropped.
+ *
+ * @example
+ * ```ts
+ * import { createWorker, MemoryActionStore } from "yada";
+ * const store = new MemoryActionStore();
+ * await using worker = createWorker({ store, resolveTool: () => undefined });
+ * console.log(await worker.runOnce()); // 0: nothing to do
+ * ```
+ */
+export function createWorker(options: WorkerOptions): ActionWorker {
+  const { store, resolveTool } = options;
+  if (typeof resolveTool !== "function") throw new ValidationError("createWorker needs a resolveTool callback");
+  const workerId = options.workerId ?? crypto.randomUUID();
+  const leaseMs = options.leaseMs ?? DEFAULT_ACTION_LEASE_MS;
+  const pollMs = options.pollMs ?? DEFAULT_WORKER_POLL_MS;
+  if (!(leaseMs > 0) || !(pollMs >= 0)) throw new ValidationError("leaseMs must be positive and pollMs non-negative");
+  const now = options.now ?? Date.now;
+  const random = options.random ?? Math.random;
+
+  async function move(a: ActionRecord, patch: ActionPatch): Promise<ActionRecord | undefined> {
+    try {
+      const next = await store.transition(a.id, { state: a.state, fence: a.fence }, patch, now());
+      options.onAction?.(next);
+      return next;
+    } catch (e) {
+      if (isYadaError(e, "conflict")) return undefined; // another worker holds it now
+      throw e;
+    }
+  }
+  const release = { leaseOwner: undefined, leaseUntil: undefined } as const;
+  const finish = (a: ActionRecord, outcome: ActionOutcome): Promise<ActionRecord | undefined> => {
+    if (outcome.status === "unknown") {
+      if (a.effect === "confirm") return move(a, { state: "outcome_unknown", outcome: { reason: outcome.reason.slice(0, MAX_ACTION_REASON_CHARS) }, ...release });
+      return move(a, { state: "reconciling", attempts: a.state === "reconciling" ? a.attempts + 1 : 0, notBefore: now() + reconcileDelay(a.state === "reconciling" ? a.attempts + 1 : 0, random), outcome: { reason: outcome.reason.slice(0, MAX_ACTION_REASON_CHARS) }, ...release });
+    }
+    return move(a, { state: outcome.status, outcome: { result: boundResult(outcome.result) }, ...release, notBefore: undefined });
+  };
+  /** A well-formed outcome, or an unknown one naming what was wrong. */
+  const checked = (o: unknown): ActionOutcome => {
+    const x = o as Partial<Record<string, unknown>> | null;
+    if (x && (x.status === "succeeded" || x.status === "failed")) {
+      const r = x.result as Partial<ToolResult> | undefined;
+      if (r && Array.isArray(r.content) && typeof r.isError === "boolean") return o as ActionOutcome;
+    }
+    if (x && x.status === "unknown" && typeof x.reason === "string") return o as ActionOutcome;
+    return { status: "unknown", reason: "the tool returned a malformed outcome" };
+  };
+
+  async function execute(claimed: ActionRecord): Promise<void> {
+    const identity = { actorId: claimed.actorId, tenantId: claimed.tenantId };
+    const tool = await resolveTool(claimed, identity);
+    const fail = (error: string, message: string) => move(claimed, { state: "failed", outcome: { result: errorResult(error, message), reason: message }, ...release });
+    if (!tool) return void (await fail("tool_not_found", `the tool ${claimed.tool} is not available to this actor`));
+    if (tool.effect !== claimed.effect || tool.name !== claimed.tool) return void (await fail("version_changed", `the tool ${claimed.tool} is no longer the approved ${claimed.effect} tool; nothing was sent`));
+    if (tool.version !== claimed.version) return void (await fail("version_changed", `the tool ${claimed.tool} changed since approval; nothing was sent`));
+    if ((await argumentsHash(claimed.arguments)) !== claimed.argumentsHash) return void (await fail("arguments_changed", "the stored arguments do not match the approved hash; nothing was sent"));
+    // Durable before the send: from here on, a crash means "maybe sent".
+    const executing = await move(claimed, { state: "executing" });
+    if (!executing) return;
+    const approved: ApprovedAction = { tool: claimed.tool, version: claimed.version, arguments: structuredClone(claimed.arguments), operationId: claimed.operationId };
+    if (claimed.stateVersion !== undefined) approved.stateVersion = claimed.stateVersion;
+    if (claimed.preview !== undefined) approved.preview = claimed.preview;
+    let outcome: ActionOutcome | undefined;
+    for (let attempt = 1; outcome === undefined; attempt++) {
+      try {
+        outcome = checked(await tool.execute(approved, { identity }));
+      } catch (e) {
+        if (isYadaError(e, "unauthorized")) {
+          // The host's authorize refused the phase: nothing left the process.
+          await move(executing, { state: "failed", outcome: { result: errorResult("unauthorized", "the execute call was not authorized; nothing was sent"), reason: reasonOf(e) }, ...release });
+          return;
+        }
+        if (wasNotSent(e) && attempt < MAX_NOT_SENT_ATTEMPTS) continue;
+        if (wasNotSent(e)) {
+          await move(executing, { state: "failed", outcome: { result: errorResult("not_sent", "the server could not be reached; nothing was sent"), reason: reasonOf(e) }, ...release });
+          return;
+        }
+        outcome = { status: "unknown", reason: `no definite answer to execute (${reasonOf(e)})` };
+      }
+    }
+    await finish(executing, outcome);
+  }
+
+  async function reconcile(claimed: ActionRecord): Promise<void> {
+    const identity = { actorId: claimed.actorId, tenantId: claimed.tenantId };
+    let outcome: ActionOutcome;
+    try {
+      const tool = await resolveTool(claimed, identity);
+      if (!tool || tool.effect !== "write" || tool.name !== claimed.tool || tool.version !== claimed.version) {
+        outcome = { status: "unknown", reason: "the approved write tool is not available; the receipt was not looked up" };
+      } else {
+        const approved: ApprovedAction = { tool: claimed.tool, version: claimed.version, arguments: structuredClone(claimed.arguments), operationId: claimed.operationId };
+        if (claimed.stateVersion !== undefined) approved.stateVersion = claimed.stateVersion;
+        outcome = checked(await tool.reconcile(approved, { identity }));
+      }
+    } catch (e) {
+      outcome = { status: "unknown", reason: `the receipt lookup failed (${reasonOf(e)})` };
+    }
+    await finish(claimed, outcome);
+  }
+
+  async function handle(claimed: ActionRecord): Promise<void> {
+    switch (claimed.state) {
+      case "awaiting_approval":
+        await move(claimed, { state: "expired", ...release });
+        return;
+      case "approved":
+        return execute(claimed);
+      case "executing":
+        // A worker died (or overran its lease) after recording executing: the send may have happened.
+        if (claimed.effect === "confirm") await move(claimed, { state: "outcome_unknown", outcome: { reason: "the worker stopped during the call; not retried" }, ...release });
+        else await move(claimed, { state: "reconciling", attempts: 0, notBefore: now(), outcome: { reason: "the worker stopped during execute; resolving by receipt" }, ...release });
+        return;
+      case "reconciling":
+        return reconcile(claimed);
+      default:
+        return; // A store handed out a terminal action: nothing to do.
+    }
+  }
+
+  async function runOnce(): Promise<number> {
+    let handled = 0;
+    while (handled < MAX_ACTIONS_PER_PASS) {
+      const claimed = await store.claim({ workerId, now: now(), leaseMs });
+      if (!claimed) break;
+      handled++;
+      await handle(claimed);
+    }
+    return handled;
+  }
+
+  let loop: Promise<void> | undefined;
+  let stopping: (() => void) | undefined;
+  let stopped = false;
+  return {
+    runOnce,
+    start() {
+      if (loop) return;
+      stopped = false;
+      loop = (async () => {
+        while (!stopped) {
+          let n = 0;
+          try {
+            n = await runOnce();
+          } catch (e) {
+            options.onError?.(e);
+          }
+          if (n === 0 && !stopped) {
+            await new Promise<void>((resolve) => {
+              const t = setTimeout(resolve, pollMs);
+              stopping = () => {
+                clearTimeout(t);
+                resolve();
+              };
+            });
+          }
+        }
+      })();
+    },
+    async stop() {
+      stopped = true;
+      stopping?.();
+      await loop;
+      loop = undefined;
+    },
+    async [Symbol.asyncDispose]() {
+      await this.stop();
+    },
+  };
+}

@@ -1,0 +1,193 @@
+/**
+ * `run` with an action store (W8; ACTIONS.md "Proposer", "Resumer"): write and
+ * confirm calls are prepared and recorded awaiting approval, the run pauses with a
+ * JSON run state, and a resumed run answers each call with the outcome read FROM
+ * THE STORE. The run state is not an authority: it only names actions; an optional
+ * HMAC (crypto.subtle) lets a host detect a state that was changed in transit.
+ *
+ * @module
+ */
+import { createActions } from "../actions/approvals.js";
+import { toHex } from "../actions/hash.js";
+import { isTerminal } from "../actions/states.js";
+import type { ActionRecord, ActionStore } from "../actions/types.js";
+import { ConfigError, ValidationError } from "../errors.js";
+import { DEFAULT_APPROVAL_TTL_MS, MAX_ACTION_ID_CHARS, MAX_RUN_STATE_BYTES, MAX_TOOL_CALLS_PER_TURN } from "../limits.js";
+import { canonicalKey } from "../schema/equal.js";
+import type { ConfirmTool, Identity, ToolResult, WriteTool } from "../tools/types.js";
+import { isRec } from "../util/record.js";
+import { utf8Length } from "../actions/record.js";
+import { parseMessages, type Message, type ToolCallPart } from "./messages.js";
+import { errorResult, thrownResult } from "./tool-results.js";
+import type { ProposedCall } from "./events.js";
+
+/** The action options of `run`. */
+export interface RunActions {
+  /** Where proposed actions are recorded and outcomes are read. */
+  store: ActionStore;
+  /** The run's id, recorded on each action (default a random UUID; kept across resumes). */
+  runId?: string;
+  /** How long a proposal waits for approval (default `DEFAULT_APPROVAL_TTL_MS`). */
+  approvalTtlMs?: number;
+  /** A host secret: the run state is signed (HMAC-SHA-256) and a resume refuses a state whose signature does not match. */
+  signingKey?: string | Uint8Array;
+}
+
+/** One call a paused run waits for. */
+export interface PendingCall {
+  callId: string;
+  toolName: string;
+  actionId: string;
+}
+
+/** A paused run, as plain JSON: pass it back as `run({ resume })`. It names actions; it never carries their outcomes. */
+export interface RunState {
+  kind: "yada.run";
+  version: 1;
+  runId: string;
+  actorId: string;
+  tenantId: string;
+  /** The conversation so far; the pending calls are its only unanswered ones. */
+  messages: Message[];
+  pending: PendingCall[];
+  /** HMAC-SHA-256 (hex) over the canonical JSON of the other members, when the run has a `signingKey`. */
+  signature?: string;
+}
+
+async function hmac(key: string | Uint8Array, state: Omit<RunState, "signature">): Promise<string> {
+  const raw = typeof key === "string" ? new TextEncoder().encode(key) : new Uint8Array(key);
+  const k = await crypto.subtle.importKey("raw", raw, { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+  return toHex(await crypto.subtle.sign("HMAC", k, new TextEncoder().encode(canonicalKey(state))));
+}
+
+/** Compares two hex strings in time independent of where they differ. */
+function sameHex(a: string, b: string): boolean {
+  if (a.length !== b.length) return false;
+  let d = 0;
+  for (let i = 0; i < a.length; i++) d |= a.charCodeAt(i) ^ b.charCodeAt(i);
+  return d === 0;
+}
+
+/** Checks the action options of a run. @throws ConfigError (`config`). */
+export function checkRunActions(value: unknown): RunActions | undefined {
+  if (value === undefined) return undefined;
+  if (!isRec(value) || !isRec(value.store) || typeof value.store.create !== "function" || typeof value.store.get !== "function") {
+    throw new ConfigError("run: actions needs a store");
+  }
+  if (value.runId !== undefined && (typeof value.runId !== "string" || value.runId === "" || value.runId.length > MAX_ACTION_ID_CHARS)) throw new ConfigError("run: actions.runId must be a short nonempty string");
+  const key = value.signingKey;
+  if (key !== undefined && !((typeof key === "string" && key.length >= 16) || (key instanceof Uint8Array && key.length >= 16))) {
+    throw new ConfigError("run: actions.signingKey must be at least 16 characters or bytes");
+  }
+  return value as unknown as RunActions;
+}
+
+/** Builds (and signs) the state of a run paused on `pending`. */
+export async function pausedState(actions: RunActions, runId: string, identity: Identity, messages: Message[], pending: PendingCall[]): Promise<RunState> {
+  const state: RunState = { kind: "yada.run", version: 1, runId, actorId: identity.actorId, tenantId: identity.tenantId, messages: structuredClone(messages), pending };
+  if (actions.signingKey !== undefined) state.signature = await hmac(actions.signingKey, state);
+  return state;
+}
+
+/**
+ * Parses and verifies a run state for `identity`.
+ *
+ * @throws ValidationError (`validation`) for a malformed state, one of another
+ * identity, or a signature that is missing or does not match; LimitError (`limit`) over `MAX_RUN_STATE_BYTES`.
+ */
+export async function parseRunState(value: unknown, actions: RunActions, identity: Identity): Promise<RunState> {
+  const bad = (why: string) => new ValidationError(`run: resume state ${why}`);
+  if (!isRec(value) || value.kind !== "yada.run" || value.version !== 1) throw bad("is not a yada run state");
+  const size = utf8Length(JSON.stringify(value));
+  if (size > MAX_RUN_STATE_BYTES) throw bad(`is ${size} bytes, over MAX_RUN_STATE_BYTES (${MAX_RUN_STATE_BYTES})`);
+  const { runId, actorId, tenantId, pending, signature } = value;
+  if (typeof runId !== "string" || runId === "" || runId.length > MAX_ACTION_ID_CHARS) throw bad("has no run id");
+  if (actorId !== identity.actorId || tenantId !== identity.tenantId) throw bad("belongs to another identity");
+  if (!Array.isArray(pending) || pending.length === 0 || pending.length > MAX_TOOL_CALLS_PER_TURN) throw bad("has no pending calls");
+  const calls: PendingCall[] = pending.map((p: unknown) => {
+    if (!isRec(p) || typeof p.callId !== "string" || typeof p.toolName !== "string" || typeof p.actionId !== "string") throw bad("has a malformed pending call");
+    return { callId: p.callId, toolName: p.toolName, actionId: p.actionId };
+  });
+  const messages = parseMessages(value.messages);
+  const state: RunState = { kind: "yada.run", version: 1, runId, actorId, tenantId, messages, pending: calls };
+  if (actions.signingKey !== undefined) {
+    if (typeof signature !== "string" || !sameHex(signature, await hmac(actions.signingKey, state))) throw bad("signature does not match");
+    state.signature = signature;
+  }
+  return state;
+}
+
+/**
+ * Prepares and records the write / confirm calls of a turn. A call whose preparation
+ * fails is answered with that error (the model can react); the others are proposed.
+ */
+export async function proposeCalls(
+  actions: RunActions,
+  runId: string,
+  identity: Identity,
+  calls: ReadonlyArray<{ call: ToolCallPart; tool: WriteTool | ConfirmTool }>,
+  signal: AbortSignal | undefined,
+  answer: (call: ToolCallPart, result: ToolResult) => void,
+): Promise<{ proposed: ProposedCall[]; pending: PendingCall[] }> {
+  const api = createActions({ store: actions.store, mayApprove: () => false, approvalTtlMs: actions.approvalTtlMs ?? DEFAULT_APPROVAL_TTL_MS });
+  const proposed: ProposedCall[] = [];
+  const pending: PendingCall[] = [];
+  for (const { call, tool } of calls) {
+    let prepared;
+    try {
+      prepared = await tool.prepare(call.arguments, { identity, ...(signal ? { signal } : {}) });
+      if (!isRec(prepared) || prepared.tool !== tool.name || prepared.version !== tool.version || !isRec(prepared.arguments)) {
+        throw new ValidationError(`the preparation of ${tool.name} returned an action for another tool or version`);
+      }
+    } catch (e) {
+      answer(call, thrownResult(e));
+      continue;
+    }
+    const record = await api.propose(prepared, { identity, effect: tool.effect, runId, callId: call.id });
+    const p: ProposedCall = { callId: call.id, toolName: call.name, effect: tool.effect, arguments: call.arguments, actionId: record.id };
+    if (record.preview !== undefined) p.preview = record.preview;
+    proposed.push(p);
+    pending.push({ callId: call.id, toolName: call.name, actionId: record.id });
+  }
+  return { proposed, pending };
+}
+
+/** The tool result the model sees for a terminal action (ACTIONS.md "Resumer"). */
+export function outcomeResult(a: ActionRecord): ToolResult {
+  switch (a.state) {
+    case "succeeded":
+    case "failed":
+      return a.outcome?.result ?? errorResult("tool_failed", a.outcome?.reason ?? "the action failed");
+    case "rejected":
+      return errorResult("rejected", `rejected by the approver: ${a.rejection?.reason ?? "no reason given"}`);
+    case "expired":
+      return errorResult("expired", "not approved in time; not executed");
+    default:
+      return errorResult("outcome_unknown", "outcome unknown: not retried");
+  }
+}
+
+/**
+ * Reads the outcomes of a paused run's actions from the store. Returns the results
+ * by call id when every action is terminal, or the still-pending calls.
+ *
+ * @throws ValidationError (`validation`) when a named action does not exist or is not
+ * this run's call for this identity (a forged or mixed-up state).
+ */
+export async function readOutcomes(store: ActionStore, state: RunState): Promise<{ results?: Map<string, ToolResult>; waiting: ProposedCall[] }> {
+  const results = new Map<string, ToolResult>();
+  const waiting: ProposedCall[] = [];
+  for (const p of state.pending) {
+    const a = await store.get(p.actionId);
+    if (!a || a.runId !== state.runId || a.callId !== p.callId || a.actorId !== state.actorId || a.tenantId !== state.tenantId || a.tool !== p.toolName) {
+      throw new ValidationError("run: resume state names an action that is not this run's call");
+    }
+    if (isTerminal(a.state)) results.set(p.callId, outcomeResult(a));
+    else {
+      const w: ProposedCall = { callId: p.callId, toolName: p.toolName, effect: a.effect, arguments: a.arguments, actionId: a.id, state: a.state };
+      if (a.preview !== undefined) w.preview = a.preview;
+      waiting.push(w);
+    }
+  }
+  return waiting.length ? { waiting } : { results, waiting };
+}
