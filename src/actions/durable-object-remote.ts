@@ -12,7 +12,7 @@ import { ActionConflictError, LimitError, StoreError, ValidationError, YadaError
 import { MAX_ACTIONS_LISTED, MAX_DO_MESSAGE_BYTES } from "../limits.js";
 import { concatBytes } from "../util/bytes.js";
 import { isRec } from "../util/record.js";
-import { parseActionRecord } from "./record-check.js";
+import { parseActionRecord } from "./record.js";
 import type { ActionExpectation, ActionPatch, ActionQuery, ActionRecord, ActionStore, ClaimOptions } from "./types.js";
 
 /** Something with a fetch: a Durable Object stub, or `{ fetch }` for plain HTTP. */
@@ -88,9 +88,13 @@ export async function serveActionStore(store: ActionStore, request: Request): Pr
       case "list":
         value = await store.list(a[0] as ActionQuery);
         break;
-      case "transition":
-        value = await store.transition(a[0] as string, a[1] as ActionExpectation, a[2] as ActionPatch, a[3] as number);
+      case "transition": {
+        // A cleared field crosses as null (JSON has no undefined): it is undefined again here.
+        const patch: Record<string, unknown> = isRec(a[2]) ? { ...a[2] } : {};
+        for (const [k, v] of Object.entries(patch)) if (v === null) patch[k] = undefined;
+        value = await store.transition(a[0] as string, a[1] as ActionExpectation, (isRec(a[2]) ? patch : a[2]) as ActionPatch, a[3] as number);
         break;
+      }
       case "claim":
         value = (await store.claim(a[0] as ClaimOptions)) ?? null;
         break;
@@ -167,7 +171,7 @@ export function remoteActionStore(target: ActionStoreFetcher, options: RemoteAct
         throw new StoreError(message);
     }
   }
-  const record = (v: unknown): ActionRecord => parseActionRecord(v, where);
+  const record = (v: unknown): ActionRecord => parseActionRecord(v, (m) => new StoreError(`${where}: answered ${m}`));
   const maybe = (v: unknown): ActionRecord | undefined => (v === null || v === undefined ? undefined : record(v));
 
   return {

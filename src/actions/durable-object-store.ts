@@ -4,9 +4,10 @@
  * authority for its actions (one object per tenant is the usual shape); every
  * operation runs in one storage transaction, so it is atomic and serialized.
  *
- * Keys: `a:<seq>` the record (seq: 16 digits, creation order); `i:<id>` and
- * `o:<operationId>` → seq (uniqueness); `w:<seq>` marks an action that is not yet
- * terminal (what a claim scans); `n` the last seq.
+ * Keys: `a:<age>` the record, where `<age>` sorts as (createdAt, id), the order
+ * every store lists and claims in; `i:<id>` → age and `o:<operationId>` → id
+ * (uniqueness); `w:<age>` marks an action that is not yet terminal (what a claim
+ * scans).
  *
  * Workers reach the object through {@link remoteActionStore} and
  * {@link serveActionStore} (durable-object-remote.ts).
@@ -17,19 +18,9 @@ import { ActionConflictError, StoreError, ValidationError, YadaError } from "../
 import { DO_LIST_SCAN_MAX } from "../limits.js";
 import { isRec } from "../util/record.js";
 import { quote } from "../util/text.js";
-import {
-  applyPatch,
-  checkClaim,
-  checkNewRecord,
-  checkPatch,
-  checkRecordSize,
-  checkTransition,
-  claimable,
-  listLimit,
-  listStates,
-  parseActionRecord,
-} from "./record-check.js";
-import { canTransition, isTerminal } from "./states.js";
+import { listStates } from "./record-check.js";
+import { applyTransition, checkClaim, isClaimable, leaseRecord, matchesQuery, parseActionRecord, parseNewRecord, queryLimit } from "./record.js";
+import { isTerminal } from "./states.js";
 import type { ActionExpectation, ActionPatch, ActionQuery, ActionRecord, ActionStore, ClaimOptions } from "./types.js";
 
 /** The storage operations the store uses: a subset of `DurableObjectStorage` and of its transaction. */
@@ -48,7 +39,13 @@ export interface DurableObjectStorageLike extends DurableObjectStorageOps {
 
 /** Keys are listed in pages of this many. */
 const PAGE = 128;
-const seqKey = (seq: number): string => String(seq).padStart(16, "0");
+/** createdAt at or past this cannot be ordered by the key (ms since the epoch: the year 33658). */
+const MAX_CREATED_AT = 1e15;
+/** A key that sorts as (createdAt, id): 16 integer digits, 12 fraction digits, the id. */
+function ageKey(r: ActionRecord): string {
+  const whole = Math.floor(r.createdAt);
+  return `${String(whole).padStart(16, "0")}.${(r.createdAt - whole).toFixed(12).slice(2)}:${r.id}`;
+}
 
 /**
  * An {@link ActionStore} on a Durable Object's storage. Construct it in the
@@ -83,14 +80,13 @@ export class DurableObjectActionStore implements ActionStore {
   }
 
   async create(record: ActionRecord): Promise<ActionRecord> {
-    const r = checkNewRecord(record, this.#where);
+    const r = parseNewRecord(record);
+    if (r.createdAt >= MAX_CREATED_AT) throw new ValidationError(`${this.#where}: action createdAt is out of range`);
     return this.#tx("create", async (txn) => {
       const taken = await txn.get([`i:${r.id}`, `o:${r.operationId}`]);
       if (taken.size > 0) throw new ActionConflictError(r.id, `${this.#where}: create: action ${quote(r.id)} or its operation id exists`);
-      const last = await txn.get("n");
-      const seq = (typeof last === "number" && Number.isSafeInteger(last) ? last : 0) + 1;
-      const k = seqKey(seq);
-      await txn.put({ n: seq, [`a:${k}`]: r, [`i:${r.id}`]: k, [`o:${r.operationId}`]: k, [`w:${k}`]: 1 });
+      const k = ageKey(r);
+      await txn.put({ [`a:${k}`]: r, [`i:${r.id}`]: k, [`o:${r.operationId}`]: r.id, [`w:${k}`]: 1 });
       return r;
     });
   }
@@ -101,16 +97,14 @@ export class DurableObjectActionStore implements ActionStore {
   }
 
   async list(query: ActionQuery): Promise<ActionRecord[]> {
-    const states = listStates(query, this.#where);
-    const limit = listLimit(query);
+    const limit = queryLimit(query);
+    const states = listStates(query);
     // Only live (not terminal) states asked for: the claim index is the shorter scan.
     const live = states !== undefined && states.every((s) => !isTerminal(s));
     return this.#tx("list", async (txn) => {
       const out: ActionRecord[] = [];
       await this.#scan(txn, live ? "w:" : "a:", (r) => {
-        if (r.tenantId !== query.tenantId) return false;
-        if (states && !states.includes(r.state)) return false;
-        if (query.runId !== undefined && r.runId !== query.runId) return false;
+        if (!matchesQuery(r, query)) return false;
         out.push(r);
         return out.length >= limit;
       });
@@ -119,23 +113,11 @@ export class DurableObjectActionStore implements ActionStore {
   }
 
   async transition(id: string, expected: ActionExpectation, patch: ActionPatch, now: number): Promise<ActionRecord> {
-    checkTransition(id, expected, patch, now, this.#where);
-    if (!canTransition(expected.state, patch.state)) {
-      throw new ActionConflictError(id, `${this.#where}: transition of ${quote(id)} from ${expected.state} to ${patch.state} is not allowed`);
-    }
-    checkPatch(id, expected.state, patch, this.#where);
+    if (typeof id !== "string" || id.length === 0) throw new ValidationError(`${this.#where}: transition needs an action id`);
     return this.#tx("transition", async (txn) => {
       const found = await this.#find(txn, id);
       if (!found) throw new StoreError(`${this.#where}: transition: no action ${quote(id)}`);
-      const cur = found.record;
-      if (cur.state !== expected.state || cur.fence !== expected.fence) {
-        throw new ActionConflictError(
-          id,
-          `${this.#where}: transition of ${quote(id)} expected ${expected.state} at fence ${expected.fence}, found ${cur.state} at fence ${cur.fence}`,
-        );
-      }
-      const next = applyPatch(cur, patch, now, this.#where);
-      checkRecordSize(next, this.#where);
+      const next = applyTransition(found.record, expected, patch, now);
       await txn.put({ [`a:${found.key}`]: next });
       if (isTerminal(next.state)) await txn.delete(`w:${found.key}`);
       return next;
@@ -143,7 +125,7 @@ export class DurableObjectActionStore implements ActionStore {
   }
 
   async claim(options: ClaimOptions): Promise<ActionRecord | undefined> {
-    checkClaim(options, this.#where);
+    checkClaim(options);
     return this.#tx("claim", async (txn) => {
       let picked: { key: string; record: ActionRecord } | undefined;
       let impossible: unknown;
@@ -151,7 +133,7 @@ export class DurableObjectActionStore implements ActionStore {
         txn,
         "w:",
         (r, key) => {
-          if (!claimable(r, options.now)) return false;
+          if (!isClaimable(r, options.now)) return false;
           picked = { key, record: r };
           return true;
         },
@@ -162,8 +144,7 @@ export class DurableObjectActionStore implements ActionStore {
         if (impossible) throw impossible;
         return undefined;
       }
-      const r = picked.record;
-      const next: ActionRecord = { ...r, fence: r.fence + 1, leaseOwner: options.workerId, leaseUntil: options.now + options.leaseMs, updatedAt: Math.max(options.now, r.createdAt) };
+      const next = leaseRecord(picked.record, options);
       await txn.put({ [`a:${picked.key}`]: next });
       return next;
     });
@@ -174,7 +155,7 @@ export class DurableObjectActionStore implements ActionStore {
     const key = await txn.get(`i:${id}`);
     if (key === undefined) return undefined;
     if (typeof key !== "string") throw new StoreError(`${this.#where}: the index entry of ${quote(id)} is impossible`);
-    const record = parseActionRecord(await txn.get(`a:${key}`), this.#where);
+    const record = this.#parse(await txn.get(`a:${key}`));
     if (record.id !== id) throw new StoreError(`${this.#where}: the index entry of ${quote(id)} names another action`);
     return { key, record };
   }
@@ -200,7 +181,7 @@ export class DurableObjectActionStore implements ActionStore {
         read++;
         let r: ActionRecord;
         try {
-          r = parseActionRecord(values.get(key), this.#where);
+          r = this.#parse(values.get(key));
         } catch (e) {
           if (!onImpossible) throw e;
           onImpossible(e);
@@ -212,6 +193,10 @@ export class DurableObjectActionStore implements ActionStore {
       if (page.size < PAGE) return;
       start = `${prefix}${keys[keys.length - 1]}\u0000`;
     }
+  }
+
+  #parse(value: unknown): ActionRecord {
+    return parseActionRecord(value, (m) => new StoreError(`${this.#where}: stored ${m}; it is not used`));
   }
 
   async #records(txn: DurableObjectStorageOps, keys: string[]): Promise<Map<string, unknown>> {

@@ -4,9 +4,10 @@
  * migration is one transaction, idempotent, and safe to run from every process at
  * start-up.
  *
- * - v1: the action table (one column per field; JSON-typed columns for arguments,
- *   decisions, outcome and server-supplied strings, which keep any text verbatim)
- *   and its indexes: the claim index covers only actions that may need a worker.
+ * - v1: the action table: the fields that never change as one verbatim JSON `body`
+ *   (with copies of the ones queries use as columns: id, operation id, tenant, run,
+ *   effect, times), one column per field a transition may change, and the indexes;
+ *   the claim index covers only actions that may need a worker.
  * - v2: a trigger that NOTIFYs the table's channel when an action becomes approved
  *   or reconciling (the wake-up of {@link PostgresActionStore.waitForWork}).
  *
@@ -20,34 +21,27 @@ const steps = (t: string): readonly string[] => [
   `CREATE TABLE ${t} (
     id text PRIMARY KEY,
     operation_id text NOT NULL UNIQUE,
-    run_id text,
-    call_id text,
-    actor_id text NOT NULL,
     tenant_id text NOT NULL,
-    tool text NOT NULL,
+    run_id text,
     effect text NOT NULL,
-    version json NOT NULL,
-    arguments json NOT NULL,
-    arguments_hash text NOT NULL,
-    state_version json,
-    preview json,
+    created_at double precision NOT NULL,
+    expires_at double precision NOT NULL,
+    body json NOT NULL,
     state text NOT NULL,
     fence bigint NOT NULL,
     lease_owner text,
-    lease_until bigint,
+    lease_until double precision,
     attempts bigint NOT NULL,
-    not_before bigint,
-    created_at bigint NOT NULL,
-    updated_at bigint NOT NULL,
-    expires_at bigint NOT NULL,
+    not_before double precision,
+    updated_at double precision NOT NULL,
+    state_version json,
     approval json,
     rejection json,
-    outcome json,
-    seq bigint GENERATED ALWAYS AS IDENTITY
+    outcome json
   );
-  CREATE INDEX ${t}_work ON ${t} (created_at, seq) WHERE state IN ('approved', 'reconciling', 'executing');
-  CREATE INDEX ${t}_expiry ON ${t} (expires_at, seq) WHERE state = 'awaiting_approval';
-  CREATE INDEX ${t}_tenant ON ${t} (tenant_id, created_at, seq);
+  CREATE INDEX ${t}_work ON ${t} (created_at, id) WHERE state IN ('approved', 'reconciling', 'executing');
+  CREATE INDEX ${t}_expiry ON ${t} (expires_at, id) WHERE state = 'awaiting_approval';
+  CREATE INDEX ${t}_tenant ON ${t} (tenant_id, created_at, id);
   CREATE INDEX ${t}_run ON ${t} (run_id) WHERE run_id IS NOT NULL;`,
   `CREATE OR REPLACE FUNCTION ${t}_notify() RETURNS trigger LANGUAGE plpgsql AS $fn$
   BEGIN

@@ -10,7 +10,7 @@
  * - A claim is one statement: `SELECT … FOR UPDATE SKIP LOCKED LIMIT 1` of the oldest
  *   action that needs a worker, then the fence bump and the lease, in the same
  *   statement; concurrent claims skip each other's rows instead of waiting.
- * - Rows are read back as one bounded JSON text per row and parsed field by field:
+ * - Rows are read back bounded and parsed by the shared record rules (postgres-rows.ts):
  *   a row edited by hand into an impossible state is a `store` error, never executed.
  * - Optional wake-up: `LISTEN`/`NOTIFY` (a trigger notifies when an action becomes
  *   approved or reconciling), with polling as the fallback.
@@ -22,8 +22,10 @@ import { MAX_ACTION_RECORD_BYTES, PG_POLL_INTERVAL_MS, PG_QUERY_TIMEOUT_MS } fro
 import { isRec } from "../util/record.js";
 import { sleep, startTimer } from "../util/sleep.js";
 import { quote } from "../util/text.js";
-import { checkClaim, checkNewRecord, checkPatch, checkTransition, listLimit, listStates, parseActionRecord } from "./record-check.js";
-import { ACTION_STATES, canTransition } from "./states.js";
+import { checkPatch, listStates } from "./record-check.js";
+import { checkClaim, parseNewRecord, queryLimit, utf8Length } from "./record.js";
+import { MUTABLE_COLUMNS, ROW_SELECT, parseRows, recordBody } from "./postgres-rows.js";
+import { ACTION_STATES, canTransition, isActionState } from "./states.js";
 import type { ActionExpectation, ActionPatch, ActionQuery, ActionRecord, ActionStore, ClaimOptions } from "./types.js";
 import { migrationSql, SCHEMA_VERSION } from "./postgres-schema.js";
 
@@ -78,30 +80,7 @@ const TABLE_NAME = /^[a-z_][a-z0-9_]{0,47}$/;
 // The move list of states.ts, as literals for the SQL compare-and-swap.
 const MOVES_SQL = ACTION_STATES.flatMap((from) => ACTION_STATES.filter((to) => canTransition(from, to)).map((to) => `'${from}>${to}'`)).join(", ");
 
-// Each row as one JSON text, keys as in ActionRecord (bigint columns become JSON numbers).
-const ROW_JSON = `json_build_object('id', id, 'operationId', operation_id, 'runId', run_id, 'callId', call_id,
- 'actorId', actor_id, 'tenantId', tenant_id, 'tool', tool, 'effect', effect, 'version', version,
- 'arguments', arguments, 'argumentsHash', arguments_hash, 'stateVersion', state_version, 'preview', preview,
- 'state', state, 'fence', fence, 'leaseOwner', lease_owner, 'leaseUntil', lease_until, 'attempts', attempts,
- 'notBefore', not_before, 'createdAt', created_at, 'updatedAt', updated_at, 'expiresAt', expires_at,
- 'approval', approval, 'rejection', rejection, 'outcome', outcome)::text`;
-// The bound is applied in the database: an oversized row is never sent.
-const bounded = (from: string): string =>
-  `SELECT CASE WHEN octet_length(j) <= ${MAX_ACTION_RECORD_BYTES} THEN j END AS j, octet_length(j) AS n FROM (SELECT ${ROW_JSON} AS j FROM ${from}) s`;
-
-// Patch fields: column and SQL type. JSON-typed columns keep any string (a NUL included) verbatim.
-const PATCH_COLUMNS: Readonly<Record<string, readonly [string, "text" | "bigint" | "json"]>> = {
-  leaseOwner: ["lease_owner", "text"],
-  leaseUntil: ["lease_until", "bigint"],
-  attempts: ["attempts", "bigint"],
-  notBefore: ["not_before", "bigint"],
-  approval: ["approval", "json"],
-  rejection: ["rejection", "json"],
-  outcome: ["outcome", "json"],
-  stateVersion: ["state_version", "json"],
-};
-
-const param = (v: unknown, type: "text" | "bigint" | "json"): string | null =>
+const param = (v: unknown, type: "text" | "bigint" | "float8" | "json"): string | null =>
   v === undefined || v === null ? null : type === "json" ? JSON.stringify(v) : String(v);
 
 /**
@@ -154,30 +133,32 @@ export class PostgresActionStore implements ActionStore {
     const t = table;
     const claimTail = `ORDER BY %ORDER% LIMIT 1 FOR UPDATE SKIP LOCKED
 ), u AS (
-  UPDATE ${t} a SET fence = a.fence + 1, lease_owner = $2, lease_until = $1::bigint + $3::bigint, updated_at = greatest($1::bigint, a.created_at)
+  UPDATE ${t} a SET fence = a.fence + 1, lease_owner = $2, lease_until = $1::float8 + $3::float8, updated_at = $1::float8
   FROM next WHERE a.id = next.id RETURNING a.*
-) ${bounded("u")}`;
+) ${ROW_SELECT("u")}`;
     this.#sql = {
-      insert: `INSERT INTO ${t} (id, operation_id, run_id, call_id, actor_id, tenant_id, tool, effect, version, arguments,
-  arguments_hash, state_version, preview, state, fence, lease_owner, lease_until, attempts, not_before, created_at, updated_at, expires_at)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::json, $10::json, $11, $12::json, $13::json, $14, $15::bigint, $16, $17::bigint,
-  $18::bigint, $19::bigint, $20::bigint, $21::bigint, $22::bigint)
+      insert: `INSERT INTO ${t} (id, operation_id, tenant_id, run_id, effect, created_at, expires_at, body,
+  state, fence, lease_owner, lease_until, attempts, not_before, updated_at, state_version, approval, rejection, outcome)
+VALUES ($1, $2, $3, $4, $5, $6::float8, $7::float8, $8::json, $9, $10::bigint, $11, $12::float8, $13::bigint, $14::float8,
+  $15::float8, $16::json, $17::json, $18::json, $19::json)
 ON CONFLICT DO NOTHING RETURNING id`,
-      get: `${bounded(`${t} WHERE id = $1`)}`,
-      list: `${bounded(`(SELECT * FROM ${t} WHERE tenant_id = $1
+      get: ROW_SELECT(`${t} WHERE id = $1`),
+      list: ROW_SELECT(`(SELECT * FROM ${t} WHERE tenant_id = $1
   AND ($2::json IS NULL OR state IN (SELECT json_array_elements_text($2::json)))
-  AND ($3::text IS NULL OR run_id = $3) ORDER BY created_at, seq LIMIT $4::int) l`)} `,
+  AND ($3::text IS NULL OR run_id = $3) ORDER BY created_at, id LIMIT $4::int) l`),
       // Work first (approved; reconciling past its back-off; executing whose lease lapsed), oldest first.
+      // A negative fence or count is impossible: such a row is never leased (and reads as a store error).
       claimWork: `WITH next AS (
   SELECT id FROM ${t} WHERE state IN ('approved', 'reconciling', 'executing')
-  AND (lease_until IS NULL OR lease_until <= $1::bigint)
-  AND (state <> 'reconciling' OR not_before IS NULL OR not_before <= $1::bigint)
-  ${claimTail.replace("%ORDER%", "created_at, seq")}`,
+  AND (lease_until IS NULL OR lease_until <= $1::float8)
+  AND (state <> 'reconciling' OR not_before IS NULL OR not_before <= $1::float8)
+  AND fence >= 0 AND attempts >= 0
+  ${claimTail.replace("%ORDER%", "created_at, id")}`,
       // Then an action awaiting approval past its expiry, to expire it.
       claimExpiry: `WITH next AS (
-  SELECT id FROM ${t} WHERE state = 'awaiting_approval' AND expires_at <= $1::bigint
-  AND (lease_until IS NULL OR lease_until <= $1::bigint)
-  ${claimTail.replace("%ORDER%", "expires_at, seq")}`,
+  SELECT id FROM ${t} WHERE state = 'awaiting_approval' AND expires_at <= $1::float8
+  AND (lease_until IS NULL OR lease_until <= $1::float8) AND fence >= 0 AND attempts >= 0
+  ${claimTail.replace("%ORDER%", "expires_at, id")}`,
     };
   }
 
@@ -208,12 +189,12 @@ ON CONFLICT DO NOTHING RETURNING id`,
   }
 
   async create(record: ActionRecord): Promise<ActionRecord> {
-    const r = checkNewRecord(record, this.#where);
+    const r = parseNewRecord(record);
+    const m = (k: string, v: unknown): string | null => param(v, MUTABLE_COLUMNS[k]?.[1] ?? "text");
     const rows = await this.#run("create", this.#sql.insert, [
-      r.id, r.operationId, r.runId ?? null, r.callId ?? null, r.actorId, r.tenantId, r.tool, r.effect,
-      JSON.stringify(r.version), JSON.stringify(r.arguments), r.argumentsHash, param(r.stateVersion, "json"), param(r.preview, "json"),
-      r.state, String(r.fence), r.leaseOwner ?? null, param(r.leaseUntil, "bigint"), String(r.attempts), param(r.notBefore, "bigint"),
-      String(r.createdAt), String(r.updatedAt), String(r.expiresAt),
+      r.id, r.operationId, r.tenantId, r.runId ?? null, r.effect, String(r.createdAt), String(r.expiresAt), JSON.stringify(recordBody(r)),
+      r.state, String(r.fence), m("leaseOwner", r.leaseOwner), m("leaseUntil", r.leaseUntil), String(r.attempts), m("notBefore", r.notBefore),
+      String(r.updatedAt), m("stateVersion", r.stateVersion), m("approval", r.approval), m("rejection", r.rejection), m("outcome", r.outcome),
     ]);
     if (rows.length !== 1) throw new ActionConflictError(r.id, `${this.#where}: create: action ${quote(r.id)} or its operation id exists`);
     return r;
@@ -221,55 +202,62 @@ ON CONFLICT DO NOTHING RETURNING id`,
 
   async get(id: string): Promise<ActionRecord | undefined> {
     if (typeof id !== "string" || id.length === 0) throw new ValidationError(`${this.#where}: get needs an action id`);
-    const found = this.#records(await this.#run("get", this.#sql.get, [id]), 1);
-    const r = found[0];
+    const r = parseRows(await this.#run("get", this.#sql.get, [id]), 1, this.#where)[0];
     if (r && r.id !== id) throw new StoreError(`${this.#where}: get ${quote(id)} read another action`);
     return r;
   }
 
   async list(query: ActionQuery): Promise<ActionRecord[]> {
-    const states = listStates(query, this.#where);
-    const limit = listLimit(query);
+    const limit = queryLimit(query);
+    const states = listStates(query);
     const runId = typeof query.runId === "string" ? query.runId : null;
     const rows = await this.#run("list", this.#sql.list, [query.tenantId, states ? JSON.stringify(states) : null, runId, String(limit)]);
-    const records = this.#records(rows, limit);
+    const records = parseRows(rows, limit, this.#where);
     for (const r of records) if (r.tenantId !== query.tenantId) throw new StoreError(`${this.#where}: list read an action of another tenant`);
     return records;
   }
 
   async transition(id: string, expected: ActionExpectation, patch: ActionPatch, now: number): Promise<ActionRecord> {
-    checkTransition(id, expected, patch, now, this.#where);
+    if (typeof id !== "string" || id.length === 0) throw new ValidationError(`${this.#where}: transition needs an action id`);
+    if (!isRec(expected) || !isActionState(expected.state) || !Number.isSafeInteger(expected.fence)) {
+      throw new ValidationError(`${this.#where}: transition of ${quote(id)} needs the expected state and fence`);
+    }
+    if (typeof now !== "number" || !Number.isFinite(now)) throw new ValidationError(`${this.#where}: transition of ${quote(id)} needs a finite now`);
+    checkPatch(expected.state, patch);
     if (!canTransition(expected.state, patch.state)) {
+      // Still one read, so an unknown id is a store error and an impossible row says so.
+      const current = await this.get(id);
+      if (!current) throw new StoreError(`${this.#where}: transition: no action ${quote(id)}`);
       throw new ActionConflictError(id, `${this.#where}: transition of ${quote(id)} from ${expected.state} to ${patch.state} is not allowed`);
     }
-    checkPatch(id, expected.state, patch, this.#where);
     const params: (string | null)[] = [id, expected.state, String(expected.fence), patch.state, String(now)];
-    const sets = ["state = $4", "updated_at = greatest($5::bigint, created_at)"];
+    const sets = ["state = $4", "updated_at = $5::float8"];
     for (const key of Object.keys(patch)) {
-      const column = PATCH_COLUMNS[key];
-      if (!column) continue;
+      const column = MUTABLE_COLUMNS[key];
+      if (!column || key === "state") continue;
       params.push(param((patch as Record<string, unknown>)[key], column[1]));
       sets.push(`${column[0]} = $${params.length}::${column[1]}`);
     }
-    const bytes = params.reduce((n, p) => n + (p === null ? 0 : p.length), 0);
-    if (bytes > MAX_ACTION_RECORD_BYTES) {
+    if (params.reduce((n, p) => n + (p === null ? 0 : utf8Length(p)), 0) > MAX_ACTION_RECORD_BYTES) {
       throw new LimitError("MAX_ACTION_RECORD_BYTES", MAX_ACTION_RECORD_BYTES, `${this.#where}: transition of ${quote(id)} is larger than ${MAX_ACTION_RECORD_BYTES} bytes`);
     }
-    // A decision must be of the action's own tenant: part of the compare.
+    // What depends on the stored record is part of the compare: a decision of the
+    // action's own tenant; a confirm action never reconciles, a write never ends unknown.
     const decided = patch.approval ?? patch.rejection;
     params.push(decided ? decided.tenantId : null);
-    const tenantCheck = `($${params.length}::text IS NULL OR tenant_id = $${params.length}::text)`;
+    const n = params.length;
     const sql = `WITH u AS (UPDATE ${this.#table} SET ${sets.join(", ")}
-  WHERE id = $1 AND state = $2 AND fence = $3::bigint AND (state || '>' || $4::text) IN (${MOVES_SQL}) AND ${tenantCheck}
-  RETURNING *) ${bounded("u")}`;
-    const rows = await this.#run("transition", sql, params);
-    const done = this.#records(rows, 1)[0];
+  WHERE id = $1 AND state = $2 AND fence = $3::bigint AND (state || '>' || $4::text) IN (${MOVES_SQL})
+  AND ($${n}::text IS NULL OR tenant_id = $${n}::text)
+  AND NOT (effect = 'confirm' AND $4::text = 'reconciling') AND NOT (effect = 'write' AND $4::text = 'outcome_unknown')
+  RETURNING *) ${ROW_SELECT("u")}`;
+    const done = parseRows(await this.#run("transition", sql, params), 1, this.#where)[0];
     if (done) return done;
     // Nothing changed: say why (one read, for the error only).
     const current = await this.get(id);
     if (!current) throw new StoreError(`${this.#where}: transition: no action ${quote(id)}`);
     if (current.state === expected.state && current.fence === expected.fence) {
-      throw new ValidationError(`${this.#where}: transition of ${quote(id)}: the decision is not of the action's tenant`);
+      throw new ValidationError(`${this.#where}: transition of ${quote(id)} to ${patch.state} does not fit the action (its tenant or effect)`);
     }
     throw new ActionConflictError(
       id,
@@ -278,11 +266,11 @@ ON CONFLICT DO NOTHING RETURNING id`,
   }
 
   async claim(options: ClaimOptions): Promise<ActionRecord | undefined> {
-    checkClaim(options, this.#where);
+    checkClaim(options);
     const params = [String(options.now), options.workerId, String(options.leaseMs)];
-    const work = this.#records(await this.#run("claim", this.#sql.claimWork, params), 1)[0];
+    const work = parseRows(await this.#run("claim", this.#sql.claimWork, params), 1, this.#where)[0];
     if (work) return work;
-    return this.#records(await this.#run("claim", this.#sql.claimExpiry, params), 1)[0];
+    return parseRows(await this.#run("claim", this.#sql.claimExpiry, params), 1, this.#where)[0];
   }
 
   /**
@@ -360,24 +348,6 @@ ON CONFLICT DO NOTHING RETURNING id`,
     const rows = isRec(result) ? result["rows"] : undefined;
     if (!Array.isArray(rows)) throw new StoreError(`${this.#where}: ${op}: the query function did not resolve with { rows }`);
     return rows;
-  }
-
-  /** Parses bounded JSON rows into checked records. */
-  #records(rows: unknown[], max: number): ActionRecord[] {
-    if (rows.length > max) throw new StoreError(`${this.#where}: read ${rows.length} rows where at most ${max} were asked for`);
-    return rows.map((row) => {
-      const j = isRec(row) ? row["j"] : undefined;
-      if (typeof j !== "string") {
-        throw new StoreError(`${this.#where}: a stored action is larger than ${MAX_ACTION_RECORD_BYTES} bytes (or unreadable); it is not used`);
-      }
-      let value: unknown;
-      try {
-        value = JSON.parse(j);
-      } catch (e) {
-        throw new StoreError(`${this.#where}: a stored action is not JSON; it is not used`, { cause: e });
-      }
-      return parseActionRecord(value, this.#where);
-    });
   }
 }
 
