@@ -32,6 +32,8 @@
  * - `conflict`: an action store refused a transition: the action is not in the expected state or fence (W8, W9).
  * - `store`: an action store cannot be used: it is locked by another process, or a stored record is impossible (W9).
  * - `oauth`: an OAuth 2.1 step failed or a response broke the rules (A2–A5).
+ * - `contract`: a write tool's server broke the action compatibility contract: a result envelope that is not strict, bounded and complete (W3).
+ * - `tool_failed`: a write tool's preparation or a confirmed tool answered `isError: true` (W3, W7).
  */
 export type YadaErrorCode =
   | "transport"
@@ -54,7 +56,9 @@ export type YadaErrorCode =
   | "provider"
   | "conflict"
   | "store"
-  | "oauth";
+  | "oauth"
+  | "contract"
+  | "tool_failed";
 
 /** Options common to every {@link YadaError}. */
 export interface YadaErrorOptions {
@@ -327,5 +331,27 @@ export class ProviderError extends YadaError {
     this.provider = provider;
     this.status = options.status;
     this.retryAfterMs = options.retryAfterMs;
+  }
+}
+
+/**
+ * A write tool's server broke the action compatibility contract (code `contract`,
+ * W3): a preparation, execution or receipt result whose `structuredContent` is
+ * missing, has extra or missing fields, or a value out of its bounds. Never counts
+ * as a success. The message names the server and the tool, never a value.
+ */
+export class ContractError extends YadaError {
+  constructor(message: string, options?: YadaErrorOptions) {
+    super("contract", message, options);
+  }
+}
+
+/**
+ * A write tool's preparation answered `isError: true` (code `tool_failed`, W3): the
+ * server declined to prepare. The message is the server's text (untrusted, bounded).
+ */
+export class ToolFailedError extends YadaError {
+  constructor(message: string, options?: YadaErrorOptions) {
+    super("tool_failed", message, options);
   }
 }

@@ -13,3 +13,4 @@ export { connectMcp, reconnectingMcp, nodeTransportFactory } from "./node/tools.
 // web bundle so that it stays small.
 export { createLineSplitter, type LineSink, type LineSplitter } from "./transport/ndjson.js";
 export { RecordingTransport, type TranscriptEntry } from "./transport/recording.js";
+export { openFileStore, FileActionStore, DEFAULT_FILE_STORE_PATH, type FileStoreOptions } from "./node/file-store.js";

@@ -14,7 +14,10 @@ export interface StoreHarness {
   close(): Promise<void>;
   /** Closes this store and opens the same data again (a process restart, for durable stores). */
   reopen(): Promise<ActionStore>;
-  /** Overwrites the stored record `id` with `raw`, bypassing every check (how a corrupt row looks). */
+  /**
+   * Overwrites the stored record `id` with `raw`, bypassing every check (how a corrupt
+   * row looks). It may replace `store` (the suite reads `store` again afterwards).
+   */
   tamper(id: string, raw: Record<string, unknown>): Promise<void>;
 }
 
@@ -84,6 +87,9 @@ async function rejectsWith(p: Promise<unknown>, code: string, what: string): Pro
   });
 }
 
+// Leases and windows that must still be open at the next call and lapsed after a pause:
+// wide enough for a loaded machine and a store that flushes each change to disk.
+const WINDOW_MS = 500;
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
@@ -258,11 +264,11 @@ export function storeContract(label: string, open: () => Promise<StoreHarness>):
 
     test("W9: claim takes an executing action only once its lease lapsed, and a lapsed approved lease", withStore(async ({ store }) => {
       const r = await inState(store, "approved");
-      const c = await store.claim({ workerId: "w1", now: Date.now(), leaseMs: 30 });
+      const c = await store.claim({ workerId: "w1", now: Date.now(), leaseMs: WINDOW_MS });
       assert.ok(c);
       const e = await store.transition(c.id, { state: "approved", fence: c.fence }, { state: "executing" }, Date.now());
       assert.equal(await store.claim({ workerId: "w2", now: Date.now(), leaseMs: 60_000 }), undefined, "live lease");
-      await pause(60);
+      await pause(WINDOW_MS + 100);
       const again = await store.claim({ workerId: "w2", now: Date.now(), leaseMs: 60_000 });
       assert.equal(again?.id, r.id);
       assert.equal(again.state, "executing", "the state is unchanged: the recovering worker decides");
@@ -271,9 +277,9 @@ export function storeContract(label: string, open: () => Promise<StoreHarness>):
       await rejectsWith(store.transition(r.id, { state: "executing", fence: e.fence }, patchFor("succeeded") as never, Date.now()), "conflict", "the first worker's commit");
 
       const a = await inState(store, "approved");
-      const ca = await store.claim({ workerId: "w1", now: Date.now(), leaseMs: 30 });
+      const ca = await store.claim({ workerId: "w1", now: Date.now(), leaseMs: WINDOW_MS });
       assert.equal(ca?.id, a.id);
-      await pause(60);
+      await pause(WINDOW_MS + 100);
       const ca2 = await store.claim({ workerId: "w3", now: Date.now(), leaseMs: 60_000 });
       assert.equal(ca2?.id, a.id, "an approved action whose worker died is claimed again");
       assert.equal(ca2.fence, ca.fence + 1);
@@ -281,10 +287,10 @@ export function storeContract(label: string, open: () => Promise<StoreHarness>):
 
     test("W9: claim takes a reconciling action only past notBefore", withStore(async ({ store }) => {
       const r = await inState(store, "reconciling");
-      const later = await store.transition(r.id, { state: "reconciling", fence: r.fence }, { state: "reconciling", attempts: 1, notBefore: Date.now() + 80, leaseUntil: undefined, leaseOwner: undefined }, Date.now());
+      const later = await store.transition(r.id, { state: "reconciling", fence: r.fence }, { state: "reconciling", attempts: 1, notBefore: Date.now() + WINDOW_MS, leaseUntil: undefined, leaseOwner: undefined }, Date.now());
       assert.equal(later.attempts, 1);
       assert.equal(await store.claim({ workerId: "w", now: Date.now(), leaseMs: 60_000 }), undefined, "before notBefore");
-      await pause(120);
+      await pause(WINDOW_MS + 100);
       const c = await store.claim({ workerId: "w", now: Date.now(), leaseMs: 60_000 });
       assert.equal(c?.id, r.id);
       assert.equal(c.state, "reconciling");
@@ -292,9 +298,9 @@ export function storeContract(label: string, open: () => Promise<StoreHarness>):
     }));
 
     test("W9: claim takes an awaiting_approval action only past expiresAt (to expire it)", withStore(async ({ store }) => {
-      const r = await store.create(newRecord({ expiresAt: Date.now() + 80 }));
+      const r = await store.create(newRecord({ expiresAt: Date.now() + WINDOW_MS }));
       assert.equal(await store.claim({ workerId: "w", now: Date.now(), leaseMs: 60_000 }), undefined);
-      await pause(120);
+      await pause(WINDOW_MS + 100);
       const c = await store.claim({ workerId: "w", now: Date.now(), leaseMs: 60_000 });
       assert.equal(c?.id, r.id);
       assert.equal(c.state, "awaiting_approval");
@@ -318,7 +324,7 @@ export function storeContract(label: string, open: () => Promise<StoreHarness>):
       for (const c of got) assert.equal((await store.get(c.id))?.leaseOwner, c.leaseOwner);
     }));
 
-    test("W9: an impossible stored record is a store error when read, and is never claimed", withStore(async ({ store, tamper }) => {
+    test("W9: an impossible stored record is a store error when read, and is never claimed", withStore(async (h) => {
       const impossible: Array<Record<string, unknown>> = [
         { state: "bogus" },
         { fence: -1 },
@@ -330,18 +336,18 @@ export function storeContract(label: string, open: () => Promise<StoreHarness>):
         { effect: "confirm", state: "reconciling", approval },
       ];
       for (const change of impossible) {
-        const r = await inState(store, "approved");
-        await tamper(r.id, { ...r, ...change });
-        await rejectsWith(store.get(r.id), "store", `get ${JSON.stringify(change)}`);
-        await rejectsWith(store.list({ tenantId: "acme" }), "store", `list ${JSON.stringify(change)}`);
-        const claimed = await store.claim({ workerId: "w", now: Date.now(), leaseMs: 60_000 }).catch((e: unknown) => {
+        const r = await inState(h.store, "approved");
+        await h.tamper(r.id, { ...r, ...change });
+        await rejectsWith(h.store.get(r.id), "store", `get ${JSON.stringify(change)}`);
+        await rejectsWith(h.store.list({ tenantId: "acme" }), "store", `list ${JSON.stringify(change)}`);
+        const claimed = await h.store.claim({ workerId: "w", now: Date.now(), leaseMs: 60_000 }).catch((e: unknown) => {
           assert.equal((e as { code?: unknown }).code, "store");
           return undefined;
         });
         assert.notEqual(claimed?.id, r.id, `claimed ${JSON.stringify(change)}`);
-        await rejectsWith(store.transition(r.id, { state: "approved", fence: r.fence }, { state: "executing" }, Date.now()), "store", `transition ${JSON.stringify(change)}`);
+        await rejectsWith(h.store.transition(r.id, { state: "approved", fence: r.fence }, { state: "executing" }, Date.now()), "store", `transition ${JSON.stringify(change)}`);
         // Put it back so the next round's list reads.
-        await tamper(r.id, { ...r, state: "failed", outcome: { reason: "restored" } });
+        await h.tamper(r.id, { ...r, state: "failed", outcome: { reason: "restored" } });
       }
     }));
 

@@ -86,9 +86,14 @@ export function renameTool(client: McpClient, identity: Identity, version = "rev
     },
     async execute(action: ApprovedAction): Promise<ActionOutcome> {
       tool.executes++;
-      await onExecute?.(action);
-      const r = await client.callTool("rename", action.arguments as Record<string, string>, { meta: { [META]: { ...base, operationId: action.operationId, stateVersion: action.stateVersion } } });
-      return receipt(r, action.operationId);
+      await onExecute?.(action); // throwing here: nothing was sent
+      try {
+        const r = await client.callTool("rename", action.arguments as Record<string, string>, { meta: { [META]: { ...base, operationId: action.operationId, stateVersion: action.stateVersion } } });
+        return receipt(r, action.operationId);
+      } catch (e) {
+        // Once the request may have left, a failure is an uncertain outcome, never a throw.
+        return { status: "unknown", reason: e instanceof Error ? e.message : String(e) };
+      }
     },
     async reconcile(action: ApprovedAction): Promise<ActionOutcome> {
       const r = await client.callTool("rename_receipt", {}, { meta: { [META]: { ...base, operationId: action.operationId } } });

@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { createServer } from "node:net";
 import { createActions } from "../../src/actions/approvals.js";
 import { MemoryActionStore } from "../../src/actions/memory-store.js";
-import { createWorker, reconcileDelay } from "../../src/actions/worker.js";
+import { createWorker, reconcileDelay, type ActionWorker } from "../../src/actions/worker.js";
 import { argumentsHash } from "../../src/actions/hash.js";
 import { MAX_NOT_SENT_ATTEMPTS, RECONCILE_MAX_DELAY_MS } from "../../src/limits.js";
 import type { ActionRecord } from "../../src/actions/types.js";
@@ -217,7 +217,7 @@ describe("W8: the worker", { timeout: 60_000 }, () => {
       await worker.runOnce();
       const r = await store.get(a.id);
       assert.equal(r?.state, "reconciling");
-      assert.match(r.outcome?.reason ?? "", /timeout/);
+      assert.match(r.outcome?.reason ?? "", /timed out/);
       clock += RECONCILE_MAX_DELAY_MS;
       await worker.runOnce();
       assert.equal((await store.get(a.id))?.state, "succeeded");
@@ -241,11 +241,11 @@ describe("W8: the worker", { timeout: 60_000 }, () => {
       await actions.approve(c, bob);
       // A worker that died right after recording executing: claimed, marked, never sent.
       for (let i = 0; i < 2; i++) {
-        const claimed = await store.claim({ workerId: "dead", now: Date.now(), leaseMs: 20 });
+        const claimed = await store.claim({ workerId: "dead", now: Date.now(), leaseMs: 400 });
         assert.ok(claimed);
         await store.transition(claimed.id, { state: "approved", fence: claimed.fence }, { state: "executing" }, Date.now());
       }
-      await new Promise((r) => setTimeout(r, 60));
+      await new Promise((r) => setTimeout(r, 500));
       await createWorker({ store, resolveTool: resolver([write, confirm]), workerId: "alive" }).runOnce();
       const wr = await store.get(w.id);
       assert.equal(wr?.state, "reconciling", "the receipt says nothing happened: still unknown, never resent");
@@ -357,7 +357,7 @@ describe("W8: the worker", { timeout: 60_000 }, () => {
       const tool = renameTool(server.client, alice);
       const moved: string[] = [];
       {
-        await using worker = createWorker({ store, resolveTool: resolver([tool]), pollMs: 20, onAction: (r) => moved.push(r.state) });
+        await using worker = createWorker({ store, resolveTool: resolver([tool]), pollMs: 20, onAction: (r) => moved.push(r.state) }) as ActionWorker & AsyncDisposable;
         worker.start();
         const a = await proposeRename(actions, tool);
         await actions.approve(a, bob);

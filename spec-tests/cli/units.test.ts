@@ -1,9 +1,9 @@
 // X6: the CLI's pure parts: the command line, the shell-like split of --stdio,
-// headers, error lines, terminal safety, and the stand-in confirmed tool.
+// headers, error lines, terminal safety, and the confirmed tool's version.
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { parseCommandLine, parseHeader, splitCommandLine } from "../../src/cli/args.js";
-import { confirmVersion, pendingConfirmTool, selectConfirmTools } from "../../src/cli/confirm.js";
+import { confirmVersion } from "../../src/tools/fingerprint.js";
 import { CliExit, EXIT, UsageError, errorLine, exitCodeOf } from "../../src/cli/exit.js";
 import { parseScript } from "../../src/cli/provider.js";
 import { clip, contentText, jsonText, oneLine, progressLine, safe, wantsColor, type Io } from "../../src/cli/terminal.js";
@@ -189,54 +189,29 @@ describe("X6: progress and clipping", () => {
   });
 });
 
-describe("X6, W7: the CLI's stand-in confirmed tool", () => {
+describe("W7: the confirmed tool's version", () => {
   const rename: McpTool = {
     name: "rename",
     description: "Renames a product.",
     inputSchema: { type: "object", properties: { sku: { type: "string" }, name: { type: "string", minLength: 1 } }, required: ["sku", "name"] },
     annotations: { readOnlyHint: false },
   };
-  const identity = { actorId: "cli", tenantId: "local" };
 
-  test("W7, X6: prepare checks identity and arguments; execute never runs", async () => {
-    const tool = pendingConfirmTool("catalog", rename, identity);
-    assert.equal(tool.effect, "confirm");
-    assert.equal(tool.name, "catalog__rename");
-    const action = await tool.prepare({ sku: "ABC-123", name: "Widget Pro" }, { identity });
-    assert.deepEqual(action, { tool: "catalog__rename", version: tool.version, arguments: { sku: "ABC-123", name: "Widget Pro" } });
-    await assert.rejects(tool.prepare({ sku: "ABC-123" }, { identity }), { code: "validation" });
-    await assert.rejects(tool.prepare({ sku: "A", name: "B" }, { identity: { actorId: "eve", tenantId: "local" } }), { code: "unauthorized" });
-    await assert.rejects(tool.execute({ ...action, operationId: "op-1" }, { identity }), /the approval flow is not available yet; the call was not executed/);
-  });
-
-  test("W7: the version covers the tool name and input schema, independent of key order", () => {
+  test("W7: the version covers the tool name and input schema, independent of key order", async () => {
     const reordered: McpTool = { ...rename, inputSchema: { required: ["sku", "name"], properties: { name: { minLength: 1, type: "string" }, sku: { type: "string" } }, type: "object" } };
-    assert.equal(confirmVersion(reordered), confirmVersion(rename));
-    assert.notEqual(confirmVersion({ ...rename, name: "rename2" }), confirmVersion(rename));
-    assert.notEqual(confirmVersion({ ...rename, inputSchema: { type: "object" } }), confirmVersion(rename));
-    assert.match(confirmVersion(rename), /^confirm:[0-9a-f]{64}$/);
+    assert.equal(await confirmVersion(reordered), await confirmVersion(rename));
+    assert.notEqual(await confirmVersion({ ...rename, name: "rename2" }), await confirmVersion(rename));
+    assert.notEqual(await confirmVersion({ ...rename, inputSchema: { type: "object" } }), await confirmVersion(rename));
+    assert.equal(await confirmVersion({ ...rename, description: "Other words." }), await confirmVersion(rename));
+    assert.match(await confirmVersion(rename), /^confirm:[0-9a-f]{64}$/);
   });
 
-  test("W7: a schema nesting values deeper than MAX_INSTANCE_DEPTH is a limit error, not a stack overflow", () => {
+  test("W7: a schema nesting values deeper than MAX_INSTANCE_DEPTH is a limit error, not a stack overflow", async () => {
     let deep: unknown = "leaf";
     for (let i = 0; i < 200; i++) deep = [deep];
-    assert.throws(() => confirmVersion({ ...rename, inputSchema: { type: "object", default: deep } }), { code: "limit", limit: "MAX_INSTANCE_DEPTH" });
+    await assert.rejects(confirmVersion({ ...rename, inputSchema: { type: "object", default: deep } }), { code: "limit", limit: "MAX_INSTANCE_DEPTH" });
     let fine: unknown = "leaf";
     for (let i = 0; i < 100; i++) fine = [fine];
-    assert.match(confirmVersion({ ...rename, inputSchema: { type: "object", default: fine } }), /^confirm:[0-9a-f]{64}$/);
-  });
-
-  test("W7, X6: * selects every tool that is neither a read tool nor annotated read-only; names must exist", () => {
-    const listed: McpTool[] = [
-      rename,
-      { name: "lookup", inputSchema: { type: "object" }, annotations: { readOnlyHint: true } },
-      { name: "plain", inputSchema: { type: "object" } },
-      { name: "reviewed", inputSchema: { type: "object" } },
-    ];
-    const reads = new Set(["lookup", "reviewed"]);
-    assert.deepEqual(selectConfirmTools(listed, reads, ["*"]).map((t) => t.name), ["rename", "plain"]);
-    assert.deepEqual(selectConfirmTools(listed, reads, ["rename"]).map((t) => t.name), ["rename"]);
-    assert.throws(() => selectConfirmTools(listed, reads, ["missing"]), { code: "config" });
-    assert.throws(() => selectConfirmTools(listed, reads, ["lookup"]), /already a read tool/);
+    assert.match(await confirmVersion({ ...rename, inputSchema: { type: "object", default: fine } }), /^confirm:[0-9a-f]{64}$/);
   });
 });

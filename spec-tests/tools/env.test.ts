@@ -142,17 +142,17 @@ describe("T1: server configuration at connect", { concurrency: true }, () => {
     assert.equal(rec.built(), 0);
   });
 
-  test("T1: writeTools and confirmTools are refused by this read-path connectMcp, before launching", T, async () => {
+  test("W1: write roles that overlap are refused before launching", T, async () => {
     const rec = recording();
     const e = await rejection(
       connectMcp(
-        { name: "catalog", command: "node", writeTools: { rename: { version: "v1", prepareTool: "prepare_rename", receiptTool: "rename_receipt" } } },
+        { name: "catalog", command: "node", readTools: ["prepare_rename"], writeTools: { rename: { version: "v1", prepareTool: "prepare_rename", receiptTool: "rename_receipt" } } },
         { identity: alice, authorize: allowAll },
         { transportFactory: rec.factory },
       ),
     );
     assert.equal(e.code, "config");
-    assert.match(e.message, /action layer/);
+    assert.match(e.message, /cannot overlap/);
     assert.equal(rec.built(), 0);
   });
 

@@ -5,9 +5,8 @@
  *
  * @module
  */
-import { ActionConflictError, LimitError, StoreError } from "../errors.js";
 import { MAX_FILE_STORE_ACTIONS } from "../limits.js";
-import { applyTransition, byAge, checkClaim, isClaimable, leaseRecord, matchesQuery, parseActionRecord, parseNewRecord, queryLimit } from "./record.js";
+import { RecordTable } from "./table.js";
 import type { ActionExpectation, ActionPatch, ActionQuery, ActionRecord, ActionStore, ClaimOptions } from "./types.js";
 
 /** Options of {@link MemoryActionStore}. */
@@ -40,81 +39,35 @@ export interface MemoryStoreOptions {
  * ```
  */
 export class MemoryActionStore implements ActionStore {
-  readonly #data: Map<string, string>;
-  readonly #max: number;
-  // operation id → action id; rebuilt when another store sharing the map added records.
-  #ops = new Map<string, string>();
+  readonly #table: RecordTable;
 
   constructor(options: MemoryStoreOptions = {}) {
-    this.#data = options.data ?? new Map();
-    this.#max = options.maxActions ?? MAX_FILE_STORE_ACTIONS;
-  }
-
-  #read(id: string, raw: string): ActionRecord {
-    let value: unknown;
-    try {
-      value = JSON.parse(raw);
-    } catch (cause) {
-      throw new StoreError(`stored action ${JSON.stringify(id.slice(0, 80))} is not JSON`, { cause });
-    }
-    const record = parseActionRecord(value);
-    if (record.id !== id) throw new StoreError("stored action is filed under another id");
-    return record;
-  }
-
-  #all(): ActionRecord[] {
-    const out: ActionRecord[] = [];
-    for (const [id, raw] of this.#data) out.push(this.#read(id, raw));
-    return out;
+    this.#table = new RecordTable(options.data ?? new Map(), options.maxActions ?? MAX_FILE_STORE_ACTIONS, "MAX_FILE_STORE_ACTIONS");
   }
 
   async create(record: ActionRecord): Promise<ActionRecord> {
-    const r = parseNewRecord(record);
-    if (this.#data.has(r.id)) throw new ActionConflictError(r.id, "an action with this id exists");
-    if (this.#ops.size !== this.#data.size) {
-      this.#ops = new Map();
-      for (const [id, raw] of this.#data) this.#ops.set(this.#read(id, raw).operationId, id);
-    }
-    if (this.#ops.has(r.operationId)) throw new ActionConflictError(r.id, "an action with this operation id exists");
-    if (this.#data.size >= this.#max) throw new LimitError("MAX_FILE_STORE_ACTIONS", this.#max, `the store holds ${this.#max} actions`);
-    this.#data.set(r.id, JSON.stringify(r));
-    this.#ops.set(r.operationId, r.id);
+    const r = this.#table.checkCreate(record);
+    this.#table.commit(r, JSON.stringify(r));
     return structuredClone(r);
   }
 
   async get(id: string): Promise<ActionRecord | undefined> {
-    const raw = this.#data.get(id);
-    return raw === undefined ? undefined : this.#read(id, raw);
+    return this.#table.get(id);
   }
 
   async list(query: ActionQuery): Promise<ActionRecord[]> {
-    const limit = queryLimit(query);
-    return this.#all().filter((r) => matchesQuery(r, query)).sort(byAge).slice(0, limit);
+    return this.#table.list(query);
   }
 
   async transition(id: string, expected: ActionExpectation, patch: ActionPatch, now: number): Promise<ActionRecord> {
-    const raw = this.#data.get(id);
-    if (raw === undefined) throw new StoreError(`no action ${JSON.stringify(String(id).slice(0, 80))}`);
-    const next = applyTransition(this.#read(id, raw), expected, patch, now);
-    this.#data.set(id, JSON.stringify(next));
-    return next;
+    const next = this.#table.checkTransition(id, expected, patch, now);
+    this.#table.commit(next, JSON.stringify(next));
+    return structuredClone(next);
   }
 
   async claim(options: ClaimOptions): Promise<ActionRecord | undefined> {
-    checkClaim(options);
-    let best: ActionRecord | undefined;
-    for (const [id, raw] of this.#data) {
-      let r: ActionRecord;
-      try {
-        r = this.#read(id, raw);
-      } catch {
-        continue; // An impossible record is never handed to a worker; get/list report it.
-      }
-      if (isClaimable(r, options.now) && (best === undefined || byAge(r, best) < 0)) best = r;
-    }
-    if (best === undefined) return undefined;
-    const leased = leaseRecord(best, options);
-    this.#data.set(leased.id, JSON.stringify(leased));
-    return leased;
+    const leased = this.#table.pickClaim(options);
+    if (leased) this.#table.commit(leased, JSON.stringify(leased));
+    return leased && structuredClone(leased);
   }
 }

@@ -47,8 +47,11 @@ export interface WorkerOptions {
   onError?: (error: unknown) => void;
 }
 
-/** A worker. See {@link createWorker}. */
-export interface ActionWorker extends AsyncDisposable {
+/**
+ * A worker. See {@link createWorker}. Where the runtime has `Symbol.asyncDispose`,
+ * the worker has it too (`await using worker = ...` stops it).
+ */
+export interface ActionWorker {
   /** Handles every action that needs a worker now (at most `MAX_ACTIONS_PER_PASS`); resolves to how many it handled. */
   runOnce(): Promise<number>;
   /** Runs passes until {@link ActionWorker.stop}, pausing `pollMs` when a pass found nothing. */
@@ -73,9 +76,10 @@ function boundResult(result: ToolResult): ToolResult {
 }
 
 /**
- * "Not sent" (ACTIONS.md): only a failure before any byte of the execute request
- * could reach the server: a refused connection, a name that did not resolve, or
- * an auth challenge (HTTP 401 / 403) answered before the body was read.
+ * "Not sent" (ACTIONS.md) for an error a tool threw: a refused connection, a name
+ * that did not resolve, or an auth challenge (HTTP 401 / 403) answered before the
+ * body was read. Such a send may be tried again under the same operation id; a tool
+ * says the same of an outcome with `notSent: true`.
  */
 export function wasNotSent(error: unknown): boolean {
   if (isYadaError(error, "http")) {
@@ -109,10 +113,11 @@ const reasonOf = (e: unknown): string => {
  *   another effect, a changed `version` or arguments that no longer match their hash
  *   → `failed` with nothing sent (`tool_not_found`, `version_changed`,
  *   `arguments_changed`); else `executing` (stored first), then execute: succeeded or
- *   failed as the server answered; unknown, a thrown error or a malformed answer →
- *   `reconciling` (write) or `outcome_unknown` (confirm). A failure before the send
- *   (see {@link wasNotSent}) is retried under the same operation id, at most
- *   `MAX_NOT_SENT_ATTEMPTS` times;
+ *   failed as the server answered; unknown or a malformed answer → `reconciling`
+ *   (write) or `outcome_unknown` (confirm). An execute that throws sent nothing (the
+ *   tool contract): the action fails; one provably not sent (`notSent: true`, or see
+ *   {@link wasNotSent}) is tried again under the same operation id, at most
+ *   `MAX_NOT_SENT_ATTEMPTS` times in all;
  * - executing with a lapsed lease (a worker died mid-send) → `reconciling` (write) or
  *   `outcome_unknown` (confirm), never sent again;
  * - reconciling → the receipt lookup; unknown again stays `reconciling` with a
@@ -124,8 +129,10 @@ const reasonOf = (e: unknown): string => {
  * ```ts
  * import { createWorker, MemoryActionStore } from "yada";
  * const store = new MemoryActionStore();
- * await using worker = createWorker({ store, resolveTool: () => undefined });
+ * const worker = createWorker({ store, resolveTool: () => undefined });
  * console.log(await worker.runOnce()); // 0: nothing to do
+ * worker.start();
+ * await worker.stop();
  * ```
  */
 export function createWorker(options: WorkerOptions): ActionWorker {
@@ -163,7 +170,7 @@ export function createWorker(options: WorkerOptions): ActionWorker {
       const r = x.result as Partial<ToolResult> | undefined;
       if (r && Array.isArray(r.content) && typeof r.isError === "boolean") return o as ActionOutcome;
     }
-    if (x && x.status === "unknown" && typeof x.reason === "string") return o as ActionOutcome;
+    if (x && x.status === "unknown" && typeof x.reason === "string") return { status: "unknown", reason: x.reason, ...(x.notSent === true ? { notSent: true } : {}) };
     return { status: "unknown", reason: "the tool returned a malformed outcome" };
   };
 
@@ -183,20 +190,22 @@ export function createWorker(options: WorkerOptions): ActionWorker {
     if (claimed.preview !== undefined) approved.preview = claimed.preview;
     let outcome: ActionOutcome | undefined;
     for (let attempt = 1; outcome === undefined; attempt++) {
+      let notSent: unknown;
       try {
-        outcome = checked(await tool.execute(approved, { identity }));
+        const o = checked(await tool.execute(approved, { identity }));
+        if (o.status === "unknown" && o.notSent === true) notSent = o.reason;
+        else outcome = o;
       } catch (e) {
-        if (isYadaError(e, "unauthorized")) {
-          // The host's authorize refused the phase: nothing left the process.
-          await move(executing, { state: "failed", outcome: { result: errorResult("unauthorized", "the execute call was not authorized; nothing was sent"), reason: reasonOf(e) }, ...release });
+        // The tool contract: execute throws only when nothing was sent.
+        if (!wasNotSent(e)) {
+          await move(executing, { state: "failed", outcome: { result: errorResult(isYadaError(e) ? e.code : "not_sent", "the execute call was refused before it was sent; nothing was sent"), reason: reasonOf(e) }, ...release });
           return;
         }
-        if (wasNotSent(e) && attempt < MAX_NOT_SENT_ATTEMPTS) continue;
-        if (wasNotSent(e)) {
-          await move(executing, { state: "failed", outcome: { result: errorResult("not_sent", "the server could not be reached; nothing was sent"), reason: reasonOf(e) }, ...release });
-          return;
-        }
-        outcome = { status: "unknown", reason: `no definite answer to execute (${reasonOf(e)})` };
+        notSent = e;
+      }
+      if (notSent !== undefined && attempt >= MAX_NOT_SENT_ATTEMPTS) {
+        await move(executing, { state: "failed", outcome: { result: errorResult("not_sent", "the server could not be reached; nothing was sent"), reason: typeof notSent === "string" ? notSent.slice(0, MAX_ACTION_REASON_CHARS) : reasonOf(notSent) }, ...release });
+        return;
       }
     }
     await finish(executing, outcome);
@@ -253,7 +262,7 @@ export function createWorker(options: WorkerOptions): ActionWorker {
   let loop: Promise<void> | undefined;
   let stopping: (() => void) | undefined;
   let stopped = false;
-  return {
+  const worker: ActionWorker = {
     runOnce,
     start() {
       if (loop) return;
@@ -284,8 +293,9 @@ export function createWorker(options: WorkerOptions): ActionWorker {
       await loop;
       loop = undefined;
     },
-    async [Symbol.asyncDispose]() {
-      await this.stop();
-    },
   };
+  // ES2022 has no Symbol.asyncDispose; runtimes that have it get the disposer.
+  const dispose = (Symbol as { asyncDispose?: symbol }).asyncDispose;
+  if (dispose) Object.defineProperty(worker, dispose, { value: () => worker.stop() });
+  return worker;
 }

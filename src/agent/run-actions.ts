@@ -17,7 +17,7 @@ import { canonicalKey } from "../schema/equal.js";
 import type { ConfirmTool, Identity, ToolResult, WriteTool } from "../tools/types.js";
 import { isRec } from "../util/record.js";
 import { utf8Length } from "../actions/record.js";
-import { parseMessages, type Message, type ToolCallPart } from "./messages.js";
+import { lastAnswer, parseMessages, toolCallsOf, type Message, type ToolCallPart } from "./messages.js";
 import { errorResult, thrownResult } from "./tool-results.js";
 import type { ProposedCall } from "./events.js";
 
@@ -109,6 +109,13 @@ export async function parseRunState(value: unknown, actions: RunActions, identit
     return { callId: p.callId, toolName: p.toolName, actionId: p.actionId };
   });
   const messages = parseMessages(value.messages);
+  // The pending calls are exactly the unanswered calls of the last answer: a state cannot smuggle in its own results.
+  const last = lastAnswer(messages);
+  const answered = new Set(messages.map((m) => m.role === "tool" && m.toolCallId));
+  const open = last ? toolCallsOf(last).filter((c) => !answered.has(c.id)) : [];
+  if (open.length !== calls.length || !open.every((c) => calls.some((p) => p.callId === c.id && p.toolName === c.name)) || messages.at(-1)?.role === "user") {
+    throw bad("does not match its conversation's unanswered calls");
+  }
   const state: RunState = { kind: "yada.run", version: 1, runId, actorId, tenantId, messages, pending: calls };
   if (actions.signingKey !== undefined) {
     if (typeof signature !== "string" || !sameHex(signature, await hmac(actions.signingKey, state))) throw bad("signature does not match");

@@ -1,10 +1,10 @@
 /**
- * The tools `run` and the demo give the model: the server's read tools through
- * connectMcp (identity-bound, authorized on every call, validated, bounded:
- * T1–T11), plus its other tools behind approval ({@link pendingConfirmTool}).
+ * The tools `run` and the demo give the model, all through connectMcp
+ * (identity-bound, authorized on every call, validated, bounded: T1–T11): the
+ * server's read tools, plus its other tools as confirmed tools behind approval (W7).
  *
- * connectMcp reads the catalog once; the mutating tools it leaves out are taken
- * from that same `tools/list` answer (seen through a {@link RecordingTransport}),
+ * The listing and server info shown to the user are taken from connectMcp's own
+ * `tools/list` and handshake answers (seen through a {@link RecordingTransport}),
  * so there is one connection and one listing.
  *
  * @module
@@ -15,7 +15,6 @@ import { connectMcp, nodeTransportFactory } from "../node/tools.js";
 import type { McpConnection } from "../tools/connect.js";
 import type { Authorize, ConfirmTool, Identity, ReadTool, Tool } from "../tools/types.js";
 import { RecordingTransport, type TranscriptEntry } from "../transport/recording.js";
-import { pendingConfirmTool, selectConfirmTools } from "./confirm.js";
 import { serverConfig, type ServerChoice } from "./server.js";
 
 /** Options of {@link connectAgentTools}. */
@@ -35,13 +34,13 @@ export interface AgentToolsOptions {
 
 /** A connected server's tools for the model. */
 export interface AgentTools {
-  connection: McpConnection<ReadTool>;
+  connection: McpConnection<Tool>;
   /** Every tool the server listed. */
   listed: McpTool[];
   /** The server's `serverInfo` from the handshake, when it sent one (untrusted). */
   serverInfo: { name: string; version: string } | undefined;
   /** What runs directly (connectMcp's read tools). */
-  reads: readonly ReadTool[];
+  reads: ReadTool[];
   /** What stops for approval. */
   confirms: ConfirmTool[];
   /** `reads` then `confirms`: what `run` gets. */
@@ -49,12 +48,13 @@ export interface AgentTools {
 }
 
 /**
- * Connects the chosen server for the agent: read tools through connectMcp, the
- * others as pending confirmed tools. Closing `connection` ends the session.
+ * Connects the chosen server for the agent: read tools and confirmed tools
+ * (`confirmTools`, default `"*"`) through connectMcp. Closing `connection` ends the session.
  *
  * @throws the errors of connectMcp (`config`, `tool_not_found`, `limit`,
- * `schema`, `timeout`, connection errors) and ConfigError (`config`) for a
- * `confirmTools` name that is not listed or is already a read tool.
+ * `schema`, `timeout`, connection errors), among them ConfigError (`config`) for a
+ * `confirmTools` name that is also a read tool and ToolNotFoundError
+ * (`tool_not_found`) for one that is not listed.
  */
 export async function connectAgentTools(choice: ServerChoice, options: AgentToolsOptions): Promise<AgentTools> {
   const listRequests = new Set<unknown>();
@@ -79,7 +79,11 @@ export async function connectAgentTools(choice: ServerChoice, options: AgentTool
       }
     }
   };
-  const config = serverConfig(choice, { ...(options.readTools ? { readTools: options.readTools } : {}), ...(options.resources ? { resources: true } : {}) });
+  const wanted = options.confirmTools ?? ["*"];
+  const config = {
+    ...serverConfig(choice, { ...(options.readTools ? { readTools: options.readTools } : {}), ...(options.resources ? { resources: true } : {}) }),
+    confirmTools: wanted.length === 1 && wanted[0] === "*" ? ("*" as const) : wanted,
+  };
   const connection = await connectMcp(
     config,
     { identity: options.identity, authorize: options.authorize },
@@ -90,13 +94,7 @@ export async function connectAgentTools(choice: ServerChoice, options: AgentTool
     },
   );
   watching = false;
-  try {
-    const prefix = `${choice.name}__`;
-    const readNames = new Set(connection.tools.filter((t) => t.name.startsWith(prefix)).map((t) => t.name.slice(prefix.length)));
-    const confirms = selectConfirmTools(listed, readNames, options.confirmTools ?? ["*"]).map((t) => pendingConfirmTool(choice.name, t, options.identity));
-    return { connection, listed, serverInfo, reads: connection.tools, confirms, tools: [...connection.tools, ...confirms] };
-  } catch (e) {
-    await connection.close().catch(() => {});
-    throw e;
-  }
+  const reads = connection.tools.filter((t): t is ReadTool => t.effect === "read");
+  const confirms = connection.tools.filter((t): t is ConfirmTool => t.effect === "confirm");
+  return { connection, listed, serverInfo, reads, confirms, tools: [...reads, ...confirms] };
 }

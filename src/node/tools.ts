@@ -78,6 +78,8 @@ export function connectMcp(server: McpServerConfig, access: McpAccess, options?:
  * const connection = await reconnectingMcp({ name: "catalog", command: "node", args: ["/srv/catalog.js"] }, { identity, authorize });
  * ```
  */
-export function reconnectingMcp(server: McpReadConfig, access: McpAccess, options?: ReconnectOptions): Promise<McpConnection<ReadTool>> {
+export function reconnectingMcp(server: McpReadConfig, access: McpAccess, options?: ReconnectOptions): Promise<McpConnection<ReadTool>>;
+export function reconnectingMcp(server: McpServerConfig, access: McpAccess, options?: ReconnectOptions): Promise<McpConnection<Tool>>;
+export function reconnectingMcp(server: McpServerConfig, access: McpAccess, options?: ReconnectOptions): Promise<McpConnection<Tool>> {
   return webReconnectingMcp(server, access, withStdio(options));
 }

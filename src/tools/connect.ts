@@ -22,14 +22,15 @@ import { isRecord, type McpPrompt, type McpTool } from "../mcp/types.js";
 import { HttpTransport, type FetchFunction } from "../transport/http.js";
 import type { Transport } from "../transport/types.js";
 import { checkTimeout, parseServerConfig, type McpReadConfig, type McpServerConfig } from "./config.js";
-import { contractOf, toolSpec, type ContractEntry } from "./contract.js";
+import { contractOf } from "./contract.js";
 import { bindIdentity, checkCaller, type ConnectionGate, type McpAccess } from "./gate.js";
 import { assertUniqueToolNames } from "./names.js";
 import { checkPromptArgs, promptText, type McpPromptText } from "./prompts.js";
 import { mcpReadTool } from "./read-tool.js";
 import { resourceTools } from "./resources.js";
-import { selectReadTools } from "./select.js";
-import type { Authorize, Identity, ReadTool, Tool } from "./types.js";
+import { checkRoleNames, roleEntries, selectRoles } from "./roles.js";
+import type { Authorize, ConfirmTool, Identity, ReadTool, Tool, WriteTool } from "./types.js";
+import { actionTools } from "./action-tools.js";
 
 /** What a {@link TransportFactory} gets besides the server configuration. */
 export interface TransportContext {
@@ -108,15 +109,6 @@ export const httpTransportFactory: TransportFactory = (server, context) => {
   return new HttpTransport(server.url, { logger: context.logger, fetch: context.fetch, headers: server.headers });
 };
 
-/** The contract entries of the tools a configuration exposes from `listed` (T13). */
-function contractEntries(server: McpServerConfig, listed: readonly McpTool[]): ContractEntry[] {
-  const entries: ContractEntry[] = selectReadTools(server, listed).map((t) => ({ remote: t.name, effect: "read", spec: toolSpec(t) }));
-  if (server.resources === true) {
-    entries.push({ remote: "list_resources", effect: "read", spec: "resources/list" }, { remote: "read_resource", effect: "read", spec: "resources/read" });
-  }
-  return entries;
-}
-
 /**
  * Connects one MCP server and returns its read tools, bound to `access.identity`.
  *
@@ -139,10 +131,17 @@ function contractEntries(server: McpServerConfig, listed: readonly McpTool[]): C
  * throws for what it cannot: `unauthorized` (identity), `stale_contract`,
  * `session_expired`, `connection_closed`, `cancelled`.
  *
+ * Writes (W1–W7): `writeTools` maps each reviewed mutation to its read-only
+ * preparation and receipt helpers; the mutation becomes a {@link WriteTool} and the
+ * helpers are hidden. `confirmTools` (names, or `"*"` for every tool with no other
+ * role that is not annotated `readOnlyHint: true`) become {@link ConfirmTool}s.
+ * Neither executes inside a plain `run`: an action layer prepares, records, and
+ * after approval executes them. See docs/server-contract.md for the envelopes.
+ *
  * @throws ConfigError (`config`) for an invalid configuration, identity or option
- * (never echoing header values), or a configuration with `writeTools` / `confirmTools`,
- * which need the action layer; ToolNotFoundError (`tool_not_found`) for a missing
- * `readTools` name; LimitError (`limit`) for a name over 64 characters or too many
+ * (never echoing header values), overlapping roles, a helper not annotated
+ * `readOnlyHint: true` or a mutation annotated so; ToolNotFoundError (`tool_not_found`)
+ * for a missing `readTools`, `writeTools` (mutation or helper) or `confirmTools` name; LimitError (`limit`) for a name over 64 characters or too many
  * pages; SchemaError (`schema`) for an input or output schema that does not compile;
  * TimeoutError (`timeout`) when setup exceeds `timeoutMs`; CancelledError
  * (`cancelled`); and connection errors (`transport`, `http`, `connection_closed`, `protocol`).
@@ -166,9 +165,7 @@ export function connectMcp(server: McpServerConfig, access: McpAccess, options?:
 export async function connectMcp(server: McpServerConfig, access: McpAccess, options: ConnectOptions = {}): Promise<McpConnection<Tool>> {
   const config = parseServerConfig(server);
   const name = config.name;
-  if (config.writeTools !== undefined || config.confirmTools !== undefined) {
-    throw new ConfigError(`${name}: writeTools and confirmTools need the action layer`);
-  }
+  checkRoleNames(config);
   if (!isRecord(access) || typeof access.authorize !== "function") throw new ConfigError("connectMcp needs {identity, authorize: function}");
   const authorize = access.authorize as Authorize;
   // T1: a frozen copy, so later changes to the host's object cannot rebind the connection.
@@ -233,10 +230,12 @@ export async function connectMcp(server: McpServerConfig, access: McpAccess, opt
     const listed = await connected.listTools({ signal });
     stopWatching();
     const skip = (tool: string, reason: string): void => logger("warn", "left out a read tool", { server: name, tool: tool.slice(0, MAX_QUOTED_CHARS), reason });
-    const tools = selectReadTools(config, listed, skip).map((remote) => mcpReadTool(gate, connected, name, remote, timeoutMs));
+    const roles = selectRoles(config, listed, skip);
+    const tools: Tool[] = roles.reads.map((remote) => mcpReadTool(gate, connected, name, remote, timeoutMs));
     if (config.resources === true) tools.push(...resourceTools(gate, connected, name));
+    tools.push(...(await actionTools({ config, roles, gate, client: connected, identity, timeoutMs })));
     assertUniqueToolNames(tools);
-    const contract = contractOf(name, contractEntries(config, listed));
+    const contract = contractOf(name, roleEntries(config, listed));
 
     /**
      * T13: reads the catalog again and compares the exposed contract. Calls wait
@@ -252,7 +251,7 @@ export async function connectMcp(server: McpServerConfig, access: McpAccess, opt
           const relisted = await connected.listTools();
           let now: string | undefined;
           try {
-            now = contractOf(name, contractEntries(config, relisted));
+            now = contractOf(name, roleEntries(config, relisted));
           } catch {
             // a configured read tool disappeared or turned mutating
           }

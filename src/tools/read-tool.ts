@@ -135,7 +135,12 @@ export function guardedTool(
   });
 }
 
-function compile(schema: Record<string, unknown>, where: string): CompiledSchema {
+/**
+ * Compiles a tool's schema, naming the tool in the error.
+ *
+ * @throws SchemaError (`schema`) prefixed with `where`.
+ */
+export function compile(schema: Record<string, unknown>, where: string): CompiledSchema {
   try {
     return compileSchema(schema);
   } catch (e) {

@@ -1,18 +1,20 @@
 /**
- * `reconnectingMcp` (W10, read path): a read connection that replaces itself
- * after a changed contract (T13) or an expired HTTP session, but only with a
- * connection whose contract equals the original one, and that waits 30 s after a
- * failed reconnect before trying again.
+ * `reconnectingMcp` (W10): a connection that replaces itself after a changed
+ * contract (T13) or an expired HTTP session, but only with a connection whose
+ * contract equals the original one (effects, versions and specifications of
+ * every read, write and confirmed tool), and that waits 30 s after a failed
+ * reconnect before trying again. Write and confirmed tools delegate each phase
+ * to the live connection's tool of the same name, effect and version.
  *
  * @module
  */
 import { ConnectionClosedError, StaleContractError, YadaError } from "../errors.js";
 import { RECONNECT_BACKOFF_MS } from "../limits.js";
-import { parseServerConfig, type McpReadConfig } from "./config.js";
+import { parseServerConfig, type McpReadConfig, type McpServerConfig } from "./config.js";
 import { connectMcp, type ConnectOptions, type McpConnection } from "./connect.js";
 import { bindIdentity, checkCaller, type McpAccess } from "./gate.js";
 import { readTool } from "./read-tool.js";
-import type { ReadTool } from "./types.js";
+import type { ConfirmTool, ReadTool, Tool, WriteTool } from "./types.js";
 
 /** Options of {@link reconnectingMcp}: those of connectMcp plus an injectable clock. */
 export interface ReconnectOptions extends ConnectOptions {
@@ -45,11 +47,13 @@ export interface ReconnectOptions extends ConnectOptions {
  * await connection.close();
  * ```
  */
-export async function reconnectingMcp(server: McpReadConfig, access: McpAccess, options: ReconnectOptions = {}): Promise<McpConnection<ReadTool>> {
+export function reconnectingMcp(server: McpReadConfig, access: McpAccess, options?: ReconnectOptions): Promise<McpConnection<ReadTool>>;
+export function reconnectingMcp(server: McpServerConfig, access: McpAccess, options?: ReconnectOptions): Promise<McpConnection<Tool>>;
+export async function reconnectingMcp(server: McpServerConfig, access: McpAccess, options: ReconnectOptions = {}): Promise<McpConnection<Tool>> {
   // Every reconnect uses a frozen copy of what the first connect used: a host that
   // later changes its config object (another URL, other headers) or identity cannot
   // send the connection's credentials elsewhere. The validating parse copies every field.
-  const pinned = deepFreeze(parseServerConfig(server) as McpReadConfig);
+  const pinned = deepFreeze(parseServerConfig(server));
   const identity = bindIdentity(access.identity);
   const pinnedAccess: McpAccess = Object.freeze({ identity, authorize: access.authorize });
   let current = await connectMcp(pinned, pinnedAccess, options);
@@ -57,11 +61,11 @@ export async function reconnectingMcp(server: McpReadConfig, access: McpAccess, 
   const now = clock ?? Date.now;
   const { server: name, contract } = current;
   const closedError = (): ConnectionClosedError => new ConnectionClosedError(`${name}: the MCP connection is closed`);
-  let pending: Promise<McpConnection<ReadTool>> | undefined;
+  let pending: Promise<McpConnection<Tool>> | undefined;
   let failure: { error: unknown; at: number } | undefined;
   let closed = false;
 
-  const attempt = async (from: McpConnection<ReadTool>): Promise<McpConnection<ReadTool>> => {
+  const attempt = async (from: McpConnection<Tool>): Promise<McpConnection<Tool>> => {
     try {
       await from.close().catch(() => {});
       const next = await connectMcp(pinned, pinnedAccess, rest);
@@ -85,7 +89,7 @@ export async function reconnectingMcp(server: McpReadConfig, access: McpAccess, 
   };
 
   /** Replaces `from` (single flight), honouring the backoff after a failure. */
-  const reconnect = async (from: McpConnection<ReadTool>): Promise<McpConnection<ReadTool>> => {
+  const reconnect = async (from: McpConnection<Tool>): Promise<McpConnection<Tool>> => {
     if (current !== from && current.isConnected()) return current;
     if (pending) return pending;
     if (failure && now() - failure.at < RECONNECT_BACKOFF_MS) throw failure.error;
@@ -96,7 +100,7 @@ export async function reconnectingMcp(server: McpReadConfig, access: McpAccess, 
     return next;
   };
 
-  const run = async <R>(caller: unknown, call: (c: McpConnection<ReadTool>) => Promise<R>): Promise<R> => {
+  const run = async <R>(caller: unknown, call: (c: McpConnection<Tool>) => Promise<R>): Promise<R> => {
     checkCaller(name, identity, caller);
     if (closed) throw closedError();
     const connection = current.isConnected() ? current : await reconnect(current);
@@ -112,17 +116,7 @@ export async function reconnectingMcp(server: McpReadConfig, access: McpAccess, 
   return {
     server: name,
     contract,
-    tools: Object.freeze(
-      current.tools.map((tool) =>
-        readTool(tool.name, tool.description, tool.inputSchema, (args, context) =>
-          run(context.identity, (c) => {
-            const live = c.tools.find((t) => t.name === tool.name);
-            if (!live) throw new StaleContractError();
-            return live.execute(args, context);
-          }),
-        ),
-      ),
-    ),
+    tools: Object.freeze(current.tools.map((tool) => delegate(tool, run))),
     isConnected: () => !closed && current.isConnected(),
     prompts: (caller, opts) => run(caller, (c) => c.prompts(caller, opts)),
     getPrompt: (caller, prompt, args, opts) => run(caller, (c) => c.getPrompt(caller, prompt, args, opts)),
@@ -132,6 +126,53 @@ export async function reconnectingMcp(server: McpReadConfig, access: McpAccess, 
       await current.close();
     },
   };
+}
+
+type Runner = <R>(caller: unknown, call: (c: McpConnection<Tool>) => Promise<R>) => Promise<R>;
+
+/**
+ * The live connection's tool pinned to `pinned`: same name, effect and (for write
+ * and confirmed tools) version, else `stale_contract` (W10). The contract check
+ * makes a mismatch impossible; this keeps it so even if that check had a gap.
+ */
+function live<T extends Tool>(c: McpConnection<Tool>, pinned: T): T {
+  const found = c.tools.find((t) => t.name === pinned.name);
+  if (!found || found.effect !== pinned.effect || ("version" in pinned && (found as WriteTool | ConfirmTool).version !== pinned.version)) {
+    throw new StaleContractError();
+  }
+  return found as T;
+}
+
+/**
+ * A tool of the reconnecting connection: each call (each phase of a write or
+ * confirmed tool) checks the caller, reauthorizes through the live connection's
+ * tool, and runs there. An execute is retried on a new connection only when it
+ * threw `stale_contract` or `session_expired`, which write and confirmed tools
+ * throw only before anything was sent; an outcome (an uncertain one included) is
+ * returned as it is, never replayed (W10).
+ */
+function delegate(tool: Tool, run: Runner): Tool {
+  if (tool.effect === "read") {
+    return readTool(tool.name, tool.description, tool.inputSchema, (args, context) => run(context.identity, (c) => live(c, tool).execute(args, context)));
+  }
+  const base = { name: tool.name, description: tool.description, inputSchema: tool.inputSchema, version: tool.version };
+  if (tool.effect === "confirm") {
+    const confirm: ConfirmTool = {
+      ...base,
+      effect: "confirm",
+      prepare: (args, context) => run(context?.identity, (c) => live(c, tool).prepare(args, context)),
+      execute: (action, context) => run(context?.identity, (c) => live(c, tool).execute(action, context)),
+    };
+    return Object.freeze(confirm);
+  }
+  const write: WriteTool = {
+    ...base,
+    effect: "write",
+    prepare: (args, context) => run(context?.identity, (c) => live(c, tool).prepare(args, context)),
+    execute: (action, context) => run(context?.identity, (c) => live(c, tool).execute(action, context)),
+    reconcile: (action, context) => run(context?.identity, (c) => live(c, tool).reconcile(action, context)),
+  };
+  return Object.freeze(write);
 }
 
 function deepFreeze<T>(value: T): T {

@@ -97,11 +97,25 @@ export interface PreparedAction {
   preview?: string;
 }
 
-/** The outcome of executing or reconciling an approved action (W5). */
+/**
+ * The outcome of executing or reconciling an approved action (W5).
+ *
+ * - `succeeded`: the server's definitive success; `result` is what the model sees.
+ * - `failed`: definitive; `result` is an error result (`tool_failed` for a remote
+ *   failure; `version_changed`, `unauthorized`, `validation` for a refusal before the send).
+ * - `unknown`: the request may have reached the server and its outcome is not
+ *   established (transport failure, timeout, malformed or non-strict answer, server
+ *   error, status `unknown`): write tools reconcile by receipt, confirmed tools end
+ *   `outcome_unknown`. Never sent again.
+ *
+ * `notSent: true` says no byte of the request can have reached the server (a
+ * refusal before the send; a refused connection, a failed name lookup, a 401 / 403
+ * challenge). Only then may the same operation be sent again (ACTIONS.md).
+ */
 export type ActionOutcome =
   | { status: "succeeded"; result: ToolResult }
-  | { status: "failed"; result: ToolResult }
-  | { status: "unknown"; reason: string };
+  | { status: "failed"; result: ToolResult; notSent?: boolean }
+  | { status: "unknown"; reason: string; notSent?: boolean };
 
 /** An approved action handed to the worker. */
 export interface ApprovedAction extends PreparedAction {
@@ -114,8 +128,26 @@ export interface WriteTool extends ToolBase {
   readonly effect: "write";
   /** Reviewed version plus the contract fingerprint (W6). */
   readonly version: string;
+  /**
+   * Checks identity, connection, cancellation, `authorize` for the mutation and the
+   * preparation helper, and the arguments; then calls the helper and returns its
+   * strict `{stateVersion, preview}` (W3, W4).
+   *
+   * @throws UnauthorizedError (`unauthorized`), ValidationError (`validation`),
+   * LimitError (`limit`), ToolFailedError (`tool_failed`: the helper answered
+   * `isError`), ContractError (`contract`: a non-strict envelope), and call errors.
+   */
   prepare(args: unknown, context: ToolCallContext): Promise<PreparedAction>;
+  /**
+   * Sends the mutation once, with `operationId` and the approved `stateVersion` in
+   * the envelope (W2, W4, W5). Throws only when nothing was sent; every later
+   * failure is an outcome, an uncertain one `unknown`.
+   */
   execute(action: ApprovedAction, context: ToolCallContext): Promise<ActionOutcome>;
+  /**
+   * Asks the receipt helper for the operation's outcome (W5); never sends the
+   * mutation. A missing, ambiguous or non-strict answer is `unknown`.
+   */
   reconcile(action: ApprovedAction, context: ToolCallContext): Promise<ActionOutcome>;
 }
 

@@ -1,0 +1,143 @@
+/**
+ * The in-memory table behind the memory and file stores (W9): records kept as JSON
+ * text by id, each parsed and checked once per stored text (a text changed behind
+ * the store's back is parsed again), the operation-id index and the set of actions
+ * that are not terminal, so a claim looks only at those.
+ *
+ * @module
+ */
+import { ActionConflictError, LimitError, StoreError } from "../errors.js";
+import { applyTransition, byAge, checkClaim, isClaimable, leaseRecord, matchesQuery, parseActionRecord, parseNewRecord, queryLimit } from "./record.js";
+import { isTerminal } from "./states.js";
+import type { ActionExpectation, ActionPatch, ActionQuery, ActionRecord, ClaimOptions } from "./types.js";
+
+interface Parsed {
+  raw: string;
+  record: ActionRecord;
+}
+
+/** See the module comment. Methods that change nothing return new records; {@link RecordTable.commit} stores one. */
+export class RecordTable {
+  readonly #data: Map<string, string>;
+  readonly #max: number;
+  readonly #limitName: string;
+  #parsed = new Map<string, Parsed>();
+  #ops = new Map<string, string>();
+  #live = new Set<string>();
+  #indexed = -1;
+
+  constructor(data: Map<string, string>, max: number, limitName: string) {
+    this.#data = data;
+    this.#max = max;
+    this.#limitName = limitName;
+  }
+
+  /** The number of actions. */
+  get size(): number {
+    return this.#data.size;
+  }
+
+  /** Every stored text (for compaction). */
+  texts(): IterableIterator<string> {
+    return this.#data.values();
+  }
+
+  #read(id: string, raw: string): ActionRecord {
+    const cached = this.#parsed.get(id);
+    if (cached && cached.raw === raw) return cached.record;
+    let value: unknown;
+    try {
+      value = JSON.parse(raw);
+    } catch (cause) {
+      throw new StoreError("a stored action is not JSON", { cause });
+    }
+    const record = parseActionRecord(value);
+    if (record.id !== id) throw new StoreError("a stored action is filed under another id");
+    this.#parsed.set(id, { raw, record });
+    return record;
+  }
+
+  /** Rebuilds the indexes when another store sharing the data added or changed records. */
+  #index(): void {
+    if (this.#indexed === this.#data.size) return;
+    this.#ops = new Map();
+    this.#live = new Set();
+    for (const [id, raw] of this.#data) {
+      try {
+        const r = this.#read(id, raw);
+        this.#ops.set(r.operationId, id);
+        if (!isTerminal(r.state)) this.#live.add(id);
+      } catch {
+        this.#live.add(id); // read again (and reported) when it is touched
+      }
+    }
+    this.#indexed = this.#data.size;
+  }
+
+  /** A copy of the action, or `undefined`. @throws StoreError (`store`) for an impossible stored record. */
+  get(id: string): ActionRecord | undefined {
+    const raw = this.#data.get(id);
+    return raw === undefined ? undefined : structuredClone(this.#read(id, raw));
+  }
+
+  /** See ActionStore.list. */
+  list(query: ActionQuery): ActionRecord[] {
+    const limit = queryLimit(query);
+    const out: ActionRecord[] = [];
+    for (const [id, raw] of this.#data) {
+      const r = this.#read(id, raw);
+      if (matchesQuery(r, query)) out.push(r);
+    }
+    return out.sort(byAge).slice(0, limit).map((r) => structuredClone(r));
+  }
+
+  /** The checked new record. @throws as ActionStore.create. */
+  checkCreate(record: ActionRecord): ActionRecord {
+    const r = parseNewRecord(record);
+    this.#index();
+    if (this.#data.has(r.id)) throw new ActionConflictError(r.id, "an action with this id exists");
+    if (this.#ops.has(r.operationId)) throw new ActionConflictError(r.id, "an action with this operation id exists");
+    if (this.#data.size >= this.#max) throw new LimitError(this.#limitName, this.#max, `the store holds ${this.#max} actions`);
+    return r;
+  }
+
+  /** The record after the transition, not yet stored. @throws as ActionStore.transition. */
+  checkTransition(id: string, expected: ActionExpectation, patch: ActionPatch, now: number): ActionRecord {
+    const raw = this.#data.get(id);
+    if (raw === undefined) throw new StoreError(`no action ${JSON.stringify(String(id).slice(0, 80))}`);
+    return applyTransition(this.#read(id, raw), expected, patch, now);
+  }
+
+  /** The leased copy of the oldest claimable action, not yet stored. */
+  pickClaim(options: ClaimOptions): ActionRecord | undefined {
+    checkClaim(options);
+    this.#index();
+    let best: ActionRecord | undefined;
+    for (const id of this.#live) {
+      const raw = this.#data.get(id);
+      if (raw === undefined) continue;
+      let r: ActionRecord;
+      try {
+        r = this.#read(id, raw);
+      } catch {
+        continue; // never handed to a worker; get and list report it
+      }
+      if (isTerminal(r.state)) this.#live.delete(id);
+      else if (isClaimable(r, options.now) && (best === undefined || byAge(r, best) < 0)) best = r;
+    }
+    return best && leaseRecord(best, options);
+  }
+
+  /** Stores `record` (checked by one of the methods above) as `text`, its JSON. */
+  commit(record: ActionRecord, text: string): void {
+    const isNew = !this.#data.has(record.id);
+    this.#data.set(record.id, text);
+    this.#parsed.set(record.id, { raw: text, record: structuredClone(record) });
+    if (isNew) {
+      this.#ops.set(record.operationId, record.id);
+      if (this.#indexed === this.#data.size - 1) this.#indexed++;
+    }
+    if (isTerminal(record.state)) this.#live.delete(record.id);
+    else this.#live.add(record.id);
+  }
+}

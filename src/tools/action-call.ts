@@ -1,0 +1,145 @@
+/**
+ * What write and confirmed tools share (W2, W4, W5, W7): the checks before a
+ * phase reaches the server, the checks of an approved action, and how a failed
+ * send becomes an outcome.
+ *
+ * The rule of `execute`: it throws only when nothing was sent (another identity,
+ * a closed or stale connection, a cancelled call, a malformed action). Once the
+ * request may have left, every failure is an {@link ActionOutcome}, and an
+ * uncertain one is `unknown`.
+ *
+ * @module
+ */
+import { CancelledError, HttpError, LimitError, UnauthorizedError, ValidationError, YadaError } from "../errors.js";
+import { MAX_CONTRACT_OPERATION_ID_CHARS, MAX_CONTRACT_STATE_VERSION_CHARS, MAX_QUOTED_TEXT_CHARS, MAX_TOOL_ARGUMENT_BYTES } from "../limits.js";
+import { isRecord, type JsonRecord } from "../mcp/types.js";
+import type { CompiledSchema } from "../schema/index.js";
+import { cutChars, utf8Length } from "./bound.js";
+import { isOperationId, isStateVersion } from "./envelope.js";
+import type { ConnectionGate } from "./gate.js";
+import { describeIssue } from "./read-tool.js";
+import { errorResult } from "./render.js";
+import type { ActionOutcome, ApprovedAction, ToolCallContext } from "./types.js";
+
+/**
+ * Checks model arguments for a write or confirmed tool and returns a copy: a JSON
+ * object without a top-level `_meta` member (W2: the model cannot reach the
+ * envelope, not even as an argument a server might misread), at most
+ * `MAX_TOOL_ARGUMENT_BYTES` as JSON (T6), valid against every schema given (T5).
+ *
+ * @throws ValidationError (`validation`) for a non-object, a `_meta` member or a
+ * schema mismatch; LimitError (`limit`) for the size; what `validate` throws (depth).
+ */
+export function checkedArguments(name: string, args: unknown, schemas: readonly CompiledSchema[]): JsonRecord {
+  if (!isRecord(args)) throw new ValidationError(`${name}: arguments must be a JSON object`);
+  if (Object.hasOwn(args, "_meta")) throw new ValidationError(`${name}: arguments may not have a "_meta" member; the action envelope is set by the host`);
+  let json: string;
+  try {
+    json = JSON.stringify(args);
+  } catch {
+    throw new ValidationError(`${name}: arguments are not JSON`);
+  }
+  const bytes = utf8Length(json);
+  if (bytes > MAX_TOOL_ARGUMENT_BYTES) {
+    throw new LimitError("MAX_TOOL_ARGUMENT_BYTES", MAX_TOOL_ARGUMENT_BYTES, `${name}: arguments are ${bytes} UTF-8 bytes; the limit is ${MAX_TOOL_ARGUMENT_BYTES}`);
+  }
+  for (const schema of schemas) {
+    const checked = schema.validate(args);
+    if (!checked.valid) throw new ValidationError(`${name}: arguments do not match the input schema: ${describeIssue(checked.issues[0])}`, checked.issues.slice(0, 1));
+  }
+  // A parsed copy: later changes to the caller's object change nothing sent.
+  return JSON.parse(json) as JsonRecord;
+}
+
+/**
+ * Admits one phase (W4): the caller must be the connection's identity, the
+ * connection open and current, the call not cancelled, and the host must allow
+ * every name in `authorizeAs` (awaited in order; the first `false` stops).
+ *
+ * @returns the first name the host denied, or undefined when all are allowed.
+ * @throws UnauthorizedError (`unauthorized`) for another identity;
+ * ConnectionClosedError (`connection_closed`), StaleContractError (`stale_contract`),
+ * SessionExpiredError (`session_expired`); CancelledError (`cancelled`); what `authorize` throws.
+ */
+export async function admit(gate: ConnectionGate, name: string, context: ToolCallContext, authorizeAs: readonly string[]): Promise<string | undefined> {
+  if (!isRecord(context)) throw new UnauthorizedError(`${name}: a call needs a context with the caller's identity`);
+  await gate.enter(context.identity);
+  const cancelled = (): void => {
+    if (context.signal?.aborted) throw new CancelledError(`${name} was cancelled before it was sent`, { cause: context.signal.reason });
+  };
+  cancelled();
+  for (const remote of authorizeAs) if (!(await gate.permit(remote))) return remote;
+  cancelled();
+  return undefined;
+}
+
+/** The checked copy of an approved action (W2, W3), for `tool`. */
+export interface CheckedAction {
+  operationId: string;
+  version: string;
+  stateVersion: string | undefined;
+  arguments: unknown;
+}
+
+/**
+ * Checks an approved action handed to `execute` or `reconcile`: for this tool, with
+ * an operation id that is non-empty and at most `MAX_CONTRACT_OPERATION_ID_CHARS`,
+ * a version string, and (when `needsStateVersion`) a state version that is
+ * non-empty and at most `MAX_CONTRACT_STATE_VERSION_CHARS`.
+ *
+ * @throws ValidationError (`validation`) naming the field; nothing is sent.
+ */
+export function checkAction(name: string, action: ApprovedAction, needsStateVersion: boolean): CheckedAction {
+  if (!isRecord(action)) throw new ValidationError(`${name}: the approved action must be an object`);
+  if (action.tool !== name) throw new ValidationError(`${name}: the approved action is for another tool`);
+  if (!isOperationId(action.operationId)) throw new ValidationError(`${name}: operationId must be a non-empty string of at most ${MAX_CONTRACT_OPERATION_ID_CHARS} characters`);
+  if (typeof action.version !== "string") throw new ValidationError(`${name}: the approved action has no version`);
+  if (needsStateVersion && !isStateVersion(action.stateVersion)) {
+    throw new ValidationError(`${name}: stateVersion must be a non-empty string of at most ${MAX_CONTRACT_STATE_VERSION_CHARS} characters`);
+  }
+  return { operationId: action.operationId, version: action.version, stateVersion: action.stateVersion, arguments: action.arguments };
+}
+
+// Operating-system codes that mean no connection was made, so no byte of the request left.
+const NO_CONNECTION = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "EAI_NONAME"]);
+
+/**
+ * Whether a failed send provably never reached the server (W5, ACTIONS.md "not
+ * sent"): the connection was refused or the name did not resolve (found in the
+ * cause chain), or the server answered an auth challenge (HTTP 401 / 403) before
+ * taking the request. Everything else after the send began is uncertain.
+ *
+ * @example
+ * ```ts
+ * if (provablyNotSent(e)) retryTheSendLater(); // same operation id
+ * ```
+ */
+export function provablyNotSent(e: unknown): boolean {
+  if (e instanceof HttpError) return e.status === 401 || e.status === 403;
+  let cause: unknown = e;
+  for (let depth = 0; depth < 5 && typeof cause === "object" && cause !== null; depth++) {
+    const code = (cause as { code?: unknown }).code;
+    if (typeof code === "string" && NO_CONNECTION.has(code)) return true;
+    cause = (cause as { cause?: unknown }).cause;
+  }
+  return false;
+}
+
+/** A short, bounded description of a failure for an outcome's `reason` (its code and our message; never a value). */
+export function failureReason(e: unknown): string {
+  return e instanceof YadaError ? cutChars(`${e.code}: ${e.message}`, MAX_QUOTED_TEXT_CHARS) : "the send failed unexpectedly";
+}
+
+/**
+ * The outcome of a send that threw (W5): `unknown`, with `notSent: true` only
+ * when {@link provablyNotSent}. The connection records a lost session or connection.
+ */
+export function sendFailure(gate: ConnectionGate, e: unknown): ActionOutcome {
+  gate.fail(e);
+  return provablyNotSent(e) ? { status: "unknown", reason: failureReason(e), notSent: true } : { status: "unknown", reason: failureReason(e) };
+}
+
+/** A failed outcome for something refused before the send: nothing was sent. */
+export function refused(code: string, message: string): ActionOutcome {
+  return { status: "failed", result: errorResult(code, message), notSent: true };
+}
