@@ -20,6 +20,8 @@ const N = Number(process.env.ACTIONS ?? 1000);
 // a fruitful one, so one job per fetch caps a worker at 2 jobs/s: it is measured at
 // its throughput setting, a batch per fetch.
 const BATCH = Number(process.env.PGBOSS_BATCH ?? 100);
+// Also measured: pg-boss one job per fetch (the per-item shape yada has), on fewer jobs.
+const SINGLE_N = Number(process.env.PGBOSS_SINGLE_JOBS ?? 20);
 const COUNTS = (process.env.WORKERS ?? "1,2,4").split(",").map(Number);
 
 if (process.argv[2] === "--child") await child(process.argv[3], JSON.parse(process.argv[4]));
@@ -62,7 +64,7 @@ function startChild(kind, cfg) {
   return { c, ready };
 }
 
-async function timed(kind, workers, cfg, doneCount) {
+async function timed(kind, workers, cfg, doneCount, n = N) {
   const kids = Array.from({ length: workers }, () => startChild(kind, cfg));
   try {
     await Promise.all(kids.map((k) => k.ready));
@@ -70,10 +72,10 @@ async function timed(kind, workers, cfg, doneCount) {
     for (const k of kids) k.c.stdin.write("go\n");
     for (;;) {
       await new Promise((r) => setTimeout(r, 20));
-      if ((await doneCount()) >= N) break;
+      if ((await doneCount()) >= n) break;
       if (performance.now() - t0 > 600_000) throw new Error(`${kind} did not finish`);
     }
-    return N / ((performance.now() - t0) / 1000);
+    return n / ((performance.now() - t0) / 1000);
   } finally {
     for (const k of kids) k.c.kill("SIGKILL");
   }
@@ -111,7 +113,14 @@ async function main() {
       await boss.createQueue(queue);
       for (let i = 0; i < N; i += 500) await boss.insert(Array.from({ length: Math.min(500, N - i) }, (_, k) => ({ name: queue, data: { i: i + k } })));
       const pgboss = await timed("pgboss", w, { db: db.config, queue, batch: BATCH }, async () => Number((await q(`SELECT count(*) AS n FROM pgboss.job WHERE name = $1 AND state = 'completed'`, [queue])).rows[0].n));
-      rows.push({ w, yada, pgboss });
+      let single = NaN;
+      if (SINGLE_N > 0) {
+        const q1 = `bench_single_${w}`;
+        await boss.createQueue(q1);
+        await boss.insert(Array.from({ length: SINGLE_N }, (_, k) => ({ name: q1, data: { i: k } })));
+        single = await timed("pgboss", w, { db: db.config, queue: q1, batch: 1 }, async () => Number((await q(`SELECT count(*) AS n FROM pgboss.job WHERE name = $1 AND state = 'completed'`, [q1])).rows[0].n), SINGLE_N);
+      }
+      rows.push({ w, yada, pgboss, single });
       console.error(`${w} worker(s): yada ${yada.toFixed(0)}/s, pg-boss ${pgboss.toFixed(0)}/s`);
     }
   } finally {
@@ -119,11 +128,11 @@ async function main() {
     await db.stop();
   }
   console.log(`\n${N} items per run, PostgreSQL 18 (embedded, durable settings), pg-boss batchSize ${BATCH}, one pass each\n`);
-  console.log("| workers | yada actions/s | pg-boss jobs/s | yada / pg-boss | yada scale vs 1 | pg-boss scale vs 1 |");
-  console.log("| ---: | ---: | ---: | ---: | ---: | ---: |");
+  console.log(`| workers | yada actions/s | pg-boss jobs/s (batch ${BATCH}) | yada / pg-boss | pg-boss jobs/s (1 per fetch, ${SINGLE_N} jobs) | yada / that | yada scale vs 1 | pg-boss scale vs 1 |`);
+  console.log("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
   const one = rows.find((r) => r.w === 1) ?? rows[0];
   for (const r of rows) {
-    console.log(`| ${r.w} | ${r.yada.toFixed(0)} | ${r.pgboss.toFixed(0)} | ${(r.yada / r.pgboss).toFixed(2)}x | ${(r.yada / one.yada).toFixed(2)}x | ${(r.pgboss / one.pgboss).toFixed(2)}x |`);
+    console.log(`| ${r.w} | ${r.yada.toFixed(0)} | ${r.pgboss.toFixed(0)} | ${(r.yada / r.pgboss).toFixed(2)}x | ${r.single.toFixed(1)} | ${(r.yada / r.single).toFixed(0)}x | ${(r.yada / one.yada).toFixed(2)}x | ${(r.pgboss / one.pgboss).toFixed(2)}x |`);
   }
   process.exit(0);
 }

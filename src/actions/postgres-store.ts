@@ -9,7 +9,11 @@
  *   never commit over a newer one.
  * - A claim is one statement: `SELECT … FOR UPDATE SKIP LOCKED LIMIT 1` of the oldest
  *   action that needs a worker, then the fence bump and the lease, in the same
- *   statement; concurrent claims skip each other's rows instead of waiting.
+ *   statement; concurrent claims skip each other's rows instead of waiting. A claim
+ *   commits asynchronously (no WAL flush wait): a database crash can lose only the
+ *   lease, never a send, because nothing is sent before the synchronous commit of
+ *   `executing`, which flushes the claim with it. Every transition commits as the
+ *   database is configured (synchronously by default).
  * - Rows are read back bounded and parsed by the shared record rules (postgres-rows.ts):
  *   a row edited by hand into an impossible state is a `store` error, never executed.
  * - Optional wake-up: `LISTEN`/`NOTIFY` (a trigger notifies when an action becomes
@@ -134,7 +138,8 @@ export class PostgresActionStore implements ActionStore {
     const claimTail = `ORDER BY %ORDER% LIMIT 1 FOR UPDATE SKIP LOCKED
 ), u AS (
   UPDATE ${t} a SET fence = a.fence + 1, lease_owner = $2, lease_until = $1::float8 + $3::float8, updated_at = $1::float8
-  FROM next WHERE a.id = next.id RETURNING a.*
+  FROM next CROSS JOIN (SELECT set_config('synchronous_commit', 'off', true)) AS async_commit
+  WHERE a.id = next.id RETURNING a.*
 ) ${ROW_SELECT("u")}`;
     this.#sql = {
       insert: `INSERT INTO ${t} (id, operation_id, tenant_id, run_id, effect, created_at, expires_at, body,
