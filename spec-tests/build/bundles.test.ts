@@ -35,8 +35,11 @@ test("X3: each entry is one self-contained ESM file with .d.ts, as package.json 
 // linear-time pattern matcher that closes ReDoS through server schemas, and the
 // checks added after the security review; then +100 for the SSE parser's
 // word-at-a-time line-end search, 1.3x the throughput on small events; then
-// +6,900 for the action layer: records, stores, approvals, the worker, run/resume, W5-W9).
-const WEB_GZIP_CEILING = 50_500;
+// +6,900 for the action layer: records, stores, approvals, the worker, run/resume, W5-W9;
+// then +6,600 for the PostgreSQL and Durable Object action stores and their remote
+// client, W9, W12: SQL text and record checks, tree-shaken away by a consumer's
+// bundler when unused).
+const WEB_GZIP_CEILING = 57_100;
 
 test("X3: the web bundle stays under its size ceiling (min+gzip)", async () => {
   const out = await esbuild.build({
