@@ -144,3 +144,48 @@ test("W9: the connection is lost after the database committed `executing`: nothi
     await s.proxy.close();
   }
 });
+
+test("W12: a lease lapses while a slow execute is in flight: the late commit is refused by the fence, the action is resolved by receipt, never sent twice", { timeout: 60_000 }, async () => {
+  // The server takes 3 s to perform; the first worker's lease is 0.5 s.
+  const slow = await startContract({ delayMs: 3_000 });
+  const table = freshTable();
+  const store = new PostgresActionStore({ query: db.query, table });
+  await store.migrate();
+  try {
+    const args = { id: "C", name: "Renamed C" };
+    const now = Date.now();
+    const id = `slow-${table}`;
+    const operationId = `op-${table}`;
+    await store.create({
+      id, operationId, actorId: "alice", tenantId: "acme", tool: "items__rename", effect: "write", version: "reviewed-1",
+      arguments: args, argumentsHash: await argumentsHash(args), stateVersion: "C:1", state: "awaiting_approval",
+      fence: 0, attempts: 0, createdAt: now, updatedAt: now, expiresAt: now + 3_600_000,
+    });
+    await store.transition(id, { state: "awaiting_approval", fence: 0 }, { state: "approved", approval: { actorId: "bob", tenantId: "acme", at: now } }, now);
+    const slowTool = renameTool(slow.client, alice);
+    const first = createWorker({ store, workerId: "slow", resolveTool: () => slowTool, leaseMs: 500 });
+    const inFlight = first.runOnce();
+    await new Promise((r) => setTimeout(r, 800));
+    // The lease lapsed mid-send: the second worker takes over (fence bumped) and reconciles.
+    const recoverTool = renameTool(slow.client, alice);
+    const second = createWorker({ store, workerId: "recover", resolveTool: () => recoverTool, leaseMs: 10_000, random: () => 0 });
+    await second.runOnce();
+    const taken = await store.get(id);
+    assert.equal(taken?.state, "reconciling");
+    assert.ok((taken?.fence ?? 0) >= 2);
+    // The first worker's answer arrives; its commit loses the compare-and-swap and is dropped.
+    await inFlight;
+    assert.equal(slowTool.executes, 1);
+    assert.notEqual((await store.get(id))?.state, "succeeded", "the late commit was refused");
+    for (let i = 0; i < 40 && (await store.get(id))?.state !== "succeeded"; i++) {
+      await new Promise((r) => setTimeout(r, 250));
+      await second.runOnce();
+    }
+    assert.equal((await store.get(id))?.state, "succeeded", "resolved by the receipt");
+    assert.equal(recoverTool.executes, 0, "the recovering worker never sent");
+    assert.equal(renameLines(slow.log, operationId), 1, "one execute reached the server");
+    assert.equal(performed(slow.log, operationId), 1);
+  } finally {
+    await slow.close();
+  }
+});
