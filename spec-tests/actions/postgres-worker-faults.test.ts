@@ -163,7 +163,8 @@ test("W12: a lease lapses while a slow execute is in flight: the late commit is 
     });
     await store.transition(id, { state: "awaiting_approval", fence: 0 }, { state: "approved", approval: { actorId: "bob", tenantId: "acme", at: now } }, now);
     const slowTool = renameTool(slow.client, alice);
-    const first = createWorker({ store, workerId: "slow", resolveTool: () => slowTool, leaseMs: 500 });
+    const firstMoves: { state: string; fence: number }[] = [];
+    const first = createWorker({ store, workerId: "slow", resolveTool: () => slowTool, leaseMs: 500, onAction: (a) => firstMoves.push({ state: a.state, fence: a.fence }) });
     const inFlight = first.runOnce();
     await new Promise((r) => setTimeout(r, 800));
     // The lease lapsed mid-send: the second worker takes over (fence bumped) and reconciles.
@@ -173,15 +174,18 @@ test("W12: a lease lapses while a slow execute is in flight: the late commit is 
     const taken = await store.get(id);
     assert.equal(taken?.state, "reconciling");
     assert.ok((taken?.fence ?? 0) >= 2);
-    // The first worker's answer arrives; its commit loses the compare-and-swap and is dropped.
+    // The first worker's answer arrives; its commit at fence 1 loses the compare-and-swap
+    // and is dropped (its pass may then claim the action again and reconcile it: by receipt).
     await inFlight;
     assert.equal(slowTool.executes, 1);
-    assert.notEqual((await store.get(id))?.state, "succeeded", "the late commit was refused");
+    assert.deepEqual(firstMoves.filter((m) => m.fence === 1).map((m) => m.state), ["executing"], "nothing was committed at the lapsed fence after executing");
     for (let i = 0; i < 40 && (await store.get(id))?.state !== "succeeded"; i++) {
       await new Promise((r) => setTimeout(r, 250));
       await second.runOnce();
     }
-    assert.equal((await store.get(id))?.state, "succeeded", "resolved by the receipt");
+    const done = await store.get(id);
+    assert.equal(done?.state, "succeeded", "resolved by the receipt");
+    assert.ok((done?.fence ?? 0) > (taken?.fence ?? 0), "settled under a later claim than the takeover");
     assert.equal(recoverTool.executes, 0, "the recovering worker never sent");
     assert.equal(renameLines(slow.log, operationId), 1, "one execute reached the server");
     assert.equal(performed(slow.log, operationId), 1);
