@@ -122,7 +122,9 @@ export interface ActionExpectation {
 
 /**
  * The fields a transition may change. `state` is required; `id`, `operationId`,
- * identity, tool, version, arguments, hash and `createdAt` never change.
+ * identity, tool, version, arguments, hash and `createdAt` never change (a patch
+ * naming one is a `validation` error). A member set to `undefined` is removed
+ * from the record (a released lease: `leaseOwner: undefined, leaseUntil: undefined`).
  */
 export type ActionPatch = { state: ActionState } & Partial<
   Pick<ActionRecord, "leaseOwner" | "leaseUntil" | "attempts" | "notBefore" | "approval" | "rejection" | "outcome" | "stateVersion">

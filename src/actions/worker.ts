@@ -109,7 +109,8 @@ const reasonOf = (e: unknown): string => {
  * A worker over `options.store`. For each claimed action:
  *
  * - awaiting approval past its TTL → `expired`;
- * - approved → resolve the tool for the action's actor and tenant; a missing tool,
+ * - approved → resolve the tool for the action's actor and tenant (a resolver that
+ *   throws leaves the action approved under the lease, for a later pass); a missing tool,
  *   another effect, a changed `version` or arguments that no longer match their hash
  *   → `failed` with nothing sent (`tool_not_found`, `version_changed`,
  *   `arguments_changed`); else `executing` (stored first), then execute: succeeded or
@@ -176,7 +177,14 @@ export function createWorker(options: WorkerOptions): ActionWorker {
 
   async function execute(claimed: ActionRecord): Promise<void> {
     const identity = { actorId: claimed.actorId, tenantId: claimed.tenantId };
-    const tool = await resolveTool(claimed, identity);
+    let tool: WriteTool | ConfirmTool | undefined;
+    try {
+      tool = await resolveTool(claimed, identity);
+    } catch (e) {
+      // The host cannot resolve it now: nothing sent; the lease lapses and a later pass (or worker) takes it.
+      options.onError?.(e);
+      return;
+    }
     const fail = (error: string, message: string) => move(claimed, { state: "failed", outcome: { result: errorResult(error, message), reason: message }, ...release });
     if (!tool) return void (await fail("tool_not_found", `the tool ${claimed.tool} is not available to this actor`));
     if (tool.effect !== claimed.effect || tool.name !== claimed.tool) return void (await fail("version_changed", `the tool ${claimed.tool} is no longer the approved ${claimed.effect} tool; nothing was sent`));

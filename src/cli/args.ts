@@ -45,10 +45,14 @@ export interface CliArgs {
   readTools?: string[];
   confirmTools?: string[];
   resources: boolean;
+  /** run: decide every proposed call without asking (W8). */
+  approve?: "all" | "none";
+  /** run, actions: the file action store (W9). */
+  store?: string;
 }
 
 /** Which help section a flag is listed under. */
-export type FlagGroup = "server" | "output" | "record" | "run" | "general";
+export type FlagGroup = "server" | "output" | "record" | "run" | "actions" | "general";
 
 /** One flag: its arity, where it applies, and its help line. */
 export interface FlagSpec {
@@ -76,6 +80,11 @@ function nameList(flag: string, value: string): string[] {
   return names;
 }
 
+function approveMode(value: string): "all" | "none" {
+  if (value !== "all" && value !== "none") throw new UsageError("--approve takes all or none");
+  return value;
+}
+
 /** Every flag of every command. */
 export const FLAGS: readonly FlagSpec[] = [
   { name: "stdio", kind: "value", value: '"cmd args"', group: "server", help: "launch the server and speak stdio (split like a shell: quotes, backslashes)", set: (a, v) => (a.stdio = v) },
@@ -99,6 +108,8 @@ export const FLAGS: readonly FlagSpec[] = [
   { name: "read-tools", kind: "value", value: "a,b", group: "run", help: "tools the model may run directly (default: those annotated readOnlyHint)", set: (a, v) => (a.readTools = nameList("read-tools", v)) },
   { name: "confirm-tools", kind: "value", value: "a,b|*", group: "run", help: "other tools offered behind approval (default *: every other tool not marked read-only)", set: (a, v) => (a.confirmTools = v.trim() === "*" ? ["*"] : nameList("confirm-tools", v)) },
   { name: "resources", kind: "boolean", group: "run", help: "also give the model <name>__list_resources and <name>__read_resource", set: (a) => (a.resources = true) },
+  { name: "approve", kind: "value", value: "all|none", group: "run", help: "approve or reject every proposed call without asking (default: ask on a terminal)", set: (a, v) => (a.approve = approveMode(v)) },
+  { name: "store", kind: "value", value: "path", group: "actions", help: "the file action store (default .yada/actions.jsonl)", set: (a, v) => (a.store = v) },
   { name: "help", short: "h", kind: "boolean", group: "general", help: "this help", set: (a) => (a.help = true) },
   { name: "version", kind: "boolean", group: "general", help: "the version", set: (a) => (a.version = true) },
 ];
@@ -122,7 +133,8 @@ export const COMMANDS: readonly CommandSpec[] = [
   { name: "prompts", usage: "prompts", summary: "list the server's prompts", groups: ["server", "output"] },
   { name: "prompt", usage: "prompt <name> [json]", summary: "render a prompt with string arguments", groups: ["server", "output"] },
   { name: "record", usage: "record -o <file>", summary: "record a session (tools/list and each --call) as a JSONL transcript", groups: ["server", "output", "record"] },
-  { name: "run", usage: 'run "<prompt>"', summary: "run the agent against the server's tools; stops for approval on writes", groups: ["server", "output", "run"] },
+  { name: "run", usage: 'run "<prompt>"', summary: "run the agent against the server's tools; writes wait for approval, then run once", groups: ["server", "output", "run"], flags: ["store"] },
+  { name: "actions", usage: "actions list|show|approve|reject [id] [reason]", summary: "the actions of a file action store: list, show, approve or reject one", groups: ["output", "actions"], flags: ["actor", "tenant"] },
 ];
 
 const BY_LONG = new Map(FLAGS.map((f) => [f.name, f]));

@@ -15,6 +15,7 @@ import { VERSION, helpText } from "./help.js";
 import { callCommand, promptCommand, readCommand } from "./invoke.js";
 import { recordCommand } from "./record.js";
 import { runCommand } from "./run.js";
+import { actionsCommand } from "./actions.js";
 import { processIo, type Io } from "./terminal.js";
 
 const HANDLERS: Record<string, (ctx: CommandContext) => Promise<number>> = {
@@ -26,6 +27,7 @@ const HANDLERS: Record<string, (ctx: CommandContext) => Promise<number>> = {
   prompt: promptCommand,
   record: recordCommand,
   run: runCommand,
+  actions: actionsCommand,
 };
 
 /**

@@ -6,19 +6,28 @@
  * offline demo: a scripted model, no network. With a key, a real model drives
  * the same flow (`OPENAI_BASE_URL` and `YADA_MODEL` apply as for `yada run`).
  * Either way it shows discovery, authorized read calls with their rendered
- * results, and a write (rename) that stops with `approval_required`.
+ * results, a write that stops with `approval_required` and is recorded in an
+ * action store, its approval, the execution (the reference contract server loses
+ * the answer on purpose, so the outcome comes from its receipt helper), and the
+ * model's answer once the run resumes (W5, W8).
  *
  * @module
  */
 import { CLI_EXIT_GRACE_MS } from "../limits.js";
-import { existsSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { ToolResultMessage } from "../agent/messages.js";
+import type { AgentEvent } from "../agent/events.js";
 import type { ModelRequest } from "../agent/provider.js";
 import { run } from "../agent/run.js";
 import { scripted } from "../agent/scripted.js";
 import { connectAgentTools } from "./agent-tools.js";
+import { approveAndExecute } from "./demo-actions.js";
+import { MemoryActionStore } from "../actions/memory-store.js";
+import { connectMcp } from "../node/tools.js";
+import type { Tool } from "../tools/types.js";
 import { EXIT, errorLine, exitCodeOf } from "./exit.js";
 import { chooseProvider, type ProviderChoice } from "./provider.js";
 import type { StdioChoice } from "./server.js";
@@ -26,22 +35,31 @@ import { oneLine, pad, processIo, styles, type Io } from "./terminal.js";
 import { printApproval, textView } from "./view.js";
 
 const CATALOG = join("fixtures", "servers", "catalog", "stdio.mjs");
+const CONTRACT = join("fixtures", "servers", "contract", "stdio.mjs");
 const IDENTITY = { actorId: "demo-user", tenantId: "demo" };
+const REVIEWER = { actorId: "demo-reviewer", tenantId: "demo" };
 const READS = ["lookup", "search"];
-const INPUT = 'Look up product ABC-123 and search the catalog for "g". Then rename ABC-123 to "Widget Pro".';
+// The catalog's rename runs only once a person approved it; the host allows it then.
+const CATALOG_ALLOWED = [...READS, "rename"];
+const WRITES = ["rename", "prepare_rename", "rename_receipt"];
+const INPUT = 'Look up product ABC-123 and search the catalog for "g". Then rename inventory item A to "Widget Pro".';
 const SYSTEM =
-  "You are the assistant of a product catalog. Use the catalog tools to answer. " +
-  "Renaming a product is a write that a person must approve: when asked to rename, call the rename tool; it will wait for approval.";
+  "You are the assistant of a product catalog and its inventory. Use the catalog tools to answer. " +
+  "Renaming is a write that a person must approve: when asked to rename, call the rename tool; it will wait for approval.";
 
-/** The catalog server script, found by walking up from this module (dist/ or the build tree). */
-export function findCatalogServer(from: string = dirname(fileURLToPath(import.meta.url))): string | undefined {
+function findFixture(path: string, from: string): string | undefined {
   let dir = from;
   for (let i = 0; i < 5; i++) {
-    const candidate = join(dir, CATALOG);
+    const candidate = join(dir, path);
     if (existsSync(candidate)) return candidate;
     dir = dirname(dir);
   }
   return undefined;
+}
+
+/** The catalog server script, found by walking up from this module (dist/ or the build tree). */
+export function findCatalogServer(from: string = dirname(fileURLToPath(import.meta.url))): string | undefined {
+  return findFixture(CATALOG, from);
 }
 
 /** The text of the first part of a tool result, for the scripted model's second answer. */
@@ -71,9 +89,20 @@ export function demoScript(): ProviderChoice {
         // the search failed: its error result is on screen already
       }
       return {
-        text: `${lookup}. The search found ${matches} matching products. Renaming ABC-123 to "Widget Pro" changes the catalog, so I'm proposing it for approval.`,
-        toolCalls: [{ name: "catalog__rename", arguments: { sku: "ABC-123", name: "Widget Pro" } }],
+        text: `${lookup}. The search found ${matches} matching products. Renaming inventory item A to "Widget Pro" is a write, so I'm proposing it for approval.`,
+        toolCalls: [{ name: "items__rename", arguments: { id: "A", name: "Widget Pro" } }],
       };
+    },
+    (request: ModelRequest) => {
+      const last = request.messages.at(-1);
+      let answer = last?.role === "tool" ? resultText(last) : "";
+      try {
+        const parsed = JSON.parse(answer) as { message?: unknown };
+        if (typeof parsed.message === "string") answer = parsed.message;
+      } catch {
+        // plain text
+      }
+      return { text: last?.role === "tool" && !last.isError ? `Done: ${answer}.` : `The rename did not go through: ${answer}` };
     },
   ]);
   return { provider, label: "scripted model", offline: true };
@@ -88,8 +117,9 @@ export async function demo(argv: readonly string[], io: Io = processIo(), signal
     const online = !argv.includes("--offline") && (env.ANTHROPIC_API_KEY?.trim() || env.OPENAI_API_KEY?.trim());
     const choice = online ? chooseProvider({}, env) : demoScript();
     const server = findCatalogServer();
-    if (!server) {
-      io.err(`yada: config: the demo runs from the yada repository: ${CATALOG} was not found\n`);
+    const contract = findFixture(CONTRACT, dirname(fileURLToPath(import.meta.url)));
+    if (!server || !contract) {
+      io.err(`yada: config: the demo runs from the yada repository: ${server ? CONTRACT : CATALOG} was not found\n`);
       return EXIT.usage;
     }
     if (choice.offline) {
@@ -107,7 +137,7 @@ export async function demo(argv: readonly string[], io: Io = processIo(), signal
       identity: IDENTITY,
       // The host's permission check, awaited on every call with the remote tool name (T4).
       authorize: (who, tool) => {
-        const allowed = READS.includes(tool);
+        const allowed = CATALOG_ALLOWED.includes(tool);
         io.out(`    ${s.dim(`authorize(${who.actorId}@${who.tenantId}, ${tool}) → ${allowed ? "allowed" : "denied"}`)}\n`);
         return allowed;
       },
@@ -115,42 +145,80 @@ export async function demo(argv: readonly string[], io: Io = processIo(), signal
       confirmTools: ["rename"],
       ...(signal ? { signal } : {}),
     });
+    // The inventory: the reference server of the action contract, told to lose the answer to its
+    // first rename (it performs it, then says "unknown"), with its own log of every mutation.
+    const dir = mkdtempSync(join(tmpdir(), "yada-demo-"));
+    const serverLog = join(dir, "inventory.log");
+    const items = await connectMcp(
+      {
+        name: "items",
+        command: process.execPath,
+        args: [contract, "--mode", "unknown-status", "--log", serverLog, "--principal", `${IDENTITY.actorId}/${IDENTITY.tenantId}`],
+        writeTools: { rename: { version: "reviewed-1", prepareTool: "prepare_rename", receiptTool: "rename_receipt" } },
+      },
+      {
+        identity: IDENTITY,
+        authorize: (who, tool) => {
+          const allowed = WRITES.includes(tool);
+          io.out(`    ${s.dim(`authorize(${who.actorId}@${who.tenantId}, ${tool}) → ${allowed ? "allowed" : "denied"}`)}\n`);
+          return allowed;
+        },
+      },
+      signal ? { signal } : {},
+    ).catch(async (e: unknown) => {
+      await agent.connection.close().catch(() => {});
+      throw e;
+    });
+    const tools: Tool[] = [...agent.tools, ...items.tools];
     try {
       const info = agent.serverInfo ? `${oneLine(agent.serverInfo.name, 60)} ${oneLine(agent.serverInfo.version, 20)}` : "the catalog";
       say(`  connected to ${info} over stdio: node ${relative(process.cwd(), server) || server}`);
       say(`  the server lists ${agent.listed.length} tools; the model gets ${agent.tools.length}:`);
-      const w = Math.max(...agent.tools.map((t) => t.name.length));
+      const w = Math.max(...tools.map((t) => t.name.length));
       for (const t of agent.reads) say(`    ${pad("read", 8)} ${s.bold(pad(t.name, w))}  ${oneLine(t.description, 70)}`);
       for (const t of agent.confirms) say(`    ${pad("confirm", 8)} ${s.bold(pad(t.name, w))}  ${oneLine(t.description, 50)} ${s.yellow("(stops for approval)")}`);
+      say(`  connected to the inventory (the action contract's reference server) over stdio: node ${relative(process.cwd(), contract) || contract}`);
+      for (const t of items.tools) {
+        const note = t.effect === "read" ? "" : ` ${s.yellow("(stops for approval; its helpers stay hidden)")}`;
+        say(`    ${pad(t.effect, 8)} ${s.bold(pad(t.name, w))}  ${oneLine(t.description, t.effect === "read" ? 70 : 50)}${note}`);
+      }
 
       say();
       say(s.bold(`2 · Agent run as ${IDENTITY.actorId}@${IDENTITY.tenantId}`));
       say(`  ${s.cyan(">")} ${INPUT}`);
       const view = textView(io, { indent: "  " });
-      const result = await run({
-        provider: choice.provider,
-        tools: agent.tools,
-        identity: IDENTITY,
-        input: INPUT,
-        system: SYSTEM,
-        maxSteps: 8,
-        ...(signal ? { signal } : {}),
-        onEvent: (e) => view.onEvent(e),
-      });
+      const store = new MemoryActionStore();
+      const common = { provider: choice.provider, tools, identity: IDENTITY, system: SYSTEM, maxSteps: 8, onEvent: (e: AgentEvent) => view.onEvent(e), ...(signal ? { signal } : {}) };
+      const runId = "demo-run";
+      const result = await run({ ...common, input: INPUT, actions: { store, runId } });
 
       say();
       say(s.bold(`3 · Stopped: ${result.stopReason}`));
-      if (result.stopReason === "approval_required") {
+      if (result.stopReason === "approval_required" && result.state) {
         printApproval(io, result.proposedCalls, "  ");
-        say("  Nothing was renamed: approving and executing writes arrives with the approval flow.");
+        say();
+        say(s.bold("4 · Approval and execution (the action store, the worker)"));
+        const ended = await approveAndExecute(io, store, tools, IDENTITY, REVIEWER, runId);
+        const logText = existsSync(serverLog) ? readFileSync(serverLog, "utf8") : "";
+        const performed = logText.split("\n").filter((l) => l.includes('"status":"succeeded"')).length;
+        say(`  the inventory's own log: ${performed} mutation${performed === 1 ? "" : "s"} performed; ${ended.length} approved action${ended.length === 1 ? "" : "s"} in all`);
+        say();
+        say(s.bold("5 · The run resumes with the outcomes read from the store"));
+        const resumed = await run({ ...common, resume: result.state, actions: { store, runId } });
+        say();
+        say(s.bold(`6 · Stopped: ${resumed.stopReason}`));
+        if (resumed.stopReason === "end") say(`  ${oneLine(resumed.text, 200)}`);
+        if (resumed.stopReason === "approval_required") printApproval(io, resumed.proposedCalls, "  ");
       } else if (result.stopReason === "end") {
         say("  The model answered without proposing a write this time.");
       }
-      say(s.dim(`  ${result.steps} model call${result.steps === 1 ? "" : "s"}. Try it on any server: yada run "<prompt>" --stdio "cmd args"`));
+      say(s.dim(`  ${result.steps} model call${result.steps === 1 ? "" : "s"} before the approval. Try it on any server: yada run "<prompt>" --stdio "cmd args"`));
       if (result.stopReason === "cancelled") return EXIT.interrupted;
       return result.stopReason === "approval_required" || result.stopReason === "end" ? EXIT.ok : EXIT.incomplete;
     } finally {
+      await items.close().catch(() => {});
       await agent.connection.close().catch(() => {});
+      rmSync(dir, { recursive: true, force: true });
     }
   } catch (e) {
     io.err(`${errorLine(e)}\n`);

@@ -45,7 +45,7 @@ export interface ExitCodeDoc {
 export const EXIT_CODES: readonly ExitCodeDoc[] = [
   { code: EXIT.ok, meaning: "success (run: the model gave its final answer)", errorCodes: [] },
   { code: EXIT.toolError, meaning: "call: the tool answered with isError (its content is printed)", errorCodes: ["tool_error", "tool_failed"] },
-  { code: EXIT.usage, meaning: "usage or configuration error (flag, JSON, header, --server, provider)", errorCodes: ["usage", "config", "validation"] },
+  { code: EXIT.usage, meaning: "usage or configuration error (flag, JSON, header, --server, provider)", errorCodes: ["usage", "config", "validation", "store"] },
   {
     code: EXIT.connection,
     meaning: "connection, transport or protocol error; timeout; a bound exceeded",
@@ -53,7 +53,7 @@ export const EXIT_CODES: readonly ExitCodeDoc[] = [
   },
   { code: EXIT.approval, meaning: "run: calls need approval (listed, not executed)", errorCodes: ["approval_required"] },
   { code: EXIT.provider, meaning: "run: the model provider failed", errorCodes: ["provider"] },
-  { code: EXIT.refused, meaning: "the server refused the request (JSON-RPC error, unknown tool)", errorCodes: ["jsonrpc", "tool_not_found", "unauthorized", "contract"] },
+  { code: EXIT.refused, meaning: "the server refused the request (JSON-RPC error, unknown tool)", errorCodes: ["jsonrpc", "tool_not_found", "unauthorized", "contract", "conflict"] },
   { code: EXIT.incomplete, meaning: "run: stopped without an answer (max steps, loop detected)", errorCodes: ["incomplete"] },
   { code: EXIT.internal, meaning: "internal error (a bug in yada)", errorCodes: ["internal"] },
   { code: EXIT.interrupted, meaning: "interrupted (Ctrl-C)", errorCodes: ["cancelled"] },

@@ -14,6 +14,7 @@ const GROUP_TITLES: Record<FlagGroup, string> = {
   output: "Output",
   record: "record",
   run: "run (provider from --provider or the environment)",
+  actions: "actions",
   general: "General",
 };
 
@@ -47,7 +48,10 @@ export function helpText(): string {
     "  NO_COLOR           no colours (they are only used on a terminal anyway)",
     "",
     "run: reads run directly, authorized for --actor/--tenant (the CLI user may run every read);",
-    "calls to other tools stop the run with exit 4 and are listed with their arguments, not executed.",
+    "each call to another tool is shown (tool, arguments, preview) and, on a terminal, asked y/n;",
+    "--approve all|none decides without asking. Approved calls are recorded in the file action store",
+    "(--store) and run once by the worker, and the model gets each outcome. Undecided (no terminal,",
+    "no --approve), the run stops with exit 4 and the calls are listed, not executed.",
     "",
     "Errors: one line on stderr, `yada: <code>: <message>`. Exit codes:",
   );
@@ -58,7 +62,8 @@ export function helpText(): string {
     '  yada tools --stdio "node server.mjs"',
     "  yada call lookup '{\"sku\":\"ABC-123\"}' --url http://127.0.0.1:3000/mcp --header \"Authorization: Bearer $TOKEN\"",
     "  yada record -o session.jsonl --server catalog --call lookup '{\"sku\":\"ABC-123\"}'",
-    '  yada run "Rename ABC-123 to Widget Pro" --server catalog --name catalog',
+    '  yada run "Rename ABC-123 to Widget Pro" --server catalog --name catalog --approve all',
+    "  yada actions list --store .yada/actions.jsonl --tenant local",
   );
   return lines.join("\n") + "\n";
 }

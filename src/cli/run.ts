@@ -3,12 +3,12 @@
  *
  * The model gets the server's read tools (through connectMcp: every call is
  * authorized, validated and bounded) and its other tools behind approval. The
- * CLI's user is the operator, so `authorize` allows every read for the identity
+ * CLI's user is the operator, so `authorize` allows every call for the identity
  * `--actor` / `--tenant` (default `cli` / `local`). A call to a tool behind
- * approval is never executed: the run stops, the proposed calls are listed with
- * their arguments, and the exit code is 4 (`approval_required`). Approving and
- * executing them is the approval flow's job (W8); `proposedCalls` and the run's
- * messages are where it will resume.
+ * approval is decided on a terminal (y/n) or by `--approve all|none`, recorded in
+ * the file action store and run once by the worker (W8, W9); undecided (no
+ * terminal, no `--approve`), the run stops, the proposed calls are listed with
+ * their arguments, and the exit code is 4 (`approval_required`).
  *
  * @module
  */
@@ -21,6 +21,10 @@ import { CliExit, EXIT, UsageError } from "./exit.js";
 import { chooseProvider } from "./provider.js";
 import { chooseServer, describeServer } from "./server.js";
 import { oneLine, styles, type Io } from "./terminal.js";
+import { runWithDecisions, type Decide } from "./run-approvals.js";
+import { DEFAULT_FILE_STORE_PATH, openFileStore } from "../node/file-store.js";
+import { DEFAULT_MAX_STEPS } from "../limits.js";
+import type { AgentEvent } from "../agent/events.js";
 import { jsonView, printApproval, textView } from "./view.js";
 
 /** The CLI's identity defaults: one local operator. */
@@ -43,7 +47,7 @@ export function finishRun(io: Io, result: RunResult, json: boolean): number {
     case "approval_required": {
       if (!json) printApproval(io, result.proposedCalls);
       const n = result.proposedCalls.length;
-      throw new CliExit("approval_required", EXIT.approval, `${n} call${n === 1 ? "" : "s"} need${n === 1 ? "s" : ""} approval; nothing was executed (the approval flow is not available yet)`);
+      throw new CliExit("approval_required", EXIT.approval, `${n} call${n === 1 ? "" : "s"} need${n === 1 ? "s" : ""} approval; nothing was executed (decide with --approve all|none, or run on a terminal)`);
     }
     case "max_steps":
       throw new CliExit("incomplete", EXIT.incomplete, `stopped after ${result.steps} model calls without a final answer (--max-steps)`);
@@ -94,7 +98,7 @@ export async function runCommand(ctx: CommandContext): Promise<number> {
       io.out(s.dim(`tools: ${agent.reads.length} read (run directly as ${identity.actorId}@${identity.tenantId}), behind approval: ${confirms}`) + "\n");
     }
     const view = ctx.args.json ? jsonView(io) : textView(io);
-    const result = await run({
+    const options = {
       provider,
       tools: agent.tools,
       identity,
@@ -102,9 +106,21 @@ export async function runCommand(ctx: CommandContext): Promise<number> {
       ...(ctx.args.system !== undefined ? { system: ctx.args.system } : {}),
       ...(ctx.args.maxSteps !== undefined ? { maxSteps: ctx.args.maxSteps } : {}),
       signal: ctx.signal,
-      onEvent: (e) => view.onEvent(e),
+      onEvent: (e: AgentEvent) => view.onEvent(e),
       ...(logger ? { logger } : {}),
-    });
+    };
+    // W8: decided calls go through the file action store and the worker; undecided ones stop the run.
+    const decide: Decide | undefined = ctx.args.approve ?? (process.stdin.isTTY === true && !ctx.args.json ? "ask" : undefined);
+    let result: RunResult;
+    if (decide === undefined || agent.confirms.length === 0) result = await run(options);
+    else {
+      const store = await openFileStore(ctx.args.store ?? DEFAULT_FILE_STORE_PATH);
+      try {
+        result = await runWithDecisions(io, options, store, decide, identity, ctx.signal, ctx.args.maxSteps ?? DEFAULT_MAX_STEPS);
+      } finally {
+        await store.close();
+      }
+    }
     return finishRun(io, result, ctx.args.json);
   } finally {
     await agent.connection.close().catch(() => {});

@@ -1,0 +1,84 @@
+/**
+ * `yada actions list|show|approve|reject --store PATH` (W8, W9, X6): the actions
+ * of a file action store. `list` shows a tenant's actions (`--tenant`, default
+ * `local`), oldest first; `show <id>` one action in full; `approve <id>` and
+ * `reject <id> [reason]` decide a pending one as `--actor` (the operator at the
+ * terminal), with every binding check of the approval API. A worker executes
+ * approved actions (`yada run`, or the host's own worker on the same store).
+ *
+ * @module
+ */
+import { createActions } from "../actions/approvals.js";
+import type { ActionRecord } from "../actions/types.js";
+import { DEFAULT_FILE_STORE_PATH, openFileStore } from "../node/file-store.js";
+import { positionals, printJson, type CommandContext } from "./command.js";
+import { UsageError, EXIT } from "./exit.js";
+import { jsonText, oneLine, pad, styles } from "./terminal.js";
+
+const when = (ms: number): string => new Date(ms).toISOString().replace(/\.\d+Z$/, "Z");
+
+function show(ctx: CommandContext, a: ActionRecord): void {
+  const io = ctx.io;
+  const s = styles(io);
+  io.out(`${s.bold(oneLine(a.tool, 80))} ${a.state} (${a.effect})\n`);
+  const rows: Array<[string, string]> = [
+    ["id", a.id],
+    ["operation", a.operationId],
+    ["actor", `${a.actorId}@${a.tenantId}`],
+    ["version", a.version],
+    ["arguments hash", a.argumentsHash],
+    ["created", when(a.createdAt)],
+    ["expires", when(a.expiresAt)],
+  ];
+  if (a.stateVersion !== undefined) rows.push(["state version", a.stateVersion]);
+  if (a.runId !== undefined) rows.push(["run", `${a.runId}${a.callId ? ` call ${a.callId}` : ""}`]);
+  if (a.approval) rows.push(["approved by", `${a.approval.actorId} at ${when(a.approval.at)}`]);
+  if (a.rejection) rows.push(["rejected by", `${a.rejection.actorId} at ${when(a.rejection.at)}${a.rejection.reason ? `: ${a.rejection.reason}` : ""}`]);
+  if (a.state === "reconciling") rows.push(["receipt lookups", String(a.attempts)]);
+  if (a.preview !== undefined) rows.push(["preview", a.preview]);
+  const part = a.outcome?.result?.content[0];
+  if (part?.type === "text") rows.push(["result", part.text]);
+  if (a.outcome?.reason !== undefined) rows.push(["reason", a.outcome.reason]);
+  for (const [k, v] of rows) io.out(`  ${pad(k, 16)} ${oneLine(v, 300)}\n`);
+  io.out(`  arguments\n${jsonText(a.arguments).split("\n").map((l) => `    ${l}`).join("\n")}\n`);
+}
+
+/**
+ * Runs `actions`.
+ *
+ * @throws UsageError (`usage`); StoreError (`store`: locked by another process,
+ * unreadable); ActionConflictError (`conflict`: decided already, changed, expired);
+ * UnauthorizedError (`unauthorized`: another tenant).
+ */
+export async function actionsCommand(ctx: CommandContext): Promise<number> {
+  const [verb = "", id, reason] = positionals(ctx, 1, 3, "actions list|show|approve|reject [id] [reason]");
+  if (!["list", "show", "approve", "reject"].includes(verb)) throw new UsageError(`unknown actions verb ${JSON.stringify(verb.slice(0, 40))}: list, show, approve or reject`);
+  if (verb === "list" ? id !== undefined : id === undefined || (verb !== "reject" && reason !== undefined)) {
+    throw new UsageError(`usage: yada actions ${verb === "list" ? "list" : verb === "reject" ? "reject <id> [reason]" : `${verb} <id>`}`);
+  }
+  const operator = { actorId: ctx.args.actor ?? "cli", tenantId: ctx.args.tenant ?? "local" };
+  const store = await openFileStore(ctx.args.store ?? DEFAULT_FILE_STORE_PATH);
+  try {
+    if (verb === "list") {
+      const all = await store.list({ tenantId: operator.tenantId });
+      if (ctx.args.json) printJson(ctx.io, all);
+      else if (all.length === 0) ctx.io.out(`no actions for tenant ${oneLine(operator.tenantId, 80)}\n`);
+      else for (const a of all) ctx.io.out(`${a.id}  ${pad(a.state, 17)} ${pad(oneLine(a.tool, 40), 40)} ${when(a.createdAt)}\n`);
+      return EXIT.ok;
+    }
+    const action = await store.get(id ?? "");
+    if (!action) throw new UsageError(`no action ${JSON.stringify((id ?? "").slice(0, 80))} in the store`);
+    if (verb === "show") {
+      if (ctx.args.json) printJson(ctx.io, action);
+      else show(ctx, action);
+      return EXIT.ok;
+    }
+    const actions = createActions({ store, mayApprove: () => true });
+    const decided = verb === "approve" ? await actions.approve(action, operator) : await actions.reject(action, operator, reason);
+    if (ctx.args.json) printJson(ctx.io, decided);
+    else ctx.io.out(`${decided.id} ${decided.state} by ${operator.actorId}@${operator.tenantId}\n`);
+    return EXIT.ok;
+  } finally {
+    await store.close();
+  }
+}
