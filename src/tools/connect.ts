@@ -169,7 +169,7 @@ export function connectMcp(server: McpServerConfig, access: McpAccess, options?:
 export async function connectMcp(server: McpServerConfig, access: McpAccess, options: ConnectOptions = {}): Promise<McpConnection<Tool>> {
   const config = parseServerConfig(server);
   const name = config.name;
-  checkOptions(`connectMcp ${name}`, options, { timeoutMs: "ms", signal: "signal", transportFactory: "function", logger: "function", fetch: "function" });
+  checkOptions(`connectMcp ${name}`, options, "timeoutMs:n signal:a transportFactory logger fetch");
   if (config.writeTools !== undefined || config.confirmTools !== undefined) {
     throw new ConfigError(`${name}: writeTools and confirmTools need the action layer`);
   }
