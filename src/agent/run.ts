@@ -121,7 +121,7 @@ function checkAnswer(provider: string, value: unknown): AssistantMessage {
 }
 
 async function runLoop(options: RunOptions, emitTo: (event: AgentEvent) => void): Promise<RunResult> {
-  checkOptions("run", options, { system: "string", signal: "signal", onEvent: "function", logger: "function" });
+  checkOptions("run", options, "signal:a onEvent logger");
   const provider = checkProvider(options.provider);
   const identity = identityOf(options.identity, "run: ");
   const tools = checkTools(options.tools);

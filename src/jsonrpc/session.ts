@@ -526,7 +526,5 @@ export class JsonRpcSession {
  * own error text may hold anything.
  */
 function handlerFailure(e: unknown): string {
-  if (!(e instanceof YadaError)) return "Internal error: the client's handler failed";
-  const text = `Internal error: the client could not answer (${e.code}): ${e.message}`;
-  return text.length > MAX_QUOTED_TEXT_CHARS ? `${text.slice(0, MAX_QUOTED_TEXT_CHARS - 1)}…` : text;
+  return e instanceof YadaError ? `Internal error: ${e.message}`.slice(0, MAX_QUOTED_TEXT_CHARS) : "Internal error";
 }

@@ -59,30 +59,16 @@ import {
 import { completeWithInput } from "./input-rounds.js";
 import { Subscriptions } from "./listen.js";
 import { checkParamHeaders, paramHeaderValues, type ParamHeader } from "./param-headers.js";
-import { checkOptions, type OptionKind } from "../util/options.js";
+import { checkOptions } from "../util/options.js";
 import { complete, type Completion, type CompletionRequest } from "./completions.js";
 import { followToolTask, isTaskAnswer, taskCallParams, taskIdentity, type TaskSupport } from "./task-call.js";
 
 /** The name and version yada reports to servers unless the host sets its own. */
 export const DEFAULT_CLIENT_INFO = { name: "yada", version: "0.1.0" } as const;
 
-/** The kinds of {@link ClientOptions}, checked where they enter. */
-const CLIENT_OPTIONS: Readonly<Record<string, OptionKind>> = {
-  name: "string",
-  clientInfo: "object",
-  logger: "function",
-  handshakeTimeoutMs: "ms",
-  era: "string",
-  discoverTimeoutMs: "ms",
-  callTimeoutMs: "ms|null",
-  requestTimeoutMs: "ms|null",
-  signal: "signal",
-  handlers: "object",
-  onServerLog: "function",
-  logLevel: "string",
-  requestHandlers: "object",
-  capabilities: "object",
-};
+/** The kinds of {@link ClientOptions}, checked where they enter (see checkOptions). */
+const CLIENT_OPTIONS =
+  "logger handshakeTimeoutMs:n discoverTimeoutMs:n callTimeoutMs:n? requestTimeoutMs:n? signal:a handlers:o onServerLog requestHandlers:o";
 
 /** Options of {@link McpClient.connect}. */
 export interface ClientOptions {
@@ -786,7 +772,5 @@ export class McpClient {
  */
 function stderrNote(transport: Transport): string {
   const tail: unknown = (transport as { stderrTail?: unknown }).stderrTail;
-  if (typeof tail !== "string" || tail === "") return "";
-  const line = tail.replace(/\s+/g, " ");
-  return `; last stderr: ${line.length > MAX_QUOTED_TEXT_CHARS ? `…${line.slice(line.length - MAX_QUOTED_TEXT_CHARS + 1)}` : line}`;
+  return typeof tail === "string" && tail ? `; last stderr: ${JSON.stringify(tail.slice(-MAX_QUOTED_TEXT_CHARS))}` : "";
 }

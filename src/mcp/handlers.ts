@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { ConfigError, ValidationError } from "../errors.js";
+import { ValidationError } from "../errors.js";
 import { RpcErrorReply } from "../jsonrpc/session.js";
 import { compileSchema } from "../schema/index.js";
 import { isRecord, type JsonRecord } from "./types.js";
@@ -100,10 +100,9 @@ export interface ClientHandlers {
  * @throws ConfigError (`config`) naming a handler that is not a function.
  */
 export function capabilitiesFor(handlers: ClientHandlers | undefined): JsonRecord {
-  checkOptions("McpClient.connect: handlers", handlers, { roots: "function", sampling: "object", elicitation: "object" });
-  checkOptions("McpClient.connect: handlers.sampling", handlers?.sampling, { handle: "function", tools: "boolean" });
-  if (handlers?.sampling && typeof handlers.sampling.handle !== "function") throw new ConfigError("McpClient.connect: handlers.sampling needs a handle function");
-  checkOptions("McpClient.connect: handlers.elicitation", handlers?.elicitation, { form: "function", url: "function" });
+  checkOptions("handlers", handlers, "roots sampling:o elicitation:o");
+  checkOptions("handlers.sampling", handlers?.sampling, "handle");
+  checkOptions("handlers.elicitation", handlers?.elicitation, "form url");
   const caps: JsonRecord = {};
   if (!handlers) return caps;
   if (handlers.roots) caps.roots = { listChanged: true };

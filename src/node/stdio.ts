@@ -122,7 +122,7 @@ export class StdioTransport implements Transport {
   #ended = false;
 
   constructor(params: StdioServerParams) {
-    checkOptions("StdioTransport", params, { command: "string", cwd: "string", env: "object", stderr: "string", maxLineBytes: "count", name: "string", logger: "function" });
+    checkOptions("StdioTransport", params, "env:o maxLineBytes:n logger");
     this.#params = params;
     this.#log = params.logger ?? silentLogger;
     this.description = `stdio server '${params.name ?? params.command}'`;

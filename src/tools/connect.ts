@@ -168,7 +168,7 @@ export function connectMcp(server: McpServerConfig, access: McpAccess, options?:
 export async function connectMcp(server: McpServerConfig, access: McpAccess, options: ConnectOptions = {}): Promise<McpConnection<Tool>> {
   const config = parseServerConfig(server);
   const name = config.name;
-  checkOptions(`connectMcp ${name}`, options, { timeoutMs: "ms", signal: "signal", transportFactory: "function", logger: "function", fetch: "function" });
+  checkOptions(`connectMcp ${name}`, options, "timeoutMs:n signal:a transportFactory logger fetch");
   checkRoleNames(config);
   if (!isRecord(access) || typeof access.authorize !== "function") throw new ConfigError("connectMcp needs {identity, authorize: function}");
   const authorize = access.authorize as Authorize;

@@ -176,7 +176,7 @@ export class HttpTransport implements Transport {
    * invalid bound, or a header refused by the H10 rules.
    */
   constructor(url: string | URL, options: HttpTransportOptions = {}) {
-    checkOptions("HttpTransport", options, { fetch: "function", idleTimeoutMs: "ms", logger: "function", maxJsonBytes: "count", maxEventBytes: "count", maxResumeAttempts: "count" });
+    checkOptions("HttpTransport", options, "fetch idleTimeoutMs:n logger");
     const u = httpUrl(url, "HTTP server URL", "pass them with withHeader()");
     this.#url = u.href;
     this.serverKey = u.origin + u.pathname;

@@ -1,79 +1,44 @@
 /**
- * Host options are checked where they enter (ours): a wrong type fails at once
+ * Host options are checked where they enter (ours): a wrong kind fails at once
  * with a `config` error naming the option, instead of a TypeError later from a
  * callback (a `logger` that is an object, a timeout that is a string). The
- * message names the option and the kind of value given, never the value.
+ * message names the option and the type given, never the value.
  *
  * @module
  */
 import { ConfigError } from "../errors.js";
 
-/** What an option must be. `ms` is a finite number ≥ 0; `ms|null` also takes null. */
-export type OptionKind = "function" | "string" | "boolean" | "object" | "ms" | "ms|null" | "signal" | "count";
-
-/** The kind of a value, for a message (never the value itself). */
-function kindOf(v: unknown): string {
-  if (v === null) return "null";
-  if (Array.isArray(v)) return "an array";
-  if (typeof v === "number" && !Number.isFinite(v)) return String(v);
-  return typeof v === "object" ? "an object" : `a ${typeof v}`;
-}
-
-function fits(v: unknown, kind: OptionKind): boolean {
-  switch (kind) {
-    case "function":
-      return typeof v === "function";
-    case "string":
-      return typeof v === "string";
-    case "boolean":
-      return typeof v === "boolean";
-    case "object":
-      return typeof v === "object" && v !== null && !Array.isArray(v);
-    case "ms|null":
-      if (v === null) return true;
-      return typeof v === "number" && Number.isFinite(v) && v >= 0;
-    case "ms":
-      return typeof v === "number" && Number.isFinite(v) && v >= 0;
-    case "count":
-      return typeof v === "number" && Number.isInteger(v) && v >= 0;
-    case "signal":
-      return typeof AbortSignal !== "undefined" && v instanceof AbortSignal;
-  }
-}
-
-const WANTED: Record<OptionKind, string> = {
-  function: "a function",
-  string: "a string",
-  boolean: "a boolean",
-  object: "an object",
-  ms: "a number of milliseconds ≥ 0",
-  "ms|null": "a number of milliseconds ≥ 0 or null",
-  count: "an integer ≥ 0",
-  signal: "an AbortSignal",
-};
+/** What each kind letter of a rule asks for. */
+const KINDS: Record<string, string> = { f: "a function", o: "an object", n: "a number ≥ 0", a: "an AbortSignal" };
 
 /**
- * Checks the options a host passed to `where` against `rules`; absent options
- * (`undefined`) are fine.
+ * Checks the options a host passed to `where` against `rules`: space-separated
+ * `name:kind`, kind one of `f` (function, the default), `o` (object), `n` (a
+ * finite number ≥ 0), `a` (AbortSignal); a trailing `?` also takes null. Absent
+ * options (`undefined`) are fine. Only what would fail later, far from its cause,
+ * is checked: callbacks, bounds, signals and nested option objects.
  *
  * @throws ConfigError (`config`) naming the first option of the wrong kind.
  *
  * @example
  * ```ts
- * checkOptions("McpClient.connect", { logger: { log() {} } }, { logger: "function" });
- * // ConfigError: McpClient.connect: option logger must be a function, not an object
+ * checkOptions("McpClient.connect", { logger: { log() {} } }, "logger signal:a");
+ * // ConfigError: McpClient.connect: option logger must be a function (got object)
  * ```
  */
-export function checkOptions(where: string, options: unknown, rules: Readonly<Record<string, OptionKind>>): void {
+export function checkOptions(where: string, options: unknown, rules: string): void {
   if (options === undefined) return;
-  if (typeof options !== "object" || options === null || Array.isArray(options)) {
-    throw new ConfigError(`${where}: the options must be an object, not ${kindOf(options)}`);
-  }
-  const given = options as Record<string, unknown>;
-  for (const name in rules) {
-    const kind = rules[name];
-    const v = given[name];
-    if (v === undefined || kind === undefined || fits(v, kind)) continue;
-    throw new ConfigError(`${where}: option ${name} must be ${WANTED[kind]}, not ${kindOf(v)}`);
+  if (typeof options !== "object" || options === null) throw new ConfigError(`${where}: the options must be an object`);
+  for (const rule of rules.split(" ")) {
+    const [name = "", kind = "f"] = rule.split(":");
+    const v = (options as Record<string, unknown>)[name];
+    if (v === undefined || (v === null && kind.endsWith("?"))) continue;
+    const k = kind.charAt(0);
+    const ok =
+      k === "f" ? typeof v === "function"
+      : k === "n" ? typeof v === "number" && v >= 0 && v < Infinity
+      : k === "a" ? v instanceof AbortSignal
+      : typeof v === "object" && v !== null && !Array.isArray(v);
+    if (!ok) throw new ConfigError(`${where}: option ${name} must be ${KINDS[k]} (got ${Array.isArray(v) ? "array" : v === null ? "null" : typeof v})`);
   }
 }
