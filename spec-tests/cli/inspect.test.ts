@@ -12,14 +12,15 @@ const T = { timeout: 60_000 };
 const EVERYTHING = `node ${repoPath("node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js")} stdio`;
 
 describe("X6: server inspection commands", { concurrency: true }, () => {
-  test("X6: ping prints the server and the round-trip time; --json says the era", T, async () => {
-    const r = await yada(["ping", "--stdio", EVERYTHING]);
+  // Each command launches its own server process: one run per command keeps the file light.
+  test("X6: ping --json reports the round trip, the era and the revision", T, async () => {
+    const r = await yada(["ping", "--json", "--stdio", EVERYTHING]);
     assert.equal(r.code, EXIT.ok, r.stderr);
-    assert.match(r.stdout, /^mcp-servers\/everything answered in \d+(\.\d)? ms\n$/);
-    const j = await yada(["ping", "--json", "--stdio", EVERYTHING]);
-    const parsed = JSON.parse(j.stdout) as { ok: boolean; era: string; ms: number };
+    const parsed = JSON.parse(r.stdout) as { ok: boolean; era: string; ms: number; protocolVersion: string };
     assert.equal(parsed.ok, true);
     assert.equal(parsed.era, "legacy");
+    assert.equal(parsed.protocolVersion, "2025-11-25");
+    assert.ok(parsed.ms >= 0);
   });
 
   test("X6: info prints identity, era, revision, capabilities and instructions", T, async () => {
@@ -28,17 +29,12 @@ describe("X6: server inspection commands", { concurrency: true }, () => {
     assert.match(r.stdout, /^mcp-servers\/everything 2\.0\.0 · legacy era · protocol 2025-11-25$/m);
     assert.match(r.stdout, /"tasks": \{/);
     assert.match(r.stdout, /^instructions$/m);
-    const j = JSON.parse((await yada(["info", "--json", "--stdio", EVERYTHING])).stdout) as { capabilities: { tasks?: unknown }; protocolVersion: string };
-    assert.ok(j.capabilities.tasks);
-    assert.equal(j.protocolVersion, "2025-11-25");
   });
 
   test("V9: complete prints a prompt argument's suggestions, narrowed by a context", T, async () => {
     const r = await yada(["complete", "completable-prompt", "name", "", '{"department":"Support"}', "--stdio", EVERYTHING]);
     assert.equal(r.code, EXIT.ok, r.stderr);
     assert.equal(r.stdout, "John\nKim\nLee\n");
-    const t = await yada(["complete", "demo://resource/dynamic/text/{resourceId}", "resourceId", "12", "--json", "--stdio", EVERYTHING]);
-    assert.deepEqual((JSON.parse(t.stdout) as { values: string[] }).values, ["12"]);
   });
 
   test("V8: call of a tool that requires a task runs it, with its status as live progress on stderr", T, async () => {
@@ -51,9 +47,6 @@ describe("X6: server inspection commands", { concurrency: true }, () => {
   test("H14: --url of a 2024-11-05 HTTP+SSE server (server-everything sse mode) works through the fallback", T, async () => {
     const server = await startEverything("sse");
     try {
-      const info = await yada(["info", "--url", server.url]);
-      assert.equal(info.code, EXIT.ok, info.stderr);
-      assert.match(info.stdout, /^mcp-servers\/everything 2\.0\.0 · legacy era/m);
       const r = await yada(["call", "echo", '{"message":"over sse"}', "--url", server.url]);
       assert.equal(r.code, EXIT.ok, r.stderr);
       assert.equal(r.stdout, "Echo: over sse\n");

@@ -20,7 +20,7 @@ export async function startEverything(mode: "streamableHttp" | "sse" = "streamab
   });
   const port = await new Promise<number>((resolve, reject) => {
     let text = "";
-    const timer = setTimeout(() => reject(new Error(`server-everything did not start: ${text.slice(-500)}`)), 10_000);
+    const timer = setTimeout(() => reject(new Error(`server-everything did not start: ${text.slice(-500)}`)), 30_000);
     child.stderr?.setEncoding("utf8");
     child.stderr?.on("data", (chunk: string) => {
       text += chunk;

@@ -4,9 +4,10 @@
 // transcript recorder. The conformance suite's sep-2640-client-* scenarios run in
 // spec-tests/conformance.
 import assert from "node:assert/strict";
-import { describe, test } from "node:test";
+import { after, before, describe, test } from "node:test";
 import { McpClient } from "../../src/node/client.js";
 import { listSkills, getSkill, loadSkill, serverHasSkills } from "../../src/mcp/skills.js";
+import { frontmatterMatches } from "../../src/mcp/skill-frontmatter.js";
 import { fixtureServer, repoPath } from "../helpers/paths.js";
 import { connectRecorded, readWire, requestsOf, sent } from "../modern/support.js";
 
@@ -16,39 +17,31 @@ const skillsServer = fixtureServer("skills.mjs");
 type Coded = Error & { code?: string };
 const reads = (out: string): string[] => requestsOf(sent(readWire(out)), "resources/read").map((m) => String((m.params as { uri?: string }).uri));
 
-describe("V9: completions (server-everything)", { concurrency: true }, () => {
+describe("V9: completions (server-everything)", () => {
+  // One server process for the three tests (its start-up is the costly part).
+  let client: McpClient;
+  before(async () => {
+    client = await McpClient.connectStdio("node", [everything, "stdio"], undefined, { era: "legacy", handshakeTimeoutMs: 30_000 });
+  });
+  after(() => client?.close());
+
   test("V9: complete() suggests prompt argument values, narrowed by the context of other arguments", T, async () => {
-    const client = await McpClient.connectStdio("node", [everything, "stdio"], undefined, { era: "legacy" });
-    try {
-      const dept = await client.complete({ ref: { type: "ref/prompt", name: "completable-prompt" }, argument: { name: "department", value: "S" } });
-      assert.deepEqual(dept.values.sort(), ["Sales", "Support"]);
-      const lead = await client.complete({ ref: { type: "ref/prompt", name: "completable-prompt" }, argument: { name: "name", value: "" }, context: { department: "Sales" } });
-      assert.deepEqual(lead.values, ["David", "Eve", "Frank"]);
-    } finally {
-      await client.close();
-    }
+    const dept = await client.complete({ ref: { type: "ref/prompt", name: "completable-prompt" }, argument: { name: "department", value: "S" } });
+    assert.deepEqual(dept.values.sort(), ["Sales", "Support"]);
+    const lead = await client.complete({ ref: { type: "ref/prompt", name: "completable-prompt" }, argument: { name: "name", value: "" }, context: { department: "Sales" } });
+    assert.deepEqual(lead.values, ["David", "Eve", "Frank"]);
   });
 
   test("V9: complete() suggests resource-template variable values", T, async () => {
-    const client = await McpClient.connectStdio("node", [everything, "stdio"], undefined, { era: "legacy" });
-    try {
-      const ok = await client.complete({ ref: { type: "ref/resource", uri: "demo://resource/dynamic/text/{resourceId}" }, argument: { name: "resourceId", value: "7" } });
-      assert.deepEqual(ok.values, ["7"]);
-      const none = await client.complete({ ref: { type: "ref/resource", uri: "demo://resource/dynamic/text/{resourceId}" }, argument: { name: "resourceId", value: "x" } });
-      assert.deepEqual(none.values, []);
-    } finally {
-      await client.close();
-    }
+    const ok = await client.complete({ ref: { type: "ref/resource", uri: "demo://resource/dynamic/text/{resourceId}" }, argument: { name: "resourceId", value: "7" } });
+    assert.deepEqual(ok.values, ["7"]);
+    const none = await client.complete({ ref: { type: "ref/resource", uri: "demo://resource/dynamic/text/{resourceId}" }, argument: { name: "resourceId", value: "x" } });
+    assert.deepEqual(none.values, []);
   });
 
   test("V9: a malformed completion request is refused before anything is sent", T, async () => {
-    const client = await McpClient.connectStdio("node", [everything, "stdio"], undefined, { era: "legacy" });
-    try {
-      const bad = { ref: { type: "ref/tool", name: "x" }, argument: { name: "a", value: "" } } as unknown as Parameters<McpClient["complete"]>[0];
-      await assert.rejects(client.complete(bad), (e: Coded) => e.code === "validation");
-    } finally {
-      await client.close();
-    }
+    const bad = { ref: { type: "ref/tool", name: "x" }, argument: { name: "a", value: "" } } as unknown as Parameters<McpClient["complete"]>[0];
+    await assert.rejects(client.complete(bad), (e: Coded) => e.code === "validation");
   });
 });
 
@@ -85,4 +78,24 @@ describe("V9: skills extension (SEP-2640)", { concurrency: true }, () => {
       assert.deepEqual(reads(out), ["skill://acme/pdf-tools/SKILL.md"]);
     });
   }
+});
+
+test("V9: SKILL.md frontmatter is compared field by field, typed as YAML reads it, and fails closed on YAML it does not parse", () => {
+  const md = (fm: string) => `---\n${fm}\n---\nbody\n`;
+  const entry = { name: "x", description: "d" };
+  assert.equal(frontmatterMatches(md("name: x\ndescription: d"), entry), undefined);
+  assert.equal(frontmatterMatches(md("name: x\ndescription: 'd'  "), entry), undefined);
+  assert.equal(frontmatterMatches(md('name: "x"\ndescription: d # a comment'), entry), undefined);
+  assert.match(frontmatterMatches(md("name: x\ndescription: e"), entry) ?? "", /description differs/);
+  assert.match(frontmatterMatches(md("name: x\ndescription: d\nextra: 1"), entry) ?? "", /other fields/);
+  assert.match(frontmatterMatches(md("name: x"), entry) ?? "", /other fields|missing/);
+  // Typing: an unquoted 2 is the number 2; a quoted "2" is the string only.
+  assert.equal(frontmatterMatches(md("name: x\ndescription: d\nv: 2"), { ...entry, v: 2 }), undefined);
+  assert.match(frontmatterMatches(md('name: x\ndescription: d\nv: "2"'), { ...entry, v: 2 }) ?? "", /v differs/);
+  assert.equal(frontmatterMatches(md("name: x\ndescription: d\nmeta:\n  a: true\n  b: [1]"), { ...entry, meta: { a: true, b: [1] } })?.startsWith("unreadable"), true);
+  assert.equal(frontmatterMatches(md("name: x\ndescription: d\ntags:\n- a\n- b"), { ...entry, tags: ["a", "b"] }), undefined);
+  for (const bad of ["name: &a x\ndescription: d", "name: x\ndescription: |\n  d", "name: x\ndescription: {a: 1}", "name: x\nname: x\ndescription: d"]) {
+    assert.match(frontmatterMatches(md(bad), entry) ?? "", /^unreadable/, bad);
+  }
+  assert.match(frontmatterMatches("no frontmatter\n", entry) ?? "", /^unreadable/);
 });

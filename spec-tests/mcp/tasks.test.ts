@@ -3,14 +3,17 @@
 // 2026-07-28 io.modelcontextprotocol/tasks extension against a fixture server.
 // The wire is read from the transcript recorder.
 import assert from "node:assert/strict";
-import { describe, test } from "node:test";
+import { after, before, describe, test } from "node:test";
 import { McpClient } from "../../src/node/client.js";
+import { StdioTransport } from "../../src/node/stdio.js";
+import { RecordingTransport, type TranscriptEntry } from "../../src/transport/recording.js";
 import { McpClient as WebMcpClient } from "../../src/mcp/client.js";
 import { HttpTransport } from "../../src/transport/http.js";
 import { connectMcp } from "../../src/node/tools.js";
 import type { Progress } from "../../src/jsonrpc/session.js";
 import { MIN_TASK_POLL_MS } from "../../src/limits.js";
 import { mcpNameOf } from "../../src/transport/http-headers.js";
+import { taskCallParams } from "../../src/mcp/task-call.js";
 import { startEverything } from "../helpers/everything.js";
 import { fixtureServer, repoPath } from "../helpers/paths.js";
 import { connectRecorded, readWire, requestsOf, sent, type Message } from "../modern/support.js";
@@ -29,19 +32,26 @@ function textOfResult(r: { content: Array<{ type: string; text?: string }> }): s
   return r.content.map((b) => b.text ?? "").join("");
 }
 
-describe("V8: tasks, 2025-11-25 (server-everything)", { concurrency: true }, () => {
+describe("V8: tasks, 2025-11-25 (server-everything)", () => {
+  // One server process for the stdio tests (its start-up is the costly part), every
+  // message recorded as it passes; each test reads the messages of its own calls.
+  const wire: TranscriptEntry[] = [];
+  let client: WebMcpClient;
+  before(async () => {
+    const transport = new RecordingTransport(new StdioTransport({ command: "node", args: [everything, "stdio"] }), (e) => wire.push(structuredClone(e)));
+    client = await WebMcpClient.connect(transport, { era: "legacy", handlers: snake, handshakeTimeoutMs: 30_000 });
+    await client.listTools();
+  });
+  after(() => client?.close());
+  const sentSince = (from: number): Message[] => wire.slice(from).filter((e) => e.dir === "c2s").map((e) => e.msg as Message);
+
   test("V8: a tool whose taskSupport is required runs as one call over stdio: tools/call with task, tasks/get polls, tasks/result; status as progress", T, async () => {
-    const { client, out } = await connectRecorded(["node", everything, "stdio"], { era: "legacy" });
+    const from = wire.length;
     const progress: Progress[] = [];
-    try {
-      await client.listTools();
-      const r = await client.callTool("simulate-research-query", { topic: "rust" }, { onProgress: (p) => progress.push(p) });
-      assert.equal(r.isError, false);
-      assert.match(textOfResult(r), /# Research Report: rust/);
-    } finally {
-      await client.close();
-    }
-    const messages = sent(readWire(out));
+    const r = await client.callTool("simulate-research-query", { topic: "rust" }, { onProgress: (p) => progress.push(p) });
+    assert.equal(r.isError, false);
+    assert.match(textOfResult(r), /# Research Report: rust/);
+    const messages = sentSince(from);
     const [call] = requestsOf(messages, "tools/call");
     assert.deepEqual((call?.params as { task?: unknown }).task, {}, "the call asks for a task");
     assert.ok(requestsOf(messages, "tasks/get").length >= 2, "the task is polled");
@@ -52,46 +62,30 @@ describe("V8: tasks, 2025-11-25 (server-everything)", { concurrency: true }, () 
   });
 
   test("V8: input_required: the elicitation the task raises on tasks/result is answered by the host handler", T, async () => {
-    const client = await McpClient.connectStdio("node", [everything, "stdio"], undefined, { era: "legacy", handlers: snake });
-    try {
-      await client.listTools();
-      const r = await client.callTool("simulate-research-query", { topic: "python", ambiguous: true });
-      assert.match(textOfResult(r), /Research Report: python \(snake\)/);
-    } finally {
-      await client.close();
-    }
+    const r = await client.callTool("simulate-research-query", { topic: "python", ambiguous: true });
+    assert.match(textOfResult(r), /Research Report: python \(snake\)/);
   });
 
   test("V8: aborting a task call rejects with cancelled and sends tasks/cancel for the task", T, async () => {
-    const { client, out } = await connectRecorded(["node", everything, "stdio"], { era: "legacy" });
-    try {
-      await client.listTools();
-      const ac = new AbortController();
-      const call = client.callTool("simulate-research-query", { topic: "go" }, { signal: ac.signal, onProgress: () => ac.abort() });
-      await assert.rejects(call, (e: Error & { code?: string }) => e.code === "cancelled");
-      await client.ping(); // stdio is ordered: the cancel went out before this
-    } finally {
-      await client.close();
-    }
-    const messages = sent(readWire(out));
-    const [cancel] = requestsOf(messages, "tasks/cancel");
+    const from = wire.length;
+    const ac = new AbortController();
+    const call = client.callTool("simulate-research-query", { topic: "go" }, { signal: ac.signal, onProgress: () => ac.abort() });
+    await assert.rejects(call, (e: Error & { code?: string }) => e.code === "cancelled");
+    await client.ping(); // stdio is ordered: the cancel went out before this
+    const [cancel] = requestsOf(sentSince(from), "tasks/cancel");
     assert.ok(cancel, "tasks/cancel was sent");
-    const created = readWire(out).find((l) => l.dir === "s2c" && (l.msg.result as { task?: { taskId?: string } } | undefined)?.task);
-    assert.equal((cancel.params as { taskId?: string }).taskId, (created?.msg.result as { task: { taskId: string } }).task.taskId);
+    const created = wire.slice(from).find((l) => l.dir === "s2c" && ((l.msg as Message).result as { task?: unknown } | undefined)?.task);
+    assert.equal((cancel.params as { taskId?: string }).taskId, ((created?.msg as Message).result as { task: { taskId: string } }).task.taskId);
   });
 
   test("V8: with task: false a required tool is called plainly and the server's refusal comes back", T, async () => {
-    const client = await McpClient.connectStdio("node", [everything, "stdio"], undefined, { era: "legacy" });
-    try {
-      await client.listTools();
-      const r = await client.callTool("simulate-research-query", { topic: "x" }, { task: false });
-      assert.equal(r.isError, true);
-      assert.match(textOfResult(r), /requires task augmentation/);
-    } finally {
-      await client.close();
-    }
+    const r = await client.callTool("simulate-research-query", { topic: "x" }, { task: false });
+    assert.equal(r.isError, true);
+    assert.match(textOfResult(r), /requires task augmentation/);
   });
+});
 
+describe("V8: tasks, 2025-11-25 over HTTP (server-everything)", () => {
   test("V8: over Streamable HTTP the task call completes as one call", T, async () => {
     const server = await startEverything();
     try {
@@ -237,4 +231,18 @@ describe("V8: tasks, 2026-07-28 extension (fixture server)", { concurrency: true
 test("V8: over Streamable HTTP, tasks/get, tasks/update and tasks/cancel are routed by their task id (Mcp-Name)", () => {
   for (const method of ["tasks/get", "tasks/update", "tasks/cancel"]) assert.equal(mcpNameOf(method, { taskId: "task-7" }), "task-7");
   assert.equal(mcpNameOf("tools/call", { name: "research" }), "research");
+});
+
+test("V8: task augmentation (2025-11-25) follows the server capability and each tool's taskSupport", () => {
+  const takes = { tasks: { requests: { tools: { call: {} } } } };
+  const support = new Map([["must", "required"], ["may", "optional"], ["never", "forbidden"]] as const);
+  const view = (capabilities: Record<string, unknown>) => ({ era: "legacy" as const, capabilities, taskSupport: support });
+  assert.deepEqual(taskCallParams(view(takes), "must", {}), {});
+  assert.equal(taskCallParams(view(takes), "may", {}), undefined, "optional: only when the host asks");
+  assert.deepEqual(taskCallParams(view(takes), "may", { task: true, taskTtlMs: 60_000 }), { ttl: 60_000 });
+  assert.deepEqual(taskCallParams(view(takes), "unlisted", { task: true }), {});
+  assert.equal(taskCallParams(view(takes), "never", { task: true }), undefined, "forbidden is never a task");
+  assert.equal(taskCallParams(view(takes), "must", { task: false }), undefined);
+  assert.equal(taskCallParams(view({ tasks: {} }), "must", {}), undefined, "MUST NOT without tasks.requests.tools.call");
+  assert.equal(taskCallParams({ ...view(takes), era: "modern" }, "must", {}), undefined, "2026-07-28: the server decides");
 });
