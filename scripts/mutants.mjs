@@ -23,6 +23,8 @@ const MUTANTS = [
   ["SSE bound counts no field bytes", "build/src/transport/sse.js", "if (eventBytes > maxEventBytes) overLimit();", "", ["hostile/streams"]],
   ["URLs reach the model", "build/src/tools/model-text.js", 'message.replace(URL_IN_TEXT, "<url>")', "message", ["hostile/model-view"]],
   ["stdin queue unbounded", "build/src/node/stdio.js", "stdin.writableLength + line.length > MAX_STDIN_QUEUED_BYTES", "false", ["hostile/server-requests"]],
+  ["pending requests unbounded", "build/src/jsonrpc/session.js", "if (this.#pending.size >= MAX_PENDING_REQUESTS) {", "if (false) {", ["hostile/checks"]],
+  ["list cursors unbounded", "build/src/mcp/client.js", "if (next && next.length > MAX_CURSOR_CHARS) {", "if (false) {", ["hostile/checks"]],
   ["JSON-RPC error messages uncut", "build/src/jsonrpc/session.js", "truncate(e.message, MAX_RPC_ERROR_MESSAGE_CHARS)", "e.message", ["hostile/checks"]],
   ["yada -v prints stderr raw", "dist/cli.js", "process.stderr.write(safe(text));", "process.stderr.write(text);", ["hostile/cli-stderr"]],
 ];

@@ -139,3 +139,45 @@ test("J3: a JSON-RPC error message from a server is cut to MAX_RPC_ERROR_MESSAGE
     await client.close();
   }
 });
+
+test("J2: beyond MAX_PENDING_REQUESTS requests in flight, the next one fails at once with a limit error", async () => {
+  const { MAX_PENDING_REQUESTS } = await import("../../src/limits.js");
+  const { LimitError } = await import("../../src/errors.js");
+  // Never answers a call: every request stays pending.
+  const client = await McpClient.connectStdio("node", inlineServer("() => new Promise(() => {})"));
+  try {
+    // The handshake used none: the connection's own pending count starts at 0.
+    const pending = Array.from({ length: MAX_PENDING_REQUESTS }, () => client.callTool("t", {}, { timeoutMs: 60_000 }).catch((e: unknown) => e));
+    const e = await rejection(client.callTool("t", {}, { timeoutMs: 60_000 }));
+    assert.ok(e instanceof LimitError && e.limit === "MAX_PENDING_REQUESTS", `${e.name}: ${e.message}`);
+    await client.close();
+    for (const p of await Promise.all(pending)) assert.equal((p as { code?: string }).code, "connection_closed");
+  } finally {
+    await client.close();
+  }
+});
+
+test("V3: a list cursor longer than MAX_CURSOR_CHARS is refused with a limit error, not sent back", async () => {
+  const { MAX_CURSOR_CHARS } = await import("../../src/limits.js");
+  const script = `
+const rl = require("readline").createInterface({ input: process.stdin });
+const send = (m) => process.stdout.write(JSON.stringify(m) + "\\n");
+let lists = 0;
+rl.on("line", (l) => {
+  const m = JSON.parse(l);
+  if (m.id === undefined) return;
+  if (m.method === "initialize") return send({ jsonrpc: "2.0", id: m.id, result: { protocolVersion: "2025-06-18", capabilities: { tools: {} }, serverInfo: { name: "s", version: "1" } } });
+  if (m.method === "tools/list") { lists++; return send({ jsonrpc: "2.0", id: m.id, result: { tools: [], nextCursor: "c".repeat(${MAX_CURSOR_CHARS + 1}) } }); }
+  if (m.method === "tools/call") return send({ jsonrpc: "2.0", id: m.id, result: { content: [{ type: "text", text: String(lists) }] } });
+  send({ jsonrpc: "2.0", id: m.id, error: { code: -32601, message: "Method not found" } });
+});`;
+  const client = await McpClient.connectStdio("node", ["-e", script], undefined, { era: "legacy" });
+  try {
+    const e = await rejection(client.listTools());
+    assert.equal(e.code, "limit");
+    const lists = await client.callTool("count", {});
+    assert.equal((lists.content[0] as TextContent).text, "1", "the cursor was never sent back");
+  } finally {
+    await client.close();
+  }
+});
