@@ -38,8 +38,8 @@ test("X3: each entry is one self-contained ESM file with .d.ts, as package.json 
 // +6,900 for the action layer: records, stores, approvals, the worker, run/resume, W5-W9;
 // then +6,600 for the PostgreSQL and Durable Object action stores and their remote
 // client, W9, W12: SQL text and record checks, tree-shaken away by a consumer's
-// bundler when unused).
-const WEB_GZIP_CEILING = 57_100;
+// bundler when unused; measured with the approved writes and the action layer merged: 60,465).
+const WEB_GZIP_CEILING = 60_600;
 
 test("X3: the web bundle stays under its size ceiling (min+gzip)", async () => {
   const out = await esbuild.build({
