@@ -41,7 +41,7 @@ after(async () => {
 
 test("W12: 4 workers SIGKILLed at random on one PostgreSQL: 500 actions, the server's log shows 0 duplicates, 0 lost, uncertain ones resolved by receipt only", { timeout: 150_000 }, async () => {
   const { runFaultLoop } = (await import(pathToFileURL(repoPath("fixtures", "actions", "fault-loop.mjs")).href)) as { runFaultLoop: RunFaultLoop };
-  const r = await runFaultLoop({ db: db.config, query: db.query, table: freshTable(), dir, actions: 500, workers: 4, killMinMs: 100, killMaxMs: 350, maxKills: 16, leaseMs: 1_200, executeDelayMs: 5, boundMs: 120_000 });
+  const r = await runFaultLoop({ db: db.config, query: db.query, table: freshTable(), dir, actions: 500, workers: 4, killMinMs: 150, killMaxMs: 400, maxKills: 12, leaseMs: 1_200, executeDelayMs: 5, boundMs: 120_000 });
   console.log(`fault loop: ${JSON.stringify(r)}`);
   assert.ok(r.settled, `did not settle: ${JSON.stringify(r)}`);
   assert.ok(r.kills >= 5, `only ${r.kills} kills`);
