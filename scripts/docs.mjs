@@ -45,10 +45,14 @@ export function errorsTable(source = read("src/errors.ts")) {
   const codes = [...source.matchAll(/^ \* - `(\w+)`: (.+)$/gm)];
   const head = "| code | meaning |\n| --- | --- |";
   const split = codes.findIndex((m) => m[1] === "auth");
-  const main = (split < 0 ? codes : codes.slice(0, split)).map((m) => `| \`${m[1]}\` | ${m[2]} |`);
-  const kinds = split < 0 ? [] : codes.slice(split).map((m) => `| \`${m[1]}\` | ${m[2]} |`);
+  const oauthAt = codes.findIndex((m) => m[1] === "insecure_url");
+  const end = oauthAt < 0 ? codes.length : oauthAt;
+  const main = (split < 0 ? codes.slice(0, end) : codes.slice(0, split)).map((m) => `| \`${m[1]}\` | ${m[2]} |`);
+  const kinds = split < 0 ? [] : codes.slice(split, end).map((m) => `| \`${m[1]}\` | ${m[2]} |`);
+  const oauthKinds = oauthAt < 0 ? [] : codes.slice(oauthAt).map((m) => `| \`${m[1]}\` | ${m[2]} |`);
   let out = `${head}\n${main.join("\n")}`;
   if (kinds.length) out += `\n\n\`ProviderError\` (code \`provider\`) carries a \`kind\`:\n\n| kind | meaning |\n| --- | --- |\n${kinds.join("\n")}`;
+  if (oauthKinds.length) out += `\n\n\`OAuthError\` (code \`oauth\`) carries a \`kind\`:\n\n| kind | meaning |\n| --- | --- |\n${oauthKinds.join("\n")}`;
   return out;
 }
 

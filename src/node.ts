@@ -13,3 +13,5 @@ export { connectMcp, reconnectingMcp, nodeTransportFactory } from "./node/tools.
 // web bundle so that it stays small.
 export { createLineSplitter, type LineSink, type LineSplitter } from "./transport/ndjson.js";
 export { RecordingTransport, type TranscriptEntry } from "./transport/recording.js";
+export { FileTokenStore, defaultTokenFile } from "./node/token-store.js";
+export { startLoopbackRedirect, type LoopbackRedirect, type LoopbackRedirectOptions } from "./node/loopback-redirect.js";

@@ -34,8 +34,10 @@ test("X3: each entry is one self-contained ESM file with .d.ts, as package.json 
 // lower it as the bundle shrinks; raising it needs a reason (the last raise: the
 // linear-time pattern matcher that closes ReDoS through server schemas, and the
 // checks added after the security review; then +100 for the SSE parser's
-// word-at-a-time line-end search, 1.3x the throughput on small events).
-const WEB_GZIP_CEILING = 43_600;
+// word-at-a-time line-end search, 1.3x the throughput on small events; then
+// +8,600 for the OAuth 2.1 client of src/auth, A2-A5, which a bundler leaves out
+// when OAuthClient is not imported).
+const WEB_GZIP_CEILING = 52_200;
 
 test("X3: the web bundle stays under its size ceiling (min+gzip)", async () => {
   const out = await esbuild.build({

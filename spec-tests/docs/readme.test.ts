@@ -5,12 +5,22 @@ import { spawnSync } from "node:child_process";
 import { pathToFileURL } from "node:url";
 import { repoPath } from "../helpers/paths.js";
 
+import { existsSync, readdirSync } from "node:fs";
+
 const readme = readFileSync(repoPath("README.md"), "utf8");
+// The guides in docs/ are held to the same rules: their examples run, and they
+// count as documentation of the exports they show.
+const guides = existsSync(repoPath("docs"))
+  ? readdirSync(repoPath("docs"))
+      .filter((f) => f.endsWith(".md"))
+      .map((f) => readFileSync(repoPath("docs", f), "utf8"))
+  : [];
+const documentation = [readme, ...guides].join("\n");
 
 // Every ```js block of the README is a runnable example: it runs from the
 // repository (imports of "yada" / "yada/node" resolve to the built bundles through
 // the package's own exports) and must exit 0.
-const examples = [...readme.matchAll(/```js\n([\s\S]*?)```/g)].map((m) => m[1] ?? "");
+const examples = [...documentation.matchAll(/```js\n([\s\S]*?)```/g)].map((m) => m[1] ?? "");
 
 test("README: every js example runs", { timeout: 120_000 }, () => {
   assert.ok(examples.length >= 6, `only ${examples.length} examples`);
@@ -53,7 +63,7 @@ test("README: every public export is documented", () => {
       }
     }
   }
-  const missing = [...names].filter((n) => !new RegExp(`\\b${n}\\b`).test(readme));
+  const missing = [...names].filter((n) => !new RegExp(`\\b${n}\\b`).test(documentation));
   assert.deepEqual(missing, [], `not in README: ${missing.join(", ")}`);
 });
 

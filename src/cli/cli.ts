@@ -13,6 +13,7 @@ import { promptsCommand, resourcesCommand, toolsCommand } from "./discover.js";
 import { EXIT, UsageError, errorLine, exitCodeOf } from "./exit.js";
 import { VERSION, helpText } from "./help.js";
 import { callCommand, promptCommand, readCommand } from "./invoke.js";
+import { loginCommand } from "./login.js";
 import { recordCommand } from "./record.js";
 import { runCommand } from "./run.js";
 import { processIo, type Io } from "./terminal.js";
@@ -26,6 +27,7 @@ const HANDLERS: Record<string, (ctx: CommandContext) => Promise<number>> = {
   prompt: promptCommand,
   record: recordCommand,
   run: runCommand,
+  login: loginCommand,
 };
 
 /**
