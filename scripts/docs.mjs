@@ -100,20 +100,15 @@ export async function limitsDoc(source = read("src/limits.ts")) {
 
 /** docs/errors.md: the codes (from YadaErrorCode's TSDoc), the classes and their fields, the provider kinds. */
 export function errorsDoc(source = read("src/errors.ts")) {
-  const codes = [...source.matchAll(/^ \* - `(\w+)`: (.+)$/gm)].map((m) => `| \`${m[1]}\` | ${cell(m[2])} |`);
-  const classes = [];
-  for (const m of source.matchAll(/(\/\*\*(?:(?!\*\/)[\s\S])*\*\/)\s*\nexport class (\w+) extends (\w+) \{([\s\S]*?)\n\}/g)) {
-    const [, doc, name, base, body] = m;
-    const code = /super\("(\w+)"/.exec(body)?.[1] ?? (name === "YadaError" ? "any" : "");
-    const fields = [...body.matchAll(/\/\*\* (.+?) \*\/\s*\n\s*readonly (\w+)(\??): ([^;=]+)/g)]
-      .filter((f) => f[2] !== "code")
-      .map((f) => `\`${f[2]}\` (${cell(f[4])}): ${cell(f[1])}`);
-    classes.push(`| \`${name}\` | ${code ? `\`${code}\`` : ""} | ${cell(firstParagraph(docText(doc)))}${fields.length ? `<br>${fields.join("<br>")}` : ""} |`);
-    void base;
-  }
-  const kinds = /ProviderErrorKind = ([^;]+);/.exec(source)?.[1] ?? "";
-  const kindDocs = [...source.matchAll(/^ \* - `(\w+)`: (.+)$/gm)].filter((k) => kinds.includes(`"${k[1]}"`));
-  const codeRows = codes.filter((r) => !kindDocs.some((k) => r.startsWith(`| \`${k[1]}\` |`)));
+  // Each list is the TSDoc block just above its type: the codes above YadaErrorCode, each kind list above its Kind type.
+  const listAbove = (type) => {
+    const at = source.indexOf(`export type ${type} =`);
+    const start = at < 0 ? -1 : source.lastIndexOf("/**", at);
+    return start < 0 ? [] : [...source.slice(start, at).matchAll(/^ \* - `(\w+)`: (.+)$/gm)];
+  };
+  const codeRows = listAbove("YadaErrorCode").map((m) => `| \`${m[1]}\` | ${cell(m[2])} |`);
+  const kindDocs = listAbove("ProviderErrorKind");
+  const oauthKinds = listAbove("OAuthErrorKind");
   return [
     "# Error codes",
     "",
@@ -154,6 +149,14 @@ export function errorsDoc(source = read("src/errors.ts")) {
     "| kind | meaning |",
     "| --- | --- |",
     ...kindDocs.map((k) => `| \`${k[1]}\` | ${cell(k[2])} |`),
+    "",
+    "## OAuth error kinds",
+    "",
+    "`OAuthError` (code `oauth`) carries a `kind`:",
+    "",
+    "| kind | meaning |",
+    "| --- | --- |",
+    ...oauthKinds.map((k) => `| \`${k[1]}\` | ${cell(k[2])} |`),
     "",
   ].join("\n");
 }

@@ -334,8 +334,6 @@ export const TOKEN_REFRESH_SKEW_MS = 60_000;
 export const OAUTH_INTERACTION_TIMEOUT_MS = 5 * 60_000;
 /** Time a started authorization flow stays valid, in ms (A3; ours: a login takes minutes). */
 export const OAUTH_FLOW_TTL_MS = 10 * 60_000;
-/** Authorization flows kept open at once per client (A3; ours). */
-export const MAX_OPEN_FLOWS = 16;
 /** Lifetime of a private_key_jwt client assertion, in seconds (A5; RFC 7523 asks for short; ours). */
 export const CLIENT_ASSERTION_TTL_S = 60;
 /** Largest token store file read, in bytes (A5; ours). */

@@ -15,3 +15,5 @@ export { createLineSplitter, type LineSink, type LineSplitter } from "./transpor
 export { RecordingTransport, type TranscriptEntry } from "./transport/recording.js";
 export { nodeWriteTools, type NodeWriteToolsOptions } from "./node/builtins/index.js";
 export { openFileStore, FileActionStore, DEFAULT_FILE_STORE_PATH, type FileStoreOptions } from "./node/file-store.js";
+export { FileTokenStore, defaultTokenFile } from "./node/token-store.js";
+export { startLoopbackRedirect, type LoopbackRedirect, type LoopbackRedirectOptions } from "./node/loopback-redirect.js";

@@ -34,8 +34,11 @@ test("A2, A4, A6: authorization code + PKCE with dynamic registration (applicati
   const world = await startOidc();
   try {
     const store = new MemoryTokenStore();
-    const { auth, logins } = userAuth(world, { store });
-    const client = await connect(world, auth);
+    const logged: string[] = [];
+    const { auth, logins } = userAuth(world, { store, logger: (level, message, data) => logged.push(`${level} ${message} ${JSON.stringify(data ?? {})}`) });
+    const client = await McpClient.connect(new HttpTransport(world.mcpUrl, { auth, logger: (l, m, d) => logged.push(`${l} ${m} ${JSON.stringify(d ?? {})}`) }), {
+      clientInfo: { name: "oidc-test", version: "1" },
+    });
     const tools = await client.listTools();
     assert.deepEqual(tools.map((t) => t.name), ["read", "write"]);
     const r = await client.callTool("read", {});
@@ -49,6 +52,11 @@ test("A2, A4, A6: authorization code + PKCE with dynamic registration (applicati
     assert.equal(tokens?.issuer, world.issuer);
     assert.equal(tokens?.resource, world.mcpUrl);
     assert.ok(tokens?.refreshToken, "a refresh token was issued");
+    // A5: tokens never reach the logs.
+    assert.ok(logged.length > 0);
+    for (const line of logged) {
+      assert.ok(!line.includes(tokens.accessToken) && !line.includes(tokens.refreshToken), line);
+    }
   } finally {
     await world.close();
   }

@@ -152,6 +152,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   { name: "prompts", usage: "prompts", summary: "list the server's prompts", groups: ["server", "output"] },
   { name: "prompt", usage: "prompt <name> [json]", summary: "render a prompt with string arguments", groups: ["server", "output"] },
   { name: "record", usage: "record -o <file>", summary: "record a session (tools/list and each --call) as a JSONL transcript", groups: ["server", "output", "record"] },
+  { name: "login", usage: "login --url <url>", summary: "log in to an OAuth-protected HTTP server; later commands use and refresh the stored tokens", groups: ["server"] },
   { name: "run", usage: 'run "<prompt>"', summary: "run the agent against the server's tools; writes wait for approval, then run once", groups: ["server", "output", "run"], flags: ["store"] },
   { name: "ping", usage: "ping", summary: "check the server answers and print the round-trip time", groups: ["server", "output"] },
   { name: "info", usage: "info", summary: "the server's name, protocol era and revision, capabilities and instructions", groups: ["server", "output"] },

@@ -15,6 +15,7 @@ import { CliExit, EXIT, UsageError, errorCodeOf, errorLine, exitCodeOf } from ".
 import { VERSION, helpText } from "./help.js";
 import { callCommand, promptCommand, readCommand } from "./invoke.js";
 import { completeCommand, infoCommand, pingCommand } from "./inspect.js";
+import { loginCommand } from "./login.js";
 import { recordCommand } from "./record.js";
 import { runCommand } from "./run.js";
 import { actionsCommand } from "./actions.js";
@@ -33,6 +34,7 @@ const HANDLERS: Record<string, (ctx: CommandContext) => Promise<number>> = {
   info: infoCommand,
   complete: completeCommand,
   actions: actionsCommand,
+  login: loginCommand,
 };
 
 /**

@@ -12,6 +12,7 @@ import { isRecord, type JsonRecord } from "../mcp/types.js";
 import type { CliArgs } from "./args.js";
 import { MAX_CLI_JSON_BYTES } from "../limits.js";
 import { UsageError } from "./exit.js";
+import { storedAuth } from "./login.js";
 import { chooseServer, connectClient, verboseLogger } from "./server.js";
 import { jsonText, type Io } from "./terminal.js";
 
@@ -39,7 +40,9 @@ export function loggerOf(ctx: CommandContext): Logger | undefined {
 export async function withClient<T>(ctx: CommandContext, use: (client: McpClient) => Promise<T>): Promise<T> {
   const choice = chooseServer(ctx.args, ctx.io.env);
   const logger = loggerOf(ctx);
-  const client = await connectClient(choice, { signal: ctx.signal, ...(logger ? { logger } : {}) });
+  // A6: tokens `yada login` stored for this server are used (and refreshed).
+  const auth = choice.kind === "http" ? await storedAuth(choice.url, ctx.io.env, logger) : undefined;
+  const client = await connectClient(choice, { signal: ctx.signal, ...(logger ? { logger } : {}), ...(auth ? { auth } : {}) });
   try {
     return await use(client);
   } finally {

@@ -16,6 +16,7 @@ import type { McpReadConfig } from "../tools/config.js";
 import { mcpServersFromEnv } from "../tools/env.js";
 import { SERVER_NAME_PATTERN } from "../tools/names.js";
 import { HttpTransport } from "../transport/http.js";
+import type { HttpAuth } from "../transport/http-auth.js";
 import type { Transport } from "../transport/types.js";
 import { parseHeader, splitCommandLine, type CliArgs } from "./args.js";
 import { UsageError } from "./exit.js";
@@ -142,8 +143,8 @@ function directory(flag: string, dir: string): string {
  *
  * @throws ConfigError (`config`) for an invalid URL or header.
  */
-export function transportFor(choice: ServerChoice, logger: Logger | undefined): Transport {
-  if (choice.kind === "http") return new HttpTransport(choice.url, { headers: choice.headers, ...(logger ? { logger } : {}) });
+export function transportFor(choice: ServerChoice, logger: Logger | undefined, auth?: HttpAuth): Transport {
+  if (choice.kind === "http") return new HttpTransport(choice.url, { headers: choice.headers, ...(logger ? { logger } : {}), ...(auth ? { auth } : {}) });
   const params: StdioServerParams = { command: choice.command, args: choice.args, name: stdioLabel(choice) };
   if (choice.env) params.env = choice.env;
   if (choice.cwd !== undefined) params.cwd = choice.cwd;
@@ -186,6 +187,8 @@ export function verboseLogger(io: Io): Logger {
 export interface ConnectClientOptions {
   logger?: Logger;
   signal?: AbortSignal;
+  /** OAuth for an HTTP server (A6: `yada login`, and the tokens it stored). */
+  auth?: HttpAuth;
   /** Wraps the transport (e.g. to record the session). */
   wrap?: (transport: Transport) => Transport;
 }
@@ -198,7 +201,7 @@ export interface ConnectClientOptions {
  * `timeout`, `protocol`, `http`, `unsupported_version`, `config`.
  */
 export async function connectClient(choice: ServerChoice, options: ConnectClientOptions = {}): Promise<McpClient> {
-  const transport = transportFor(choice, options.logger);
+  const transport = transportFor(choice, options.logger, options.auth);
   const clientOptions: ClientOptions = { name: choice.kind === "http" ? describeServer(choice) : `stdio server '${stdioLabel(choice)}'` };
   if (options.logger) clientOptions.logger = options.logger;
   if (options.signal) clientOptions.signal = options.signal;
