@@ -120,7 +120,7 @@ test("W5, W7: a server error to an execute is never answered by sending the muta
  * parameter under a new name on every tools/list, and that answers every
  * tools/call -32020 (header mismatch) after counting it.
  */
-async function headerMismatchServer(): Promise<{ url: string; calls: () => number; close(): void }> {
+async function headerMismatchServer(then: "mismatch" | 403 | "refused" = "mismatch"): Promise<{ url: string; calls: () => number; close(): void }> {
   let calls = 0;
   let lists = 0;
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
@@ -140,7 +140,15 @@ async function headerMismatchServer(): Promise<{ url: string; calls: () => numbe
       }
       if (m.method === "tools/call") {
         calls++;
-        return reply({ error: { code: -32020, message: "Header mismatch" } });
+        if (then === "mismatch") return reply({ error: { code: -32020, message: "Header mismatch" } });
+        // The server took the call and asks for one more round; that round is refused.
+        if (calls > 1) return void res.writeHead(403).end();
+        if (then === "refused") {
+          res.setHeader("connection", "close");
+          server.close();
+          server.closeIdleConnections();
+        }
+        return ok({ resultType: "input_required", requestState: "round-2" });
       }
       ok({});
     });
@@ -197,3 +205,22 @@ test("W5, W10: reconnectingMcp refuses an operation id it already sent, also onc
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+for (const then of [403, "refused"] as const) {
+  test(`W5, W7: the server took an execute and asked for another input round, which is refused (${then}): unknown, never notSent`, T, async () => {
+    const server = await headerMismatchServer(then);
+    try {
+      const config: McpServerConfig = { name: "modern", url: server.url, confirmTools: ["delete_item"] };
+      await using(await connectMcp(config, { identity: alice, authorize: allowAll }), async (c) => {
+        const tool = confirmTool(c, "modern__delete_item");
+        const action = approve(await tool.prepare({ region: "eu" }, { identity: alice }));
+        const outcome = await tool.execute(action, { identity: alice });
+        assert.equal(outcome.status, "unknown", JSON.stringify(outcome));
+        assert.notEqual(outcome.status === "unknown" ? outcome.notSent : undefined, true, "the first round reached the server");
+        assert.equal((await rejection(tool.execute(action, { identity: alice }))).code, "validation");
+      });
+    } finally {
+      server.close();
+    }
+  });
+}

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { LimitError, ProtocolError, UnauthorizedError } from "../errors.js";
+import { HttpError, LimitError, ProtocolError, TransportError, UnauthorizedError } from "../errors.js";
 import { RpcErrorReply } from "../jsonrpc/session.js";
 import { MAX_INPUT_REQUESTS, MAX_INPUT_ROUNDS, MAX_QUOTED_CHARS } from "../limits.js";
 import { answerServerRequest, type ClientHandlers } from "./handlers.js";
@@ -38,7 +38,12 @@ export async function completeWithInput(
 ): Promise<JsonRecord> {
   let extra: JsonRecord = {};
   for (let round = 0; ; round++) {
-    const result = await send({ ...params, ...extra });
+    let result: JsonRecord;
+    try {
+      result = await send({ ...params, ...extra });
+    } catch (e) {
+      throw round === 0 ? e : takenBefore(e, where);
+    }
     const type = result.resultType;
     if (type === undefined || type === "complete") return result;
     if (type !== "input_required") throw new ProtocolError(`${where}: unknown resultType '${String(type).slice(0, MAX_QUOTED_CHARS)}'`);
@@ -57,6 +62,16 @@ export async function completeWithInput(
     if (requestState !== undefined) next.requestState = requestState;
     extra = next;
   }
+}
+
+/**
+ * W5: a later round's failure, when the first round already reached the server. A
+ * refusal (HTTP 401 / 403) or a refused connection must not read as a request that
+ * never left, so either becomes a TransportError without the status or the cause.
+ */
+function takenBefore(e: unknown, where: string): unknown {
+  if (!(e instanceof HttpError || e instanceof TransportError)) return e;
+  return new TransportError(`${where}: a later input round failed (${e instanceof HttpError ? `HTTP ${e.status}` : "transport"}) after the server took the request; its outcome is unknown`);
 }
 
 async function answerAll(where: string, requests: JsonRecord, handlers: ClientHandlers | undefined, signal: AbortSignal | undefined): Promise<JsonRecord> {
