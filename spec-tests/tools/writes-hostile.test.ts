@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { connectMcp, reconnectingMcp } from "../../src/node/tools.js";
 import type { McpServerConfig } from "../../src/tools/config.js";
 import type { ConfirmTool } from "../../src/tools/types.js";
-import { alice, allowAll, calls, recording, rejection, T, using } from "./helpers.js";
+import { alice, allowAll, calls, mallory, recording, rejection, T, using } from "./helpers.js";
 import { approve, confirmTool, contractStdio, performed, writeTool } from "./writes-support.js";
 
 const DELETE_TOOL = { name: "delete_item", inputSchema: { type: "object" }, annotations: { readOnlyHint: false } };
@@ -224,3 +224,23 @@ for (const then of [403, "refused"] as const) {
     }
   });
 }
+
+test("W4: another caller's execute or reconcile is refused as unauthorized before the action is judged, even when its version changed: no outcome, nothing sent", T, async () => {
+  const dir = mkdtempSync(join(tmpdir(), "yada-hostile-"));
+  const rec = recording();
+  try {
+    const config = { ...contractStdio(join(dir, "log.jsonl")), confirmTools: ["delete_item"] } as McpServerConfig;
+    await using(await connectMcp(config, { identity: alice, authorize: allowAll }, { transportFactory: rec.factory }), async (c) => {
+      const rename = writeTool(c);
+      const stale = { ...approve(await rename.prepare({ id: "A", name: "x" }, { identity: alice })), version: "reviewed-0+sha256:00" };
+      assert.equal((await rejection(rename.execute(stale, { identity: mallory }))).code, "unauthorized");
+      assert.equal((await rejection(rename.reconcile(stale, { identity: mallory }))).code, "unauthorized");
+      const del = confirmTool(c, "contract__delete_item");
+      const deletion = { ...approve(await del.prepare({ id: "B" }, { identity: alice })), version: "confirm:00" };
+      assert.equal((await rejection(del.execute(deletion, { identity: mallory }))).code, "unauthorized");
+    });
+    assert.deepEqual(calls(rec.sent), ["prepare_rename"]);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

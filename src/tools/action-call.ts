@@ -197,6 +197,8 @@ export interface ApprovedSend {
  */
 export async function sendApproved(p: ApprovedSend, action: ApprovedAction, context: ToolCallContext): Promise<{ answer: CallToolResult } | { outcome: ActionOutcome }> {
   const approved = checkAction(p.name, action, p.needsStateVersion);
+  // W4: another caller is refused before its action is judged (no outcome for it).
+  await p.gate.enter(isRecord(context) ? context.identity : undefined);
   if (approved.version !== p.version) return { outcome: refused("version_changed", `${p.name}: the tool's version is no longer the approved one; nothing was sent`) };
   const denied = await admit(p.gate, p.name, context, p.authorizeAs);
   if (denied !== undefined) return { outcome: refused("unauthorized", `${p.name}: the host denied ${JSON.stringify(denied)} to this caller; nothing was sent`) };
