@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { connectMcp, reconnectingMcp } from "../../src/node/tools.js";
 import type { McpServerConfig } from "../../src/tools/config.js";
 import type { ConfirmTool } from "../../src/tools/types.js";
-import { alice, allowAll, calls, mallory, recording, rejection, T, using } from "./helpers.js";
+import { alice, allowAll, calls, mallory, recording, rejection, T, until, using } from "./helpers.js";
 import { approve, confirmTool, contractStdio, performed, writeTool } from "./writes-support.js";
 
 const DELETE_TOOL = { name: "delete_item", inputSchema: { type: "object" }, annotations: { readOnlyHint: false } };
@@ -240,6 +240,28 @@ test("W4: another caller's execute or reconcile is refused as unauthorized befor
       assert.equal((await rejection(del.execute(deletion, { identity: mallory }))).code, "unauthorized");
     });
     assert.deepEqual(calls(rec.sent), ["prepare_rename"]);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("W5, W7: an execute cancelled once it is out, with a network error as the abort reason, is unknown, never notSent", T, async () => {
+  const dir = mkdtempSync(join(tmpdir(), "yada-hostile-"));
+  const rec = recording();
+  try {
+    const config = { ...contractStdio(join(dir, "log.jsonl"), { executeDelayMs: 2_000 }), confirmTools: ["delete_item"] } as McpServerConfig;
+    await using(await connectMcp(config, { identity: alice, authorize: allowAll }, { transportFactory: rec.factory }), async (c) => {
+      const del = confirmTool(c, "contract__delete_item");
+      const action = approve(await del.prepare({ id: "B" }, { identity: alice }));
+      const controller = new AbortController();
+      const pending = del.execute(action, { identity: alice, signal: controller.signal });
+      await until(() => calls(rec.sent).includes("delete_item"));
+      // A host that stops its work because another connection of its own was refused.
+      controller.abort(Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:5432"), { code: "ECONNREFUSED" }));
+      const outcome = await pending;
+      assert.equal(outcome.status, "unknown", JSON.stringify(outcome));
+      assert.notEqual(outcome.status === "unknown" ? outcome.notSent : undefined, true, "the call was out: it may have been performed");
+    });
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
