@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { connectMcp, reconnectingMcp } from "../../src/node/tools.js";
 import type { McpServerConfig } from "../../src/tools/config.js";
 import type { ConfirmTool } from "../../src/tools/types.js";
-import { alice, allowAll, calls, recording, rejection, T, using } from "./helpers.js";
+import { alice, allowAll, calls, mallory, recording, rejection, T, until, using } from "./helpers.js";
 import { approve, confirmTool, contractStdio, performed, writeTool } from "./writes-support.js";
 
 const DELETE_TOOL = { name: "delete_item", inputSchema: { type: "object" }, annotations: { readOnlyHint: false } };
@@ -120,7 +120,7 @@ test("W5, W7: a server error to an execute is never answered by sending the muta
  * parameter under a new name on every tools/list, and that answers every
  * tools/call -32020 (header mismatch) after counting it.
  */
-async function headerMismatchServer(): Promise<{ url: string; calls: () => number; close(): void }> {
+async function headerMismatchServer(then: "mismatch" | 403 | "refused" = "mismatch"): Promise<{ url: string; calls: () => number; close(): void }> {
   let calls = 0;
   let lists = 0;
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
@@ -140,7 +140,15 @@ async function headerMismatchServer(): Promise<{ url: string; calls: () => numbe
       }
       if (m.method === "tools/call") {
         calls++;
-        return reply({ error: { code: -32020, message: "Header mismatch" } });
+        if (then === "mismatch") return reply({ error: { code: -32020, message: "Header mismatch" } });
+        // The server took the call and asks for one more round; that round is refused.
+        if (calls > 1) return void res.writeHead(403).end();
+        if (then === "refused") {
+          res.setHeader("connection", "close");
+          server.close();
+          server.closeIdleConnections();
+        }
+        return ok({ resultType: "input_required", requestState: "round-2" });
       }
       ok({});
     });
@@ -193,6 +201,67 @@ test("W5, W10: reconnectingMcp refuses an operation id it already sent, also onc
     });
     assert.deepEqual(calls(rec.sent).filter((n) => n !== "prepare_rename"), ["rename", "delete_item", "rename_receipt"]);
     assert.equal(performed(log), 2);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+for (const then of [403, "refused"] as const) {
+  test(`W5, W7: the server took an execute and asked for another input round, which is refused (${then}): unknown, never notSent`, T, async () => {
+    const server = await headerMismatchServer(then);
+    try {
+      const config: McpServerConfig = { name: "modern", url: server.url, confirmTools: ["delete_item"] };
+      await using(await connectMcp(config, { identity: alice, authorize: allowAll }), async (c) => {
+        const tool = confirmTool(c, "modern__delete_item");
+        const action = approve(await tool.prepare({ region: "eu" }, { identity: alice }));
+        const outcome = await tool.execute(action, { identity: alice });
+        assert.equal(outcome.status, "unknown", JSON.stringify(outcome));
+        assert.notEqual(outcome.status === "unknown" ? outcome.notSent : undefined, true, "the first round reached the server");
+        assert.equal((await rejection(tool.execute(action, { identity: alice }))).code, "validation");
+      });
+    } finally {
+      server.close();
+    }
+  });
+}
+
+test("W4: another caller's execute or reconcile is refused as unauthorized before the action is judged, even when its version changed: no outcome, nothing sent", T, async () => {
+  const dir = mkdtempSync(join(tmpdir(), "yada-hostile-"));
+  const rec = recording();
+  try {
+    const config = { ...contractStdio(join(dir, "log.jsonl")), confirmTools: ["delete_item"] } as McpServerConfig;
+    await using(await connectMcp(config, { identity: alice, authorize: allowAll }, { transportFactory: rec.factory }), async (c) => {
+      const rename = writeTool(c);
+      const stale = { ...approve(await rename.prepare({ id: "A", name: "x" }, { identity: alice })), version: "reviewed-0+sha256:00" };
+      assert.equal((await rejection(rename.execute(stale, { identity: mallory }))).code, "unauthorized");
+      assert.equal((await rejection(rename.reconcile(stale, { identity: mallory }))).code, "unauthorized");
+      const del = confirmTool(c, "contract__delete_item");
+      const deletion = { ...approve(await del.prepare({ id: "B" }, { identity: alice })), version: "confirm:00" };
+      assert.equal((await rejection(del.execute(deletion, { identity: mallory }))).code, "unauthorized");
+    });
+    assert.deepEqual(calls(rec.sent), ["prepare_rename"]);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("W5, W7: an execute cancelled once it is out, with a network error as the abort reason, is unknown, never notSent", T, async () => {
+  const dir = mkdtempSync(join(tmpdir(), "yada-hostile-"));
+  const rec = recording();
+  try {
+    const config = { ...contractStdio(join(dir, "log.jsonl"), { executeDelayMs: 2_000 }), confirmTools: ["delete_item"] } as McpServerConfig;
+    await using(await connectMcp(config, { identity: alice, authorize: allowAll }, { transportFactory: rec.factory }), async (c) => {
+      const del = confirmTool(c, "contract__delete_item");
+      const action = approve(await del.prepare({ id: "B" }, { identity: alice }));
+      const controller = new AbortController();
+      const pending = del.execute(action, { identity: alice, signal: controller.signal });
+      await until(() => calls(rec.sent).includes("delete_item"));
+      // A host that stops its work because another connection of its own was refused.
+      controller.abort(Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:5432"), { code: "ECONNREFUSED" }));
+      const outcome = await pending;
+      assert.equal(outcome.status, "unknown", JSON.stringify(outcome));
+      assert.notEqual(outcome.status === "unknown" ? outcome.notSent : undefined, true, "the call was out: it may have been performed");
+    });
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { LimitError, ProtocolError, UnauthorizedError } from "../errors.js";
+import { HttpError, LimitError, ProtocolError, TransportError, UnauthorizedError } from "../errors.js";
 import { RpcErrorReply } from "../jsonrpc/session.js";
 import { MAX_INPUT_REQUESTS, MAX_INPUT_ROUNDS, MAX_QUOTED_CHARS } from "../limits.js";
 import { answerServerRequest, type ClientHandlers } from "./handlers.js";
@@ -41,7 +41,12 @@ export async function completeWithInput(
   let extra: JsonRecord | undefined;
   for (let round = 0; ; round++) {
     // Round 0 sends the params as they are (or takes the answer the caller already has).
-    const result = round === 0 ? (first ?? (await send(params))) : await send({ ...params, ...extra });
+    let result: JsonRecord;
+    try {
+      result = round === 0 ? (first ?? (await send(params))) : await send({ ...params, ...extra });
+    } catch (e) {
+      throw round === 0 ? e : takenBefore(e, where);
+    }
     const type = result.resultType;
     if (type === undefined || type === "complete") return result;
     // The tasks extension (V8): the caller of tools/call follows the task.
@@ -62,6 +67,16 @@ export async function completeWithInput(
     if (requestState !== undefined) next.requestState = requestState;
     extra = next;
   }
+}
+
+/**
+ * W5: a later round's failure, when the first round already reached the server. A
+ * refusal (HTTP 401 / 403) or a refused connection must not read as a request that
+ * never left, so either becomes a TransportError without the status or the cause.
+ */
+function takenBefore(e: unknown, where: string): unknown {
+  if (!(e instanceof HttpError || e instanceof TransportError)) return e;
+  return new TransportError(`${where}: a later input round failed (${e instanceof HttpError ? `HTTP ${e.status}` : "transport"}) after the server took the request; its outcome is unknown`);
 }
 
 /**

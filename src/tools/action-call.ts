@@ -10,7 +10,7 @@
  *
  * @module
  */
-import { CancelledError, HttpError, LimitError, UnauthorizedError, ValidationError, YadaError } from "../errors.js";
+import { CancelledError, HttpError, LimitError, TransportError, UnauthorizedError, ValidationError, YadaError } from "../errors.js";
 import { MAX_SENT_OPERATIONS_REMEMBERED, MAX_CONTRACT_OPERATION_ID_CHARS, MAX_CONTRACT_STATE_VERSION_CHARS, MAX_QUOTED_TEXT_CHARS, MAX_TOOL_ARGUMENT_BYTES } from "../limits.js";
 import { isRecord, type CallToolResult, type JsonRecord } from "../mcp/types.js";
 import type { CompiledSchema } from "../schema/index.js";
@@ -109,7 +109,7 @@ const NO_CONNECTION = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "EAI_NO
 /**
  * Whether a failed send provably never reached the server (W5, ACTIONS.md "not
  * sent"): the connection was refused or the name did not resolve (found in the
- * cause chain), or the server answered an auth challenge (HTTP 401 / 403) before
+ * cause chain of a TransportError, never of another error), or the server answered an auth challenge (HTTP 401 / 403) before
  * taking the request. Everything else after the send began is uncertain.
  *
  * @example
@@ -119,6 +119,9 @@ const NO_CONNECTION = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "EAI_NO
  */
 export function provablyNotSent(e: unknown): boolean {
   if (e instanceof HttpError) return e.status === 401 || e.status === 403;
+  // Only a transport's own failure to reach the server counts: a cancellation, for
+  // one, carries the host's abort reason, which may be any network error of its own.
+  if (!(e instanceof TransportError)) return false;
   let cause: unknown = e;
   for (let depth = 0; depth < 5 && typeof cause === "object" && cause !== null; depth++) {
     const code = (cause as { code?: unknown }).code;
@@ -197,6 +200,8 @@ export interface ApprovedSend {
  */
 export async function sendApproved(p: ApprovedSend, action: ApprovedAction, context: ToolCallContext): Promise<{ answer: CallToolResult } | { outcome: ActionOutcome }> {
   const approved = checkAction(p.name, action, p.needsStateVersion);
+  // W4: another caller is refused before its action is judged (no outcome for it).
+  await p.gate.enter(isRecord(context) ? context.identity : undefined);
   if (approved.version !== p.version) return { outcome: refused("version_changed", `${p.name}: the tool's version is no longer the approved one; nothing was sent`) };
   const denied = await admit(p.gate, p.name, context, p.authorizeAs);
   if (denied !== undefined) return { outcome: refused("unauthorized", `${p.name}: the host denied ${JSON.stringify(denied)} to this caller; nothing was sent`) };

@@ -152,11 +152,13 @@ function executeOnce(name: string, checkCaller: (caller: unknown) => void, execu
   const sent = sentOperations();
   return async (action, context) => {
     checkCaller(context?.identity);
-    const id = isRecord(action) && typeof action.operationId === "string" ? action.operationId : undefined;
-    if (id === undefined) return execute(action, context); // the live tool refuses it
+    if (!isRecord(action) || typeof action.operationId !== "string") return execute(action, context); // the live tool refuses it
+    // One read of each field: the id claimed is the id the live tool sends.
+    const copy: ApprovedAction = { ...action };
+    const id = copy.operationId;
     sent.claim(name, id);
     try {
-      const outcome = await execute(action, context);
+      const outcome = await execute(copy, context);
       if (outcome.status !== "succeeded" && outcome.notSent === true) sent.release(id);
       return outcome;
     } catch (e) {

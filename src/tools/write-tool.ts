@@ -8,7 +8,7 @@
  */
 import { ToolFailedError, UnauthorizedError } from "../errors.js";
 import type { McpClient } from "../mcp/client.js";
-import type { CallToolResult } from "../mcp/types.js";
+import { isRecord, type CallToolResult } from "../mcp/types.js";
 import type { CompiledSchema } from "../schema/index.js";
 import { quote } from "../util/text.js";
 import { admit, checkAction, checkedArguments, failureReason, sendApproved, sentOperations, type ApprovedSend } from "./action-call.js";
@@ -127,6 +127,8 @@ export function mcpWriteTool(parts: WriteToolParts): WriteTool {
 
     async reconcile(action, context): Promise<ActionOutcome> {
       const approved = checkAction(name, action, false);
+      // W4: another caller is refused before its action is judged (no outcome for it).
+      await gate.enter(isRecord(context) ? context.identity : undefined);
       if (approved.version !== version) return { status: "unknown", reason: `${name}: the tool's version is no longer the approved one; no receipt was asked` };
       const denied = await admit(gate, name, context, [mutation, trio.receipt.name]);
       if (denied !== undefined) return { status: "unknown", reason: `${name}: the host denied ${quote(denied)} to this caller; no receipt was asked` };
