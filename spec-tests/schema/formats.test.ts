@@ -37,3 +37,57 @@ test("T5: asserted formats apply to strings only and unknown formats pass", () =
   const v = compileSchema({ properties: { a: { format: "date" }, b: { format: "x-custom" } } }, { formats: "assert" });
   assert.equal(v.validate({ a: 20240101, b: "anything" }).valid, true);
 });
+
+// The date, time and hostname checks read characters in place (no regex); they must
+// answer as the RFC 3339 / RFC 1123 grammars written as regexes do.
+test("T5: date, time, date-time and hostname checks agree with their grammars on generated values", () => {
+  const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+  const TIME = /^(\d{2}):(\d{2}):(\d{2})(?:\.\d+)?(?:[zZ]|([+-])(\d{2}):(\d{2}))$/;
+  const LABEL = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/;
+  const days = (y: number, m: number) => (m === 2 ? (y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0) ? 29 : 28) : [4, 6, 9, 11].includes(m) ? 30 : 31);
+  const date = (s: string) => {
+    const m = DATE.exec(s);
+    return m !== null && Number(m[2]) >= 1 && Number(m[2]) <= 12 && Number(m[3]) >= 1 && Number(m[3]) <= days(Number(m[1]), Number(m[2]));
+  };
+  const time = (s: string) => {
+    const m = TIME.exec(s);
+    if (m === null) return false;
+    const [h, mi, se, oh, om] = [m[1], m[2], m[3], m[5] ?? "0", m[6] ?? "0"].map(Number) as [number, number, number, number, number];
+    if (h > 23 || mi > 59 || se > 60 || oh > 23 || om > 59) return false;
+    if (se < 60) return true;
+    const off = (m[4] === "-" ? -1 : 1) * (oh * 60 + om);
+    return (((h * 60 + mi - off) % 1440) + 1440) % 1440 === 23 * 60 + 59;
+  };
+  const host = (s: string) => s.length > 0 && s.length <= 253 && s.split(".").every((l) => LABEL.test(l));
+  const check = (name: string) => compileSchema({ format: name }, { formats: "assert" });
+  const [d, t, dt, hn] = ["date", "time", "date-time", "hostname"].map(check) as [ReturnType<typeof check>, ReturnType<typeof check>, ReturnType<typeof check>, ReturnType<typeof check>];
+  let seed = 12;
+  const r = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+  const pick = (xs: string) => xs[Math.floor(r() * xs.length)] as string;
+  for (let i = 0; i < 3000; i++) {
+    let s = "";
+    // Mostly well-formed values with one character changed now and then.
+    const y = String(1900 + Math.floor(r() * 200));
+    const two = () => String(Math.floor(r() * 63)).padStart(2, "0");
+    s = `${y}-${two()}-${two()}`;
+    let tm = `${two()}:${two()}:${two()}${r() < 0.3 ? "." + "1234".slice(0, 1 + Math.floor(r() * 3)) : r() < 0.1 ? "." : ""}${pick("Zz++--x")}`;
+    if (tm.endsWith("+") || tm.endsWith("-")) tm += `${two()}${pick("::;")}${two()}`;
+    if (r() < 0.2) {
+      const at = Math.floor(r() * tm.length);
+      tm = tm.slice(0, at) + pick("0a:.Z-") + tm.slice(at + 1);
+    }
+    assert.equal(d.validate(s).valid, date(s), s);
+    assert.equal(t.validate(tm).valid, time(tm), tm);
+    const full = `${s}${pick("TtT ")}${tm}`;
+    assert.equal(dt.validate(full).valid, date(full.slice(0, 10)) && /^[tT]$/.test(full[10] ?? "") && time(full.slice(11)), full);
+    let h = "";
+    const n = 1 + Math.floor(r() * 12);
+    for (let k = 0; k < n; k++) h += pick("ab-.9Z_");
+    assert.equal(hn.validate(h).valid, host(h), h);
+  }
+  assert.equal(hn.validate(`${"a".repeat(63)}.b`).valid, true);
+  assert.equal(hn.validate(`${"a".repeat(64)}.b`).valid, false);
+  assert.equal(t.validate("23:59:60Z").valid, true);
+  assert.equal(t.validate("22:59:60-01:00").valid, true);
+  assert.equal(t.validate("23:59:60+01:00").valid, false);
+});

@@ -70,7 +70,7 @@ const ACCEPT: Check = () => true;
 
 /** Work units charged for building one subschema's closure on first use (Y1; measured, in visits), plus per direct child. */
 const BUILD_COST = 300;
-const BUILD_COST_PER_CHILD = 30;
+const BUILD_COST_PER_CHILD = 100;
 
 /** The direct children a subschema's build creates (the entries of its keyword values, roughly). */
 function childCount(raw: Record<string, unknown>): number {
