@@ -109,6 +109,16 @@ export function errorsDoc(source = read("src/errors.ts")) {
   const codeRows = listAbove("YadaErrorCode").map((m) => `| \`${m[1]}\` | ${cell(m[2])} |`);
   const kindDocs = listAbove("ProviderErrorKind");
   const oauthKinds = listAbove("OAuthErrorKind");
+  const classes = [];
+  for (const m of source.matchAll(/(\/\*\*(?:(?!\*\/)[\s\S])*\*\/)\s*\nexport class (\w+) extends (\w+) \{([\s\S]*?)\n\}/g)) {
+    const [, doc, name, base, body] = m;
+    const code = /super\("(\w+)"/.exec(body)?.[1] ?? (name === "YadaError" ? "any" : "");
+    const fields = [...body.matchAll(/\/\*\* (.+?) \*\/\s*\n\s*readonly (\w+)(\??): ([^;=]+)/g)]
+      .filter((f) => f[2] !== "code")
+      .map((f) => `\`${f[2]}\` (${cell(f[4])}): ${cell(f[1])}`);
+    classes.push(`| \`${name}\` | ${code ? `\`${code}\`` : ""} | ${cell(firstParagraph(docText(doc)))}${fields.length ? `<br>${fields.join("<br>")}` : ""} |`);
+    void base;
+  }
   return [
     "# Error codes",
     "",
