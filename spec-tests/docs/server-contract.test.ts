@@ -1,5 +1,6 @@
 // docs/server-contract.md: every ts example is runnable as it stands (plain
-// JavaScript), importing "yada" / "yada/node" through the package's own exports.
+// JavaScript), from the examples/ project (servers/contract.mjs), importing
+// "yada" / "yada/node" through the package's own exports.
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -19,7 +20,7 @@ test("W1, W3, W7: every example of the server contract guide runs", { timeout: 6
     examples.forEach((code, i) => {
       const file = join(dir, `server-contract-${i + 1}.mjs`);
       writeFileSync(file, code.replaceAll("contract-log.jsonl", join(logs, "log.jsonl")));
-      const r = spawnSync(process.execPath, [file], { cwd: repoPath(), encoding: "utf8", timeout: 30_000 });
+      const r = spawnSync(process.execPath, [file], { cwd: repoPath("examples"), encoding: "utf8", timeout: 30_000 });
       assert.equal(r.status, 0, `example ${i + 1} failed:\n${code}\n${r.stdout}\n${r.stderr}`);
       if (code.includes("contract__rename")) assert.match(r.stdout, /A:1\nsucceeded\n/);
     });
