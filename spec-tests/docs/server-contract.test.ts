@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { test } from "node:test";
 import { repoPath } from "../helpers/paths.js";
 
-test("W1, W3, W7: every example of the server contract guide runs", { timeout: 60_000 }, () => {
+test("W1, W3, W7: every example of the server contract guide runs, and a declined and a broken preparation are told apart", { timeout: 60_000 }, () => {
   const guide = readFileSync(repoPath("docs", "server-contract.md"), "utf8");
   const examples = [...guide.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1] ?? "");
   assert.ok(examples.length >= 3);
@@ -24,6 +24,13 @@ test("W1, W3, W7: every example of the server contract guide runs", { timeout: 6
       assert.equal(r.status, 0, `example ${i + 1} failed:\n${code}\n${r.stdout}\n${r.stderr}`);
       if (code.includes("contract__rename")) assert.match(r.stdout, /A:1\nsucceeded\n/);
     });
+    const js = [...guide.matchAll(/```js\n([\s\S]*?)```/g)].map((m) => m[1] ?? "");
+    assert.equal(js.length, 1);
+    const file = join(dir, "server-contract-js-1.mjs");
+    writeFileSync(file, js[0] ?? "");
+    const r = spawnSync(process.execPath, [file], { cwd: repoPath("examples"), encoding: "utf8", timeout: 30_000 });
+    assert.equal(r.status, 0, `the js example failed:\n${r.stdout}\n${r.stderr}`);
+    assert.match(r.stdout, /^true tool_failed\ntrue contract$/m);
   } finally {
     rmSync(logs, { recursive: true, force: true });
   }

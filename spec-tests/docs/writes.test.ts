@@ -26,7 +26,7 @@ function runExample(file: string): Promise<{ code: number | null; out: string }>
 }
 
 test("W8, W9: every js example of docs/writes.md runs", { timeout: 120_000 }, async () => {
-  assert.equal(examples.length, 4);
+  assert.equal(examples.length, 5);
   const dir = repoPath("build", "docs-examples");
   mkdirSync(dir, { recursive: true });
   const results = await Promise.all(
@@ -39,6 +39,7 @@ test("W8, W9: every js example of docs/writes.md runs", { timeout: 120_000 }, as
   results.forEach((r, i) => assert.equal(r.code, 0, `example ${i + 1} failed:\n${examples[i]}\n${r.out}`));
   assert.match(results[0]?.out ?? "", /approval_required true\nYour note is saved\. \[ 'buy milk' \]/);
   assert.match(results[1]?.out ?? "", /a changed state is refused/);
-  assert.match(results[2]?.out ?? "", /^store\nawaiting_approval$/m);
-  assert.match(results[3]?.out ?? "", /Rename A from "Product A" to "Gear"\nRenamed\./);
+  assert.match(results[2]?.out ?? "", /^true\ntrue\nconflict\nawaiting_approval\napproved$/m);
+  assert.match(results[3]?.out ?? "", /^store\nawaiting_approval$/m);
+  assert.match(results[4]?.out ?? "", /Rename A from "Product A" to "Gear"\nRenamed\./);
 });
