@@ -395,13 +395,13 @@ export const MAX_DO_MESSAGE_BYTES = 2 * 1024 * 1024;
 export const FILE_STORE_MAX_JOURNAL_BYTES = 512 * 1024 * 1024;
 // ── Approved writes and confirmed tools (src/tools: write, confirm, envelope) ──
 
-/** Characters of a preparation's state version: non-empty, at most this (W3; seed 003). */
+/** Characters of a preparation's state version: non-empty, at most this (W3: at most 1,024 characters). */
 export const MAX_CONTRACT_STATE_VERSION_CHARS = 1_024;
-/** Characters of an operation id: non-empty, at most this (W3; seed 003). */
+/** Characters of an operation id: non-empty, at most this (W3: at most 256 characters). */
 export const MAX_CONTRACT_OPERATION_ID_CHARS = 256;
-/** Characters of a preparation's preview shown to an approver; a longer one breaks the contract (W3; ours, as seed 003's 4,000-character tool_failed bound). */
+/** Characters of a preparation's preview shown to an approver; a longer one breaks the contract (W3; ours, as T8's 4,000-character tool_failed bound). */
 export const MAX_CONTRACT_PREVIEW_CHARS = 4_000;
-/** Characters of a receipt's message; a longer one breaks the contract (W3; ours, as seed 003's 4,000-character tool_failed bound). */
+/** Characters of a receipt's message; a longer one breaks the contract (W3; ours, as T8's 4,000-character tool_failed bound). */
 export const MAX_CONTRACT_MESSAGE_CHARS = 4_000;
 /** Operation ids a write or confirmed tool remembers as sent, to refuse sending one twice on a connection; the oldest is forgotten first (W5, W7; ours). */
 export const MAX_SENT_OPERATIONS_REMEMBERED = 10_000;

@@ -1,13 +1,15 @@
-// W9, W12: every js example of docs/stores.md runs as a consumer would run it: the
-// PostgreSQL one with Node against a real PostgreSQL (DATABASE_URL), the Durable
-// Object one as a Worker module inside workerd (importing "yada", the web bundle),
-// on local storage.
+// W9, W12: the examples of docs/stores.md run as a consumer would run them: the
+// PostgreSQL one (a ts block that declares the host's pool) with Node against a real
+// PostgreSQL, its `declare const pool` replaced by pg's Pool on DATABASE_URL; the js
+// one of a failing driver with Node; the Durable Object one as a Worker module
+// inside workerd (importing "yada", the web bundle), on local storage.
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import * as esbuild from "esbuild";
 import { repoPath } from "../helpers/paths.js";
 import { startPostgres, type TestPostgres } from "../helpers/postgres.js";
 import { bins, requireBinary, start } from "../runtimes/support.js";
@@ -15,6 +17,7 @@ import { bins, requireBinary, start } from "../runtimes/support.js";
 const doc = readFileSync(repoPath("docs", "stores.md"), "utf8");
 const examples = [...doc.matchAll(/```js\n([\s\S]*?)```/g)].map((m) => m[1] ?? "");
 const nodeExamples = examples.filter((e) => !e.includes("export default"));
+const pgExample = [...doc.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1] ?? "").find((e) => e.includes("createWorker") && e.includes("declare const pool:"));
 const workerExamples = examples.filter((e) => e.includes("export default"));
 
 let db: TestPostgres;
@@ -27,23 +30,40 @@ after(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-test("W9: the PostgreSQL example of docs/stores.md runs against a real PostgreSQL", { timeout: 60_000 }, () => {
-  assert.equal(nodeExamples.length, 1);
+test("W9: the PostgreSQL example of docs/stores.md runs against a real PostgreSQL", { timeout: 60_000 }, async () => {
+  assert.ok(pgExample, "no ts example with createWorker and `declare const pool:`");
+  const withPool = pgExample.replace(
+    /^declare const pool: .*$/m,
+    'import pg from "pg";\nconst pool = new pg.Pool({ connectionString: process.env.DATABASE_URL });',
+  );
+  assert.notEqual(withPool, pgExample);
+  const { code } = await esbuild.transform(withPool, { loader: "ts", format: "esm" });
   const out = repoPath("build", "stores-doc");
   mkdirSync(out, { recursive: true });
   const { host, port, user, password, database } = db.config;
-  nodeExamples.forEach((code, i) => {
-    const file = join(out, `example-${i + 1}.mjs`);
-    writeFileSync(file, code);
-    const r = spawnSync(process.execPath, [file], {
-      cwd: repoPath(),
-      encoding: "utf8",
-      timeout: 30_000,
-      env: { ...process.env, DATABASE_URL: `postgres://${user}:${password}@${host}:${port}/${database}` },
-    });
-    assert.equal(r.status, 0, `example ${i + 1} failed:\n${r.stdout}\n${r.stderr}`);
-    assert.match(r.stdout, /succeeded/);
+  const file = join(out, "example-pg.mjs");
+  writeFileSync(file, code);
+  const r = spawnSync(process.execPath, [file], {
+    cwd: repoPath(),
+    encoding: "utf8",
+    timeout: 30_000,
+    env: { ...process.env, DATABASE_URL: `postgres://${user}:${password}@${host}:${port}/${database}` },
   });
+  assert.equal(r.status, 0, `the PostgreSQL example failed:\n${r.stdout}\n${r.stderr}`);
+  assert.match(r.stdout, /^succeeded$/m);
+});
+
+test("W9: the failing-driver example of docs/stores.md prints store errors", { timeout: 60_000 }, () => {
+  assert.equal(nodeExamples.length, 1);
+  const out = repoPath("build", "stores-doc");
+  mkdirSync(out, { recursive: true });
+  const file = join(out, "example-driver.mjs");
+  writeFileSync(file, nodeExamples[0] ?? "");
+  const r = spawnSync(process.execPath, [file], { cwd: repoPath(), encoding: "utf8", timeout: 30_000 });
+  assert.equal(r.status, 0, `the example failed:\n${r.stdout}\n${r.stderr}`);
+  assert.match(r.stdout, /^store postgres store "yada_actions": get failed/m);
+  assert.doesNotMatch(r.stdout, /ECONNREFUSED/);
+  assert.match(r.stdout, /^store$/m);
 });
 
 test("W12: the Durable Object example of docs/stores.md runs as a Worker inside workerd", { timeout: 60_000 }, async () => {
