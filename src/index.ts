@@ -45,7 +45,8 @@ export { LegacySseTransport, type LegacySseOptions } from "./transport/legacy-ss
 export { TASKS_EXTENSION, type TaskSupport, type TaskStatus } from "./mcp/tasks.js";
 export { complete, type Completion, type CompletionRef, type CompletionRequest } from "./mcp/completions.js";
 export { getSkill, listSkills, loadSkill, serverHasSkills, SKILLS_EXTENSION, type LoadedSkill, type Skill, type SkillFile, type SkillsClient } from "./mcp/skills.js";
-export { OAuthClient, type OAuthClientOptions, type PreRegisteredClient, type AuthorizeStep } from "./auth/client.js";
+export { OAuthClient } from "./auth/client.js";
+export type { OAuthClientOptions, PreRegisteredClient, AuthorizeStep } from "./auth/options.js";
 export { MemoryTokenStore, type TokenStore, type StoredValue } from "./auth/store.js";
 export type { TokensRecord } from "./auth/records.js";
 export { parseChallenges, type Challenge } from "./auth/challenge.js";
