@@ -58,6 +58,8 @@ test("R5: writeFile previews a creation and writes nothing until executed, then 
   assert.equal(w.effect, "confirm");
   const p = await w.prepare({ path: "d/new.txt", content: "one\ntwo\n" }, { identity: me });
   assert.match(p.preview ?? "", /^create .*d\/new\.txt: 2 lines, 8 bytes$/);
+  const one = await w.prepare({ path: "d/one.txt", content: "x" }, { identity: me });
+  assert.match(one.preview ?? "", /^create .*d\/one\.txt: 1 line, 1 byte$/);
   assert.equal(p.stateVersion, "absent");
   await assert.rejects(stat(join(root, "d", "new.txt")), { code: "ENOENT" });
   const action = approve(p);

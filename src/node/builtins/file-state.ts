@@ -74,6 +74,9 @@ export async function fileState(guard: RootGuard, input: unknown): Promise<FileS
 }
 
 /** Lines of `text` (none for the empty text). */
+/** `1 line`, `2 lines`. */
+const count = (n: number, noun: string): string => `${n} ${noun}${n === 1 ? "" : "s"}`;
+
 function linesOf(text: string): string[] {
   if (text === "") return [];
   const lines = text.split(/\r?\n/);
@@ -85,7 +88,7 @@ function linesOf(text: string): string[] {
 export function diffSummary(shown: string, before: string | null, after: string): string {
   const next = linesOf(after);
   const bytes = new TextEncoder().encode(after).length;
-  if (before === null) return `create ${shown}: ${next.length} lines, ${bytes} bytes`;
+  if (before === null) return `create ${shown}: ${count(next.length, "line")}, ${count(bytes, "byte")}`;
   // Lines added and removed, counted as multisets (order-insensitive, linear).
   const counts = new Map<string, number>();
   for (const l of linesOf(before)) counts.set(l, (counts.get(l) ?? 0) + 1);
@@ -97,7 +100,7 @@ export function diffSummary(shown: string, before: string | null, after: string)
   }
   let removed = 0;
   for (const n of counts.values()) removed += n;
-  return `modify ${shown}: +${added} -${removed} lines, ${linesOf(before).length} -> ${next.length} lines, ${bytes} bytes`;
+  return `modify ${shown}: +${added} -${removed} lines, ${linesOf(before).length} -> ${count(next.length, "line")}, ${count(bytes, "byte")}`;
 }
 
 /** `text` with C0 controls (but tab and newline) and DEL escaped, so a preview cannot forge the approver's screen. */
