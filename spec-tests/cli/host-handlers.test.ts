@@ -60,7 +60,7 @@ describe("V6: the yada CLI process and server-everything", T, () => {
     for (const n of ["trigger-elicitation-request", "trigger-url-elicitation", "trigger-sampling-request"]) assert.ok(!names.includes(n), `${n} offered without the flag`);
     const stray = await yada(["tools", "--provider", "scripted", "--stdio", EVERYTHING]);
     assert.equal(stray.code, EXIT.usage);
-    assert.match(stray.stderr, /--provider applies to run, or with --sampling/);
+    assert.match(stray.stderr, /--provider does not apply to tools without --sampling/);
   });
 
   test("X6, V6: --elicit without a terminal declines a form elicitation, and says so on stderr", async () => {

@@ -245,6 +245,10 @@ export function parseCommandLine(argv: readonly string[]): CliArgs {
       if (!cmd.groups.includes(flag.group) && !(cmd.flags ?? []).includes(name)) {
         throw new UsageError(`--${name} does not apply to ${command}`);
       }
+      // The provider flags apply outside run only to answer sampling requests (V6).
+      if (flag.group === "run" && !cmd.groups.includes("run") && !args.sampling) {
+        throw new UsageError(`--${name} does not apply to ${command} without --sampling`);
+      }
     }
   }
   return args;

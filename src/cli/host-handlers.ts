@@ -28,7 +28,6 @@ import { LimitError } from "../errors.js";
 import type { ClientHandlers, ElicitationAnswer, FormElicitation, SamplingRequest, SamplingResult, UrlElicitation } from "../mcp/handlers.js";
 import { isRecord, type JsonRecord } from "../mcp/types.js";
 import type { CliArgs } from "./args.js";
-import { UsageError } from "./exit.js";
 import { chooseProvider, type ProviderChoice } from "./provider.js";
 import { clip, oneLine, safe, styles, type Io } from "./terminal.js";
 
@@ -254,15 +253,10 @@ export function samplingHandler(io: Io, choice: ProviderChoice): NonNullable<Cli
  * The host handlers the command line asks for: `--elicit` and `--sampling`
  * (none without them). `ask` is the terminal, or undefined without one.
  *
- * @throws UsageError (`usage`) for provider flags without `--sampling`, and the
- * errors of {@link chooseProvider} for `--sampling`.
+ * @throws UsageError (`usage`): the errors of {@link chooseProvider} for `--sampling`.
  */
 export function hostHandlers(args: CliArgs, io: Io, ask: AskLine | undefined): ClientHandlers {
   const handlers: ClientHandlers = {};
-  if (args.command !== "run") {
-    const stray = ["provider", "model", "script"].find((f) => args.given.has(f));
-    if (stray && !args.sampling) throw new UsageError(`--${stray} applies to run, or with --sampling`);
-  }
   if (args.elicit) handlers.elicitation = elicitationHandlers(io, ask);
   if (args.sampling) handlers.sampling = samplingHandler(io, chooseProvider(args, io.env));
   return handlers;
