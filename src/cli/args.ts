@@ -246,7 +246,7 @@ export function parseCommandLine(argv: readonly string[]): CliArgs {
         throw new UsageError(`--${name} does not apply to ${command}`);
       }
       // The provider flags apply outside run only to answer sampling requests (V6).
-      if (flag.group === "run" && !cmd.groups.includes("run") && !args.sampling) {
+      if ((SAMPLING_PROVIDER_FLAGS as readonly string[]).includes(name) && !cmd.groups.includes("run") && !args.sampling) {
         throw new UsageError(`--${name} does not apply to ${command} without --sampling`);
       }
     }
