@@ -405,3 +405,19 @@ export const MAX_CONTRACT_PREVIEW_CHARS = 4_000;
 export const MAX_CONTRACT_MESSAGE_CHARS = 4_000;
 /** Operation ids a write or confirmed tool remembers as sent, to refuse sending one twice on a connection; the oldest is forgotten first (W5, W7; ours). */
 export const MAX_SENT_OPERATIONS_REMEMBERED = 10_000;
+// ── CLI host handlers (src/cli/host-handlers.ts: --elicit, --sampling) ──
+
+/** Fields of one form elicitation the CLI asks for; a larger form is cancelled unasked (V6; ours: the spec's forms are flat and small). */
+export const MAX_CLI_ELICIT_FIELDS = 50;
+/** Tries per field before the CLI cancels the elicitation (V6; ours). */
+export const MAX_CLI_ELICIT_TRIES = 3;
+/** Characters of an elicitation's message or a field's title / description shown on the terminal (V6; ours, as T8's 4,000-character bound). */
+export const MAX_CLI_ELICIT_TEXT_CHARS = 4_000;
+/** Characters of one answer typed at the terminal (V6; ours). */
+export const MAX_CLI_ELICIT_ANSWER_CHARS = 10_000;
+/** Time one sampling request of `--sampling` may take at the provider (V6; ours, as a model call of `run`). */
+export const CLI_SAMPLING_TIMEOUT_MS = 120_000;
+/** Characters of text in one sampling request passed to the provider (V6; ours). */
+export const MAX_CLI_SAMPLING_INPUT_CHARS = 200_000;
+/** Characters of the model's text returned to the server for one sampling request (V6; ours). */
+export const MAX_CLI_SAMPLING_OUTPUT_CHARS = 100_000;

@@ -55,10 +55,14 @@ export interface CliArgs {
   approve?: "all" | "none";
   /** run, actions: the file action store (W9). */
   store?: string;
+  /** `--elicit`: answer the server's elicitations (on a terminal; declined without one) (V6). */
+  elicit: boolean;
+  /** `--sampling`: answer the server's sampling requests with the run provider (V6). */
+  sampling: boolean;
 }
 
 /** Which help section a flag is listed under. */
-export type FlagGroup = "server" | "output" | "record" | "run" | "actions" | "general";
+export type FlagGroup = "server" | "host" | "output" | "record" | "run" | "actions" | "general";
 
 /** One flag: its arity, where it applies, and its help line. */
 export interface FlagSpec {
@@ -113,6 +117,8 @@ export const FLAGS: readonly FlagSpec[] = [
   { name: "timeout", kind: "value", value: "ms", group: "server", help: "bound on the whole command: yada ends within it plus CLI_TIMEOUT_GRACE_MS (exit 3)", set: (a, v) => (a.timeoutMs = positiveInt("timeout", v)) },
   { name: "name", kind: "value", value: "prefix", group: "server", help: "server name: the tool prefix in run (default: --server name, else mcp)", set: (a, v) => (a.name = v) },
   { name: "verbose", short: "v", kind: "boolean", group: "server", help: "show the server's stderr and yada's diagnostics on stderr", set: (a) => (a.verbose = true) },
+  { name: "elicit", kind: "boolean", group: "host", help: "answer the server's elicitations: asked field by field on a terminal (URLs shown, never opened); declined without one", set: (a) => (a.elicit = true) },
+  { name: "sampling", kind: "boolean", group: "host", help: "answer the server's sampling requests with the model run would use (--provider, --model, --script, or the environment)", set: (a) => (a.sampling = true) },
   { name: "json", kind: "boolean", group: "output", help: "machine output on stdout: one JSON document (run: one event per line)", set: (a) => (a.json = true) },
   { name: "output", short: "o", kind: "value", value: "file", group: "output", help: "record: the transcript file; read: write the content's bytes there", set: (a, v) => (a.output = v) },
   { name: "call", kind: "call", value: "tool [json]", group: "record", help: "record: also call this tool (repeatable; json must start with {)", set: (a, v, extra) => a.calls.push(extra === undefined ? { tool: v } : { tool: v, json: extra }) },
@@ -143,20 +149,23 @@ export interface CommandSpec {
   flags?: readonly string[];
 }
 
+/** The provider flags, which apply with `--sampling` besides `run`. */
+const SAMPLING_PROVIDER_FLAGS = ["provider", "model", "script"] as const;
+
 /** Every command, in help order. */
 export const COMMANDS: readonly CommandSpec[] = [
-  { name: "tools", usage: "tools", summary: "list the server's tools", groups: ["server", "output"] },
-  { name: "call", usage: "call <tool> [json|-]", summary: "call a tool with JSON arguments (- reads them from stdin)", groups: ["server", "output"] },
-  { name: "resources", usage: "resources", summary: "list the server's resources and resource templates", groups: ["server", "output"] },
-  { name: "read", usage: "read <uri>", summary: "read a resource", groups: ["server", "output"] },
-  { name: "prompts", usage: "prompts", summary: "list the server's prompts", groups: ["server", "output"] },
-  { name: "prompt", usage: "prompt <name> [json]", summary: "render a prompt with string arguments", groups: ["server", "output"] },
+  { name: "tools", usage: "tools", summary: "list the server's tools", groups: ["server", "output", "host"], flags: SAMPLING_PROVIDER_FLAGS },
+  { name: "call", usage: "call <tool> [json|-]", summary: "call a tool with JSON arguments (- reads them from stdin)", groups: ["server", "output", "host"], flags: SAMPLING_PROVIDER_FLAGS },
+  { name: "resources", usage: "resources", summary: "list the server's resources and resource templates", groups: ["server", "output", "host"], flags: SAMPLING_PROVIDER_FLAGS },
+  { name: "read", usage: "read <uri>", summary: "read a resource", groups: ["server", "output", "host"], flags: SAMPLING_PROVIDER_FLAGS },
+  { name: "prompts", usage: "prompts", summary: "list the server's prompts", groups: ["server", "output", "host"], flags: SAMPLING_PROVIDER_FLAGS },
+  { name: "prompt", usage: "prompt <name> [json]", summary: "render a prompt with string arguments", groups: ["server", "output", "host"], flags: SAMPLING_PROVIDER_FLAGS },
   { name: "record", usage: "record -o <file>", summary: "record a session (tools/list and each --call) as a JSONL transcript", groups: ["server", "output", "record"] },
   { name: "login", usage: "login --url <url>", summary: "log in to an OAuth-protected HTTP server; later commands use and refresh the stored tokens", groups: ["server"] },
   { name: "run", usage: 'run "<prompt>"', summary: "run the agent against the server's tools; writes wait for approval, then run once", groups: ["server", "output", "run"], flags: ["store"] },
-  { name: "ping", usage: "ping", summary: "check the server answers and print the round-trip time", groups: ["server", "output"] },
-  { name: "info", usage: "info", summary: "the server's name, protocol era and revision, capabilities and instructions", groups: ["server", "output"] },
-  { name: "complete", usage: "complete <prompt|template-uri> <argument> [value] [context-json]", summary: "the server's completions for a prompt argument or a resource-template variable", groups: ["server", "output"] },
+  { name: "ping", usage: "ping", summary: "check the server answers and print the round-trip time", groups: ["server", "output", "host"], flags: SAMPLING_PROVIDER_FLAGS },
+  { name: "info", usage: "info", summary: "the server's name, protocol era and revision, capabilities and instructions", groups: ["server", "output", "host"], flags: SAMPLING_PROVIDER_FLAGS },
+  { name: "complete", usage: "complete <prompt|template-uri> <argument> [value] [context-json]", summary: "the server's completions for a prompt argument or a resource-template variable", groups: ["server", "output", "host"], flags: SAMPLING_PROVIDER_FLAGS },
   { name: "actions", usage: "actions list|show|approve|reject [id] [reason]", summary: "the actions of a file action store: list, show, approve or reject one", groups: ["output", "actions"], flags: ["actor", "tenant"] },
 ];
 
@@ -164,7 +173,7 @@ const BY_LONG = new Map(FLAGS.map((f) => [f.name, f]));
 const BY_SHORT = new Map(FLAGS.flatMap((f) => (f.short ? [[f.short, f] as const] : [])));
 
 function emptyArgs(): CliArgs {
-  return { positionals: [], given: new Set(), help: false, version: false, json: false, verbose: false, headers: [], env: [], roots: [], calls: [], resources: false };
+  return { positionals: [], given: new Set(), help: false, version: false, json: false, verbose: false, headers: [], env: [], roots: [], calls: [], resources: false, elicit: false, sampling: false };
 }
 
 /**
@@ -235,6 +244,10 @@ export function parseCommandLine(argv: readonly string[]): CliArgs {
       if (!flag || flag.group === "general") continue;
       if (!cmd.groups.includes(flag.group) && !(cmd.flags ?? []).includes(name)) {
         throw new UsageError(`--${name} does not apply to ${command}`);
+      }
+      // The provider flags apply outside run only to answer sampling requests (V6).
+      if ((SAMPLING_PROVIDER_FLAGS as readonly string[]).includes(name) && !cmd.groups.includes("run") && !args.sampling) {
+        throw new UsageError(`--${name} does not apply to ${command} without --sampling`);
       }
     }
   }

@@ -13,6 +13,7 @@ import type { CliArgs } from "./args.js";
 import { MAX_CLI_JSON_BYTES } from "../limits.js";
 import { UsageError } from "./exit.js";
 import { storedAuth } from "./login.js";
+import { askOnStdin, hostHandlers } from "./host-handlers.js";
 import { chooseServer, connectClient, verboseLogger } from "./server.js";
 import { jsonText, type Io } from "./terminal.js";
 
@@ -40,9 +41,11 @@ export function loggerOf(ctx: CommandContext): Logger | undefined {
 export async function withClient<T>(ctx: CommandContext, use: (client: McpClient) => Promise<T>): Promise<T> {
   const choice = chooseServer(ctx.args, ctx.io.env);
   const logger = loggerOf(ctx);
+  // V6: --elicit / --sampling; elicitations are asked only with a terminal on stdin.
+  const handlers = hostHandlers(ctx.args, ctx.io, process.stdin.isTTY === true ? askOnStdin : undefined);
   // A6: tokens `yada login` stored for this server are used (and refreshed).
   const auth = choice.kind === "http" ? await storedAuth(choice.url, ctx.io.env, logger) : undefined;
-  const client = await connectClient(choice, { signal: ctx.signal, ...(logger ? { logger } : {}), ...(auth ? { auth } : {}) });
+  const client = await connectClient(choice, { signal: ctx.signal, handlers, ...(logger ? { logger } : {}), ...(auth ? { auth } : {}) });
   try {
     return await use(client);
   } finally {

@@ -12,6 +12,7 @@ import { pad } from "./terminal.js";
 
 const GROUP_TITLES: Record<FlagGroup, string> = {
   server: "Server (exactly one of --stdio, --url, --server)",
+  host: "Server requests (tools, call, read, prompt, …; answered only with these flags)",
   output: "Output",
   record: "record",
   run: "run (provider from --provider or the environment)",
@@ -53,6 +54,10 @@ export function helpText(): string {
     "--approve all|none decides without asking. Approved calls are recorded in the file action store",
     "(--store) and run once by the worker, and the model gets each outcome. Undecided (no terminal,",
     "no --approve), the run stops with exit 4 and the calls are listed, not executed.",
+    "",
+    "--elicit: on a terminal each elicitation is shown (message, fields, or a URL in full with its",
+    "domain, which yada never opens) and answered accept / decline / cancel, then field by field;",
+    "the answer is checked against the server's schema. Without a terminal, every one is declined.",
     "",
     "Errors: one line on stderr, `yada: <code>: <message>`; with --json also one JSON object on",
     'stdout, {"code": ..., "message": ..., "exit": N}. --timeout bounds the whole command: yada ends',

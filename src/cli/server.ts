@@ -11,6 +11,7 @@ import { pathToFileURL } from "node:url";
 import { ConfigError } from "../errors.js";
 import type { Logger } from "../log.js";
 import { McpClient, type ClientOptions } from "../mcp/client.js";
+import type { ClientHandlers } from "../mcp/handlers.js";
 import { StdioTransport, type StdioServerParams } from "../node/stdio.js";
 import type { McpReadConfig } from "../tools/config.js";
 import { mcpServersFromEnv } from "../tools/env.js";
@@ -189,6 +190,8 @@ export interface ConnectClientOptions {
   signal?: AbortSignal;
   /** OAuth for an HTTP server (A6: `yada login`, and the tokens it stored). */
   auth?: HttpAuth;
+  /** Host handlers besides the roots of `--root` (V6: `--elicit`, `--sampling`). */
+  handlers?: ClientHandlers;
   /** Wraps the transport (e.g. to record the session). */
   wrap?: (transport: Transport) => Transport;
 }
@@ -206,7 +209,8 @@ export async function connectClient(choice: ServerChoice, options: ConnectClient
   if (options.logger) clientOptions.logger = options.logger;
   if (options.signal) clientOptions.signal = options.signal;
   const roots = choice.roots?.map((dir) => ({ uri: pathToFileURL(dir).href, name: basename(dir) || dir }));
-  if (roots) clientOptions.handlers = { roots: () => roots };
+  const handlers: ClientHandlers = { ...options.handlers, ...(roots ? { roots: () => roots } : {}) };
+  if (Object.keys(handlers).length > 0) clientOptions.handlers = handlers;
   if (choice.timeoutMs !== undefined) {
     clientOptions.handshakeTimeoutMs = choice.timeoutMs;
     clientOptions.requestTimeoutMs = choice.timeoutMs;
