@@ -2,9 +2,12 @@
 // shown, a not-sent retry that never follows a takeover, the file store lock.
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
+import { createServer } from "node:net";
 import { createActions } from "../../src/actions/approvals.js";
 import { MemoryActionStore } from "../../src/actions/memory-store.js";
-import { alice, bob } from "./support.js";
+import { createWorker } from "../../src/actions/worker.js";
+import type { ActionRecord } from "../../src/actions/types.js";
+import { alice, bob, performed, renameTool, startContract } from "./support.js";
 
 async function code(p: Promise<unknown>): Promise<string> {
   try {
@@ -14,6 +17,14 @@ async function code(p: Promise<unknown>): Promise<string> {
     return String((e as { code?: unknown }).code);
   }
 }
+
+const closedPort = (): Promise<number> =>
+  new Promise((resolve) => {
+    const s = createServer().listen(0, "127.0.0.1", () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
 
 describe("review: approvals and the worker", { timeout: 60_000 }, () => {
   test("W8: an approval carrying arguments other than the stored ones is refused, whatever hash it names", async () => {
@@ -27,5 +38,38 @@ describe("review: approvals and the worker", { timeout: 60_000 }, () => {
     assert.equal((await store.get(a.id))?.state, "awaiting_approval");
     // Shown exactly as stored (any key order): approved.
     assert.equal((await actions.approve({ ...a, arguments: { name: "Gear", id: "A" } }, bob)).state, "approved");
+  });
+
+  test("W5: a not-sent retry is never made once the lease lapsed and another worker declared the outcome uncertain", async () => {
+    const server = await startContract();
+    const closed = await closedPort();
+    try {
+      let clock = 1_000_000;
+      const now = () => clock;
+      const store = new MemoryActionStore();
+      const actions = createActions({ store, mayApprove: () => true, now });
+      const ops: string[] = [];
+      let other: ReturnType<typeof createWorker> | undefined;
+      const tool = renameTool(server.client, alice, "reviewed-1", async (action) => {
+        ops.push(action.operationId);
+        if (ops.length === 1) {
+          // A slow refusal: the lease lapses, a second worker finds the action executing and takes it over.
+          clock += 60_000;
+          await other?.runOnce();
+          await fetch(`http://127.0.0.1:${closed}/mcp`, { method: "POST", body: "{}" });
+        }
+      });
+      const resolveTool = (r: ActionRecord) => (r.tool === tool.name ? tool : undefined);
+      other = createWorker({ store, resolveTool, workerId: "w2", leaseMs: 30_000, now });
+      const prepared = await tool.prepare({ id: "A", name: "Gear" }, { identity: alice });
+      const a = await actions.propose(prepared, { identity: alice, effect: "write" });
+      await actions.approve(a, bob);
+      await createWorker({ store, resolveTool, workerId: "w1", leaseMs: 30_000, now }).runOnce();
+      assert.deepEqual(ops, [a.operationId], "execute was not called again after the takeover");
+      assert.equal(performed(server.log, a.operationId), 0);
+      assert.notEqual((await store.get(a.id))?.state, "succeeded");
+    } finally {
+      await server.close();
+    }
   });
 });

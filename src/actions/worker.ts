@@ -118,7 +118,7 @@ const reasonOf = (e: unknown): string => {
  *   (write) or `outcome_unknown` (confirm). An execute that throws sent nothing (the
  *   tool contract): the action fails; one provably not sent (`notSent: true`, or see
  *   {@link wasNotSent}) is tried again under the same operation id, at most
- *   `MAX_NOT_SENT_ATTEMPTS` times in all;
+ *   `MAX_NOT_SENT_ATTEMPTS` times in all, and only while this worker still holds its lease;
  * - executing with a lapsed lease (a worker died mid-send) → `reconciling` (write) or
  *   `outcome_unknown` (confirm), never sent again;
  * - reconciling → the receipt lookup; unknown again stays `reconciling` with a
@@ -175,6 +175,13 @@ export function createWorker(options: WorkerOptions): ActionWorker {
     return { status: "unknown", reason: "the tool returned a malformed outcome" };
   };
 
+  /** Is `a` still stored as this worker left it, under a lease that has not lapsed? */
+  async function stillHeld(a: ActionRecord): Promise<boolean> {
+    if (a.leaseUntil === undefined || a.leaseUntil <= now()) return false;
+    const current = await store.get(a.id);
+    return current !== undefined && current.state === a.state && current.fence === a.fence && current.leaseOwner === workerId;
+  }
+
   async function execute(claimed: ActionRecord): Promise<void> {
     const identity = { actorId: claimed.actorId, tenantId: claimed.tenantId };
     let tool: WriteTool | ConfirmTool | undefined;
@@ -211,7 +218,9 @@ export function createWorker(options: WorkerOptions): ActionWorker {
         }
         notSent = e;
       }
-      if (notSent !== undefined && attempt >= MAX_NOT_SENT_ATTEMPTS) {
+      // A retry only under a lease that is still this worker's: once it lapsed, another worker may
+      // have taken the action over and declared its outcome uncertain, so nothing may be sent again.
+      if (notSent !== undefined && (attempt >= MAX_NOT_SENT_ATTEMPTS || !(await stillHeld(executing)))) {
         await move(executing, { state: "failed", outcome: { result: errorResult("not_sent", "the server could not be reached; nothing was sent"), reason: typeof notSent === "string" ? notSent.slice(0, MAX_ACTION_REASON_CHARS) : reasonOf(notSent) }, ...release });
         return;
       }
