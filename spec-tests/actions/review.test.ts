@@ -2,12 +2,16 @@
 // shown, a not-sent retry that never follows a takeover, the file store lock.
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { writeFileSync } from "node:fs";
 import { createServer } from "node:net";
+import { join } from "node:path";
 import { createActions } from "../../src/actions/approvals.js";
 import { MemoryActionStore } from "../../src/actions/memory-store.js";
 import { createWorker } from "../../src/actions/worker.js";
 import type { ActionRecord } from "../../src/actions/types.js";
-import { alice, bob, performed, renameTool, startContract } from "./support.js";
+import { openFileStore } from "../../src/node/file-store.js";
+import { alice, bob, performed, renameTool, startContract, tempDir } from "./support.js";
 
 async function code(p: Promise<unknown>): Promise<string> {
   try {
@@ -70,6 +74,25 @@ describe("review: approvals and the worker", { timeout: 60_000 }, () => {
       assert.notEqual((await store.get(a.id))?.state, "succeeded");
     } finally {
       await server.close();
+    }
+  });
+});
+
+describe("review: the file store lock", { timeout: 60_000 }, () => {
+  test("W9: two openers racing for a stale lock: exactly one gets the store", async () => {
+    // A pid that is certainly gone: a child that has exited.
+    const dead = await new Promise<number>((resolve) => {
+      const c = spawn(process.execPath, ["-e", ""], { stdio: "ignore" });
+      c.on("exit", () => resolve(c.pid as number));
+    });
+    for (let round = 0; round < 20; round++) {
+      const path = join(tempDir(), "actions.jsonl");
+      writeFileSync(`${path}.lock`, `${dead}\n`);
+      const opened = await Promise.allSettled([openFileStore(path), openFileStore(path), openFileStore(path)]);
+      const won = opened.filter((o) => o.status === "fulfilled");
+      for (const o of won) await o.value.close();
+      assert.equal(won.length, 1, `round ${round}: ${won.length} openers hold the lock at once`);
+      for (const o of opened) if (o.status === "rejected") assert.equal((o.reason as { code?: unknown }).code, "store");
     }
   });
 });
