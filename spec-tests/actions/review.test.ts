@@ -78,6 +78,38 @@ describe("review: approvals and the worker", { timeout: 60_000 }, () => {
   });
 });
 
+describe("review: the lease around a send", { timeout: 60_000 }, () => {
+  test("W5: the lease restarts when executing is recorded, so a slow tool lookup never lets a second worker take over a send in flight", async () => {
+    const server = await startContract();
+    try {
+      let clock = 1_000_000;
+      const now = () => clock;
+      const store = new MemoryActionStore();
+      const actions = createActions({ store, mayApprove: () => true, now });
+      let taken = -1;
+      const other = createWorker({ store, resolveTool: () => undefined, workerId: "w2", leaseMs: 30_000, now });
+      const tool = renameTool(server.client, alice, "reviewed-1", async () => {
+        // The send is under way; a little later a second worker looks for work.
+        clock += 1_000;
+        taken = await other.runOnce();
+      });
+      const prepared = await tool.prepare({ id: "A", name: "Gear" }, { identity: alice });
+      const a = await actions.propose(prepared, { identity: alice, effect: "write" });
+      await actions.approve(a, bob);
+      const resolveTool = async (r: ActionRecord) => {
+        clock += 29_500; // the host's tool lookup took most of the claim's lease
+        return r.tool === tool.name ? tool : undefined;
+      };
+      await createWorker({ store, resolveTool, workerId: "w1", leaseMs: 30_000, now }).runOnce();
+      assert.equal(taken, 0, "the second worker found nothing to take over");
+      assert.equal((await store.get(a.id))?.state, "succeeded");
+      assert.equal(performed(server.log, a.operationId), 1);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
 describe("review: the file store lock", { timeout: 60_000 }, () => {
   test("W9: two openers racing for a stale lock: exactly one gets the store", async () => {
     // A pid that is certainly gone: a child that has exited.

@@ -197,8 +197,9 @@ export function createWorker(options: WorkerOptions): ActionWorker {
     if (tool.effect !== claimed.effect || tool.name !== claimed.tool) return void (await fail("version_changed", `the tool ${claimed.tool} is no longer the approved ${claimed.effect} tool; nothing was sent`));
     if (tool.version !== claimed.version) return void (await fail("version_changed", `the tool ${claimed.tool} changed since approval; nothing was sent`));
     if ((await argumentsHash(claimed.arguments)) !== claimed.argumentsHash) return void (await fail("arguments_changed", "the stored arguments do not match the approved hash; nothing was sent"));
-    // Durable before the send: from here on, a crash means "maybe sent".
-    const executing = await move(claimed, { state: "executing" });
+    // Durable before the send: from here on, a crash means "maybe sent". The lease restarts here,
+    // so the time the tool lookup took never shortens the send's own lease.
+    const executing = await move(claimed, { state: "executing", leaseOwner: workerId, leaseUntil: now() + leaseMs });
     if (!executing) return;
     const approved: ApprovedAction = { tool: claimed.tool, version: claimed.version, arguments: structuredClone(claimed.arguments), operationId: claimed.operationId };
     if (claimed.stateVersion !== undefined) approved.stateVersion = claimed.stateVersion;
