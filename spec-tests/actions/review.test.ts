@@ -2,15 +2,19 @@
 // shown, a not-sent retry that never follows a takeover, the file store lock.
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { pathToFileURL } from "node:url";
+import { repoPath } from "../helpers/paths.js";
 import { createActions } from "../../src/actions/approvals.js";
 import { MemoryActionStore } from "../../src/actions/memory-store.js";
 import { createWorker } from "../../src/actions/worker.js";
 import type { ActionRecord } from "../../src/actions/types.js";
 import { openFileStore } from "../../src/node/file-store.js";
+import { newRecord } from "./store-contract.js";
 import { alice, bob, performed, renameTool, startContract, tempDir } from "./support.js";
 
 async function code(p: Promise<unknown>): Promise<string> {
@@ -125,6 +129,43 @@ describe("review: the file store lock", { timeout: 60_000 }, () => {
       for (const o of won) await o.value.close();
       assert.equal(won.length, 1, `round ${round}: ${won.length} openers hold the lock at once`);
       for (const o of opened) if (o.status === "rejected") assert.equal((o.reason as { code?: unknown }).code, "store");
+    }
+  });
+  test("W9: an append that failed half-written leaves no partial line, so the next acknowledged record survives a reopen", async () => {
+    const path = join(tempDir(), "actions.jsonl");
+    const url = (p: string) => JSON.stringify(pathToFileURL(repoPath("build", ...p.split("/"))).href);
+    const code = `import { openFileStore } from ${url("src/node/file-store.js")}; import { newRecord } from ${url("spec-tests/actions/store-contract.js")};
+import { createInterface } from "node:readline";
+const store = await openFileStore(${JSON.stringify(path)});
+await store.create(newRecord());
+try { await store.create(newRecord({ preview: "x".repeat(7_900) })); console.log("big stored"); } catch (e) { console.log("big failed " + e.code); }
+console.log("ready");
+for await (const line of createInterface({ input: process.stdin })) break;
+const b = await store.create(newRecord());
+console.log("acknowledged " + b.id);
+await store.close();`;
+    // A real short write: the file size limit (8 KiB) cuts the big record's append; SIGXFSZ is ignored so the write fails instead.
+    const p = spawn("bash", ["-c", `ulimit -S -f 8; trap '' XFSZ; exec "${process.execPath}" --input-type=module -e "$0"`, code], { stdio: ["pipe", "pipe", "inherit"] });
+    const out: string[] = [];
+    const exited = new Promise<void>((resolve) => p.on("exit", () => resolve()));
+    for await (const line of createInterface({ input: p.stdout as NodeJS.ReadableStream })) {
+      out.push(line);
+      if (line === "ready") {
+        // The disk has room again (the limit is lifted) before the next change.
+        assert.equal(spawnSync("prlimit", ["--pid", String(p.pid), "--fsize=unlimited"]).status, 0);
+        p.stdin?.end("go\n");
+      }
+    }
+    await exited;
+    assert.ok(out.some((l) => l.startsWith("big failed")), out.join("; "));
+    const acked = out.find((l) => l.startsWith("acknowledged "))?.slice("acknowledged ".length);
+    assert.ok(acked, out.join("; "));
+    const store = await openFileStore(path);
+    try {
+      assert.equal((await store.get(acked))?.id, acked, "the acknowledged record is in the journal after a reopen");
+      assert.equal((await store.list({ tenantId: "acme" })).length, 2);
+    } finally {
+      await store.close();
     }
   });
 });

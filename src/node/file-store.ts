@@ -231,8 +231,23 @@ export class FileActionStore implements ActionStore, AsyncDisposable {
   async #append(record: ActionRecord): Promise<ActionRecord> {
     const line = JSON.stringify(record);
     const h = this.#open();
-    await h.appendFile(line + "\n");
-    await h.datasync();
+    const at = (await h.stat()).size;
+    try {
+      await h.appendFile(line + "\n");
+      await h.datasync();
+    } catch (e) {
+      // A failed append may have left part of its line: cut it off, so a later record is
+      // never glued to it (and lost as a torn line on the next open). If even that fails,
+      // the store closes: nothing more is acknowledged on a journal in an unknown shape.
+      try {
+        await h.truncate(at);
+        await h.datasync();
+      } catch {
+        this.#handle = undefined;
+        await h.close().catch(() => undefined);
+      }
+      throw new StoreError(`cannot append to the action journal ${this.path}`, { cause: e });
+    }
     this.#table.commit(record, line);
     this.#bytes += line.length + 1;
     return structuredClone(record);
