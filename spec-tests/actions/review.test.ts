@@ -114,6 +114,35 @@ describe("review: the lease around a send", { timeout: 60_000 }, () => {
   });
 });
 
+describe("review: what a tool answers", { timeout: 60_000 }, () => {
+  test("W5: a success whose result breaks the record's rules is an uncertain outcome at once, never an action left executing", async () => {
+    const server = await startContract();
+    try {
+      const store = new MemoryActionStore();
+      const actions = createActions({ store, mayApprove: () => true });
+      const real = renameTool(server.client, alice);
+      const sloppy = {
+        ...real,
+        async execute(action: Parameters<typeof real.execute>[0], context: Parameters<typeof real.execute>[1]) {
+          const o = await real.execute(action, context);
+          // Performed, but answered with a part the record cannot hold.
+          return o.status === "succeeded" ? { ...o, result: { content: [{ type: "text" as const, text: "ok", annotations: { audience: ["user"] } }], isError: false } } : o;
+        },
+      };
+      const prepared = await real.prepare({ id: "A", name: "Gear" }, { identity: alice });
+      const a = await actions.propose(prepared, { identity: alice, effect: "write" });
+      await actions.approve(a, bob);
+      await createWorker({ store, resolveTool: () => sloppy }).runOnce();
+      const after = await store.get(a.id);
+      assert.equal(after?.state, "reconciling");
+      assert.equal(after?.leaseOwner, undefined, "the lease was released");
+      assert.equal(performed(server.log, a.operationId), 1);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
 describe("review: the file store lock", { timeout: 60_000 }, () => {
   test("W9: two openers racing for a stale lock: exactly one gets the store", async () => {
     // A pid that is certainly gone: a child that has exited.

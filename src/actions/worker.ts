@@ -19,7 +19,7 @@ import {
   RECONCILE_MAX_DELAY_MS,
 } from "../limits.js";
 import type { ActionOutcome, ApprovedAction, ConfirmTool, Identity, ToolResult, WriteTool } from "../tools/types.js";
-import { utf8Length } from "./record.js";
+import { isStorableResult, utf8Length } from "./record.js";
 import { argumentsHash } from "./hash.js";
 import type { ActionPatch, ActionRecord, ActionStore } from "./types.js";
 
@@ -168,8 +168,8 @@ export function createWorker(options: WorkerOptions): ActionWorker {
   const checked = (o: unknown): ActionOutcome => {
     const x = o as Partial<Record<string, unknown>> | null;
     if (x && (x.status === "succeeded" || x.status === "failed")) {
-      const r = x.result as Partial<ToolResult> | undefined;
-      if (r && Array.isArray(r.content) && typeof r.isError === "boolean") return o as ActionOutcome;
+      // Only a result the record can hold: else the store refuses the move and the action is left executing.
+      if (isStorableResult(x.result)) return o as ActionOutcome;
     }
     if (x && x.status === "unknown" && typeof x.reason === "string") return { status: "unknown", reason: x.reason, ...(x.notSent === true ? { notSent: true } : {}) };
     return { status: "unknown", reason: "the tool returned a malformed outcome" };
