@@ -48,6 +48,21 @@ describe("review: approvals and the worker", { timeout: 60_000 }, () => {
     assert.equal((await actions.approve({ ...a, arguments: { name: "Gear", id: "A" } }, bob)).state, "approved");
   });
 
+  test("W8: an approval made while a worker held the action to expire it by a faster clock leaves no lease that holds the approved action back", async () => {
+    const store = new MemoryActionStore();
+    let approverClock = 1_000_000;
+    const actions = createActions({ store, mayApprove: () => true, approvalTtlMs: 60_000, now: () => approverClock });
+    const a = await actions.propose({ tool: "items__rename", version: "v1", arguments: { id: "A", name: "Gear" } }, { identity: alice, effect: "write" });
+    // A worker whose clock runs 2 s ahead takes the action to expire it, then stops before it moves it.
+    const workerNow = approverClock + 60_001;
+    assert.equal((await store.claim({ workerId: "w-fast", now: workerNow, leaseMs: 300_000 }))?.id, a.id);
+    approverClock += 59_000; // still inside the window by the approver's clock
+    const approved = await actions.approve(await store.get(a.id) as ActionRecord, bob);
+    assert.equal(approved.state, "approved");
+    assert.equal(approved.leaseUntil, undefined, "the expiry lease is released with the decision");
+    assert.equal((await store.claim({ workerId: "w2", now: workerNow + 1_000, leaseMs: 30_000 }))?.id, a.id, "a worker can take the approved action now");
+  });
+
   test("W5: a not-sent retry is never made once the lease lapsed and another worker declared the outcome uncertain", async () => {
     const server = await startContract();
     const closed = await closedPort();

@@ -134,9 +134,11 @@ export function createActions(options: ActionsOptions): Actions {
       throw new ActionConflictError(action.id, `${verdict} ${action.tool}: the approval window has passed; the action expired`);
     }
     const decision = { actorId: approver.actorId, tenantId: approver.tenantId, at };
-    if (verdict === "approve") return store.transition(action.id, expected, { state: "approved", approval: decision }, at);
+    // A lease a worker took to expire the action (by a clock ahead of this one) ends with the decision.
+    const release = { leaseOwner: undefined, leaseUntil: undefined };
+    if (verdict === "approve") return store.transition(action.id, expected, { state: "approved", approval: decision, ...release }, at);
     const text = typeof reason === "string" && reason !== "" ? reason.slice(0, MAX_ACTION_REASON_CHARS) : undefined;
-    return store.transition(action.id, expected, { state: "rejected", rejection: text === undefined ? decision : { ...decision, reason: text } }, at);
+    return store.transition(action.id, expected, { state: "rejected", rejection: text === undefined ? decision : { ...decision, reason: text }, ...release }, at);
   }
 
   return {
