@@ -13,8 +13,14 @@ import { isRec } from "../util/record.js";
 import { argumentsHash } from "./hash.js";
 import type { ActionRecord, ActionStore } from "./types.js";
 
-/** The fields an approval binds: what the approver was shown. Any difference from the stored action refuses the approval. */
-export type ApprovalBinding = Pick<ActionRecord, "id" | "tool" | "version" | "argumentsHash" | "actorId" | "tenantId"> & Pick<ActionRecord, "stateVersion">;
+/**
+ * The fields an approval binds: what the approver was shown. Any difference from the
+ * stored action refuses the approval. When the binding also carries `arguments` or
+ * `preview` (a listed record handed back), those are compared with the stored ones
+ * (arguments by their canonical hash): an approver never approves arguments other
+ * than those shown.
+ */
+export type ApprovalBinding = Pick<ActionRecord, "id" | "tool" | "version" | "argumentsHash" | "actorId" | "tenantId"> & Pick<ActionRecord, "stateVersion"> & Partial<Pick<ActionRecord, "arguments" | "preview">>;
 
 /**
  * Decides whether `approver` may approve (or reject) `action`. Called after the
@@ -114,6 +120,12 @@ export function createActions(options: ActionsOptions): Actions {
       if (shown[f] !== action[f]) throw new ActionConflictError(action.id, `${verdict} ${action.tool}: the action's ${f} is not what was shown; it needs a new proposal`);
     }
     if ((await argumentsHash(action.arguments)) !== action.argumentsHash) throw new StoreError(`${verdict} ${action.tool}: the stored arguments do not match their hash`);
+    // What the approver read is bound too: arguments or a preview handed back with the binding must be the stored ones.
+    const seen = shown as { arguments?: unknown; preview?: unknown };
+    if (seen.arguments !== undefined && (!isRec(seen.arguments) || (await argumentsHash(seen.arguments)) !== action.argumentsHash)) {
+      throw new ActionConflictError(action.id, `${verdict} ${action.tool}: the arguments shown are not the stored ones; it needs a new proposal`);
+    }
+    if (seen.preview !== undefined && seen.preview !== action.preview) throw new ActionConflictError(action.id, `${verdict} ${action.tool}: the preview shown is not the stored one`);
     if (action.state !== "awaiting_approval") throw new ActionConflictError(action.id, `${verdict} ${action.tool}: the action is already ${action.state}`);
     const at = now();
     const expected = { state: action.state, fence: action.fence };
@@ -122,9 +134,11 @@ export function createActions(options: ActionsOptions): Actions {
       throw new ActionConflictError(action.id, `${verdict} ${action.tool}: the approval window has passed; the action expired`);
     }
     const decision = { actorId: approver.actorId, tenantId: approver.tenantId, at };
-    if (verdict === "approve") return store.transition(action.id, expected, { state: "approved", approval: decision }, at);
+    // A lease a worker took to expire the action (by a clock ahead of this one) ends with the decision.
+    const release = { leaseOwner: undefined, leaseUntil: undefined };
+    if (verdict === "approve") return store.transition(action.id, expected, { state: "approved", approval: decision, ...release }, at);
     const text = typeof reason === "string" && reason !== "" ? reason.slice(0, MAX_ACTION_REASON_CHARS) : undefined;
-    return store.transition(action.id, expected, { state: "rejected", rejection: text === undefined ? decision : { ...decision, reason: text } }, at);
+    return store.transition(action.id, expected, { state: "rejected", rejection: text === undefined ? decision : { ...decision, reason: text }, ...release }, at);
   }
 
   return {

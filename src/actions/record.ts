@@ -84,6 +84,16 @@ function outcome(v: unknown, fail: Fail): asserts v is ActionResult {
   }
 }
 
+/** Can `value` be stored as an outcome's tool result (the rules {@link parseActionRecord} applies)? */
+export function isStorableResult(value: unknown): boolean {
+  try {
+    outcome({ result: value }, (m) => new ValidationError(m));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /**
  * Checks that `value` is a possible action record and returns it typed. `fail` makes
  * the error: a `validation` error for what a caller hands in, a `store` error for

@@ -19,7 +19,7 @@ import {
   RECONCILE_MAX_DELAY_MS,
 } from "../limits.js";
 import type { ActionOutcome, ApprovedAction, ConfirmTool, Identity, ToolResult, WriteTool } from "../tools/types.js";
-import { utf8Length } from "./record.js";
+import { isStorableResult, utf8Length } from "./record.js";
 import { argumentsHash } from "./hash.js";
 import type { ActionPatch, ActionRecord, ActionStore } from "./types.js";
 
@@ -118,7 +118,7 @@ const reasonOf = (e: unknown): string => {
  *   (write) or `outcome_unknown` (confirm). An execute that throws sent nothing (the
  *   tool contract): the action fails; one provably not sent (`notSent: true`, or see
  *   {@link wasNotSent}) is tried again under the same operation id, at most
- *   `MAX_NOT_SENT_ATTEMPTS` times in all;
+ *   `MAX_NOT_SENT_ATTEMPTS` times in all, and only while this worker still holds its lease;
  * - executing with a lapsed lease (a worker died mid-send) → `reconciling` (write) or
  *   `outcome_unknown` (confirm), never sent again;
  * - reconciling → the receipt lookup; unknown again stays `reconciling` with a
@@ -168,12 +168,19 @@ export function createWorker(options: WorkerOptions): ActionWorker {
   const checked = (o: unknown): ActionOutcome => {
     const x = o as Partial<Record<string, unknown>> | null;
     if (x && (x.status === "succeeded" || x.status === "failed")) {
-      const r = x.result as Partial<ToolResult> | undefined;
-      if (r && Array.isArray(r.content) && typeof r.isError === "boolean") return o as ActionOutcome;
+      // Only a result the record can hold: else the store refuses the move and the action is left executing.
+      if (isStorableResult(x.result)) return o as ActionOutcome;
     }
     if (x && x.status === "unknown" && typeof x.reason === "string") return { status: "unknown", reason: x.reason, ...(x.notSent === true ? { notSent: true } : {}) };
     return { status: "unknown", reason: "the tool returned a malformed outcome" };
   };
+
+  /** Is `a` still stored as this worker left it, under a lease that has not lapsed? */
+  async function stillHeld(a: ActionRecord): Promise<boolean> {
+    if (a.leaseUntil === undefined || a.leaseUntil <= now()) return false;
+    const current = await store.get(a.id);
+    return current !== undefined && current.state === a.state && current.fence === a.fence && current.leaseOwner === workerId;
+  }
 
   async function execute(claimed: ActionRecord): Promise<void> {
     const identity = { actorId: claimed.actorId, tenantId: claimed.tenantId };
@@ -190,8 +197,9 @@ export function createWorker(options: WorkerOptions): ActionWorker {
     if (tool.effect !== claimed.effect || tool.name !== claimed.tool) return void (await fail("version_changed", `the tool ${claimed.tool} is no longer the approved ${claimed.effect} tool; nothing was sent`));
     if (tool.version !== claimed.version) return void (await fail("version_changed", `the tool ${claimed.tool} changed since approval; nothing was sent`));
     if ((await argumentsHash(claimed.arguments)) !== claimed.argumentsHash) return void (await fail("arguments_changed", "the stored arguments do not match the approved hash; nothing was sent"));
-    // Durable before the send: from here on, a crash means "maybe sent".
-    const executing = await move(claimed, { state: "executing" });
+    // Durable before the send: from here on, a crash means "maybe sent". The lease restarts here,
+    // so the time the tool lookup took never shortens the send's own lease.
+    const executing = await move(claimed, { state: "executing", leaseOwner: workerId, leaseUntil: now() + leaseMs });
     if (!executing) return;
     const approved: ApprovedAction = { tool: claimed.tool, version: claimed.version, arguments: structuredClone(claimed.arguments), operationId: claimed.operationId };
     if (claimed.stateVersion !== undefined) approved.stateVersion = claimed.stateVersion;
@@ -211,7 +219,9 @@ export function createWorker(options: WorkerOptions): ActionWorker {
         }
         notSent = e;
       }
-      if (notSent !== undefined && attempt >= MAX_NOT_SENT_ATTEMPTS) {
+      // A retry only under a lease that is still this worker's: once it lapsed, another worker may
+      // have taken the action over and declared its outcome uncertain, so nothing may be sent again.
+      if (notSent !== undefined && (attempt >= MAX_NOT_SENT_ATTEMPTS || !(await stillHeld(executing)))) {
         await move(executing, { state: "failed", outcome: { result: errorResult("not_sent", "the server could not be reached; nothing was sent"), reason: typeof notSent === "string" ? notSent.slice(0, MAX_ACTION_REASON_CHARS) : reasonOf(notSent) }, ...release });
         return;
       }

@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { mkdir, open, readFile, rename, stat, truncate, unlink, type FileHandle } from "node:fs/promises";
+import { link, mkdir, open, readFile, rename, stat, truncate, unlink, type FileHandle } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { LimitError, StoreError } from "../errors.js";
 import { FILE_STORE_COMPACT_BYTES, FILE_STORE_MAX_JOURNAL_BYTES, MAX_ACTION_RECORD_BYTES, MAX_FILE_STORE_ACTIONS } from "../limits.js";
@@ -55,25 +55,73 @@ async function fsyncDir(dir: string): Promise<void> {
   }
 }
 
-/** Takes the lock file of `path`, or throws a `store` error naming the process that holds it. */
+/**
+ * Creates `path` holding this process's pid, atomically: the pid is written to a
+ * unique file first and linked in place, so the lock never exists without its
+ * holder (an opener never reads an empty lock and takes it for stale). `false` when
+ * `path` exists.
+ */
+async function createLock(path: string): Promise<boolean> {
+  const mine = `${path}.${process.pid}.${crypto.randomUUID()}`;
+  const h = await open(mine, "wx", 0o600);
+  try {
+    await h.writeFile(`${process.pid}\n`);
+    await h.sync();
+  } finally {
+    await h.close();
+  }
+  try {
+    await link(mine, path);
+    return true;
+  } catch (e) {
+    if (isErrno(e, "EEXIST")) return false;
+    throw e;
+  } finally {
+    await unlink(mine).catch(() => undefined);
+  }
+}
+
+/** The live process holding the lock at `path`, or `undefined` when it is gone (or no lock is there). */
+async function holder(path: string): Promise<number | undefined> {
+  const pid = Number.parseInt(await readFile(path, "utf8").catch(() => ""), 10);
+  return Number.isSafeInteger(pid) && pid > 0 && alive(pid) ? pid : undefined;
+}
+
+const lockedBy = (pid: number, lockPath: string) =>
+  new StoreError(`the action store is locked by process ${pid} (${lockPath}); one process opens a file store at a time`);
+
+/**
+ * Takes the lock file of the journal, or throws a `store` error naming the process
+ * that holds it. A stale lock (its holder died) is removed only under a second,
+ * short-lived lock (`.break`) and after checking its holder again there, so two
+ * openers racing for a stale lock never both remove one (the second removing the
+ * first's fresh lock) and at most one of them gets the store.
+ */
 async function lock(lockPath: string): Promise<void> {
-  for (let attempt = 0; attempt < 3; attempt++) {
-    try {
-      const h = await open(lockPath, "wx", 0o600);
-      await h.writeFile(`${process.pid}\n`);
-      await h.sync();
-      await h.close();
-      return;
-    } catch (e) {
-      if (!isErrno(e, "EEXIST")) throw new StoreError(`cannot create the action store lock ${lockPath}`, { cause: e });
+  const breakPath = `${lockPath}.break`;
+  try {
+    for (let attempt = 0; attempt < 5; attempt++) {
+      if (attempt > 0) await new Promise((r) => setTimeout(r, 5 * attempt));
+      if (await createLock(lockPath)) return;
+      const pid = await holder(lockPath);
+      if (pid !== undefined) throw lockedBy(pid, lockPath);
+      if (!(await createLock(breakPath))) {
+        // Another opener is breaking the stale lock; a break lock whose holder died is removed.
+        if ((await holder(breakPath)) === undefined) await unlink(breakPath).catch(() => undefined);
+        continue;
+      }
+      try {
+        const again = await holder(lockPath);
+        if (again !== undefined) throw lockedBy(again, lockPath);
+        await unlink(lockPath).catch((e: unknown) => {
+          if (!isErrno(e, "ENOENT")) throw e;
+        });
+      } finally {
+        await unlink(breakPath).catch(() => undefined);
+      }
     }
-    const text = await readFile(lockPath, "utf8").catch(() => "");
-    const pid = Number.parseInt(text, 10);
-    if (Number.isSafeInteger(pid) && pid > 0 && alive(pid)) {
-      throw new StoreError(`the action store is locked by process ${pid} (${lockPath}); one process opens a file store at a time`);
-    }
-    // The holder is gone (it crashed): the lock is stale.
-    await unlink(lockPath).catch(() => undefined);
+  } catch (e) {
+    throw e instanceof StoreError ? e : new StoreError(`cannot create the action store lock ${lockPath}`, { cause: e });
   }
   throw new StoreError(`cannot take the action store lock ${lockPath}`);
 }
@@ -183,8 +231,23 @@ export class FileActionStore implements ActionStore, AsyncDisposable {
   async #append(record: ActionRecord): Promise<ActionRecord> {
     const line = JSON.stringify(record);
     const h = this.#open();
-    await h.appendFile(line + "\n");
-    await h.datasync();
+    const at = (await h.stat()).size;
+    try {
+      await h.appendFile(line + "\n");
+      await h.datasync();
+    } catch (e) {
+      // A failed append may have left part of its line: cut it off, so a later record is
+      // never glued to it (and lost as a torn line on the next open). If even that fails,
+      // the store closes: nothing more is acknowledged on a journal in an unknown shape.
+      try {
+        await h.truncate(at);
+        await h.datasync();
+      } catch {
+        this.#handle = undefined;
+        await h.close().catch(() => undefined);
+      }
+      throw new StoreError(`cannot append to the action journal ${this.path}`, { cause: e });
+    }
     this.#table.commit(record, line);
     this.#bytes += line.length + 1;
     return structuredClone(record);
