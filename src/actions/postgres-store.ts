@@ -105,7 +105,7 @@ const param = (v: unknown, type: "text" | "bigint" | "float8" | "json"): string 
  * ```ts
  * import pg from "pg";
  * import { PostgresActionStore } from "yada";
- * const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL });
+ * const pool = new pg.Pool({ connectionString: "postgres://app@db.internal/app" });
  * const store = new PostgresActionStore({ query: (text, params) => pool.query(text, params) });
  * await store.migrate();
  * const next = await store.claim({ workerId: "w1", now: Date.now(), leaseMs: 30_000 });
