@@ -3,15 +3,16 @@
 // "yada" / "yada/node" through the package's own exports.
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
+import { guideBlocks } from "../helpers/guide.js";
 import { repoPath } from "../helpers/paths.js";
 
 test("W1, W3, W7: every example of the server contract guide runs, and a declined and a broken preparation are told apart", { timeout: 60_000 }, () => {
-  const guide = readFileSync(repoPath("docs", "server-contract.md"), "utf8");
-  const examples = [...guide.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1] ?? "");
+  // Run one after another: they share the server's journal.
+  const examples = guideBlocks("server-contract", "ts");
   assert.ok(examples.length >= 3);
   const dir = repoPath("build", "guide-examples");
   mkdirSync(dir, { recursive: true });
@@ -24,7 +25,7 @@ test("W1, W3, W7: every example of the server contract guide runs, and a decline
       assert.equal(r.status, 0, `example ${i + 1} failed:\n${code}\n${r.stdout}\n${r.stderr}`);
       if (code.includes("contract__rename")) assert.match(r.stdout, /A:1\nsucceeded\n/);
     });
-    const js = [...guide.matchAll(/```js\n([\s\S]*?)```/g)].map((m) => m[1] ?? "");
+    const js = guideBlocks("server-contract");
     assert.equal(js.length, 1);
     const file = join(dir, "server-contract-js-1.mjs");
     writeFileSync(file, js[0] ?? "");

@@ -4,39 +4,13 @@
 // and prints what the guide says.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { repoPath } from "../helpers/paths.js";
-
-const guide = readFileSync(repoPath("docs", "writes.md"), "utf8");
-const examples = [...guide.matchAll(/```js\n([\s\S]*?)```/g)].map((m) => m[1] ?? "");
-
-function runExample(file: string): Promise<{ code: number | null; out: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [file], { cwd: repoPath("examples"), stdio: ["ignore", "pipe", "pipe"] });
-    let out = "";
-    child.stdout.on("data", (d: Buffer) => (out += d.toString()));
-    child.stderr.on("data", (d: Buffer) => (out += d.toString()));
-    const timer = setTimeout(() => child.kill("SIGKILL"), 45_000);
-    child.on("close", (code) => {
-      clearTimeout(timer);
-      resolve({ code, out });
-    });
-  });
-}
+import { guideBlocks, runBlocks } from "../helpers/guide.js";
 
 test("W8, W9: every js example of docs/writes.md runs", { timeout: 120_000 }, async () => {
+  const examples = guideBlocks("writes");
   assert.equal(examples.length, 5);
-  const dir = repoPath("build", "docs-examples");
-  mkdirSync(dir, { recursive: true });
-  const results = await Promise.all(
-    examples.map((code, i) => {
-      const file = `${dir}/writes-${i + 1}.mjs`;
-      writeFileSync(file, code);
-      return runExample(file);
-    }),
-  );
-  results.forEach((r, i) => assert.equal(r.code, 0, `example ${i + 1} failed:\n${examples[i]}\n${r.out}`));
+  const results = await runBlocks("writes", examples);
+  results.forEach((r, i) => assert.equal(r.status, 0, `example ${i + 1} failed:\n${r.code}\n${r.out}`));
   assert.match(results[0]?.out ?? "", /approval_required true\nYour note is saved\. \[ 'buy milk' \]/);
   assert.match(results[1]?.out ?? "", /a changed state is refused/);
   assert.match(results[2]?.out ?? "", /^true\ntrue\nconflict\nawaiting_approval\napproved$/m);
