@@ -12,6 +12,7 @@ import { createWorker } from "../../src/actions/worker.js";
 import type { ToolResultMessage } from "../../src/agent/messages.js";
 import { hostTool, text } from "./support.js";
 import { alice, bob, deleteTool, performed, renameTool, startContract } from "../actions/support.js";
+import { MAX_RUN_STATE_BYTES } from "../../src/limits.js";
 
 const lastTool = (messages: readonly { role: string }[]) => messages.filter((m): m is ToolResultMessage => m.role === "tool").at(-1);
 const textOf = (m: ToolResultMessage | undefined): string => m?.content.map((c) => ("text" in c ? c.text : "")).join("") ?? "";
@@ -126,6 +127,9 @@ describe("W8: run with actions", { timeout: 60_000 }, () => {
     swapped.pending[0] = { ...(swapped.pending[0] as RunState["pending"][number]), actionId: two.state.pending[0]?.actionId ?? "" };
     assert.equal(await codeOf(swapped), "validation");
     assert.equal(await codeOf(one.state, { actorId: "mallory", tenantId: "acme" }), "validation");
+    const bloated = roundTrip(one.state);
+    bloated.messages.push({ role: "user", content: [{ type: "text", text: "x".repeat(MAX_RUN_STATE_BYTES) }] });
+    assert.equal(await codeOf(bloated), "limit");
     assert.equal(await codeOf(one.state), "resolved");
   });
 

@@ -11,7 +11,7 @@ import { createActions } from "../actions/approvals.js";
 import { toHex } from "../actions/hash.js";
 import { isTerminal } from "../actions/states.js";
 import type { ActionRecord, ActionStore } from "../actions/types.js";
-import { ConfigError, ValidationError } from "../errors.js";
+import { ConfigError, LimitError, ValidationError } from "../errors.js";
 import { DEFAULT_APPROVAL_TTL_MS, MAX_ACTION_ID_CHARS, MAX_RUN_STATE_BYTES, MAX_TOOL_CALLS_PER_TURN } from "../limits.js";
 import { canonicalKey } from "../schema/equal.js";
 import type { ConfirmTool, Identity, ToolResult, WriteTool } from "../tools/types.js";
@@ -99,7 +99,7 @@ export async function parseRunState(value: unknown, actions: RunActions, identit
   const bad = (why: string) => new ValidationError(`run: resume state ${why}`);
   if (!isRec(value) || value.kind !== "yada.run" || value.version !== 1) throw bad("is not a yada run state");
   const size = utf8Length(JSON.stringify(value));
-  if (size > MAX_RUN_STATE_BYTES) throw bad(`is ${size} bytes, over MAX_RUN_STATE_BYTES (${MAX_RUN_STATE_BYTES})`);
+  if (size > MAX_RUN_STATE_BYTES) throw new LimitError("MAX_RUN_STATE_BYTES", MAX_RUN_STATE_BYTES, `run: resume state is ${size} bytes, over MAX_RUN_STATE_BYTES (${MAX_RUN_STATE_BYTES})`);
   const { runId, actorId, tenantId, pending, signature } = value;
   if (typeof runId !== "string" || runId === "" || runId.length > MAX_ACTION_ID_CHARS) throw bad("has no run id");
   if (actorId !== identity.actorId || tenantId !== identity.tenantId) throw bad("belongs to another identity");
