@@ -586,6 +586,7 @@ export class McpClient {
       progressToken: callId,
       signal: options.signal,
       onProgress: options.onProgress,
+      listen: s.era === "modern" ? (taskId, acknowledged) => this.#listen().watchTask(taskId, acknowledged) : undefined,
     });
   }
 
@@ -683,7 +684,7 @@ export class McpClient {
   async #rpcModern(method: string, params: JsonRecord | undefined, options: RequestOptions, once = false): Promise<JsonRecord> {
     const s = this.#s;
     // The tasks extension is declared on the requests it concerns (2026-07-28 tasks).
-    const who = s.taskWho && (method === "tools/call" || method.startsWith("tasks/")) ? s.taskWho : s.who;
+    const who = s.taskWho && (method === "tools/call" || method.startsWith("tasks/") || method === "subscriptions/listen") ? s.taskWho : s.who;
     for (let attempt = 0; ; attempt++) {
       const meta = modernMeta(s.protocolVersion, who, s.logLevel);
       try {

@@ -60,6 +60,8 @@ export interface TaskCallContext {
   progressToken: RequestId | undefined;
   signal: AbortSignal | undefined;
   onProgress: ((progress: Progress) => void) | undefined;
+  /** Subscribes to a task's status on the listen stream (2026-07-28); absent = polling only. */
+  listen?: (taskId: string, acknowledged: () => void) => () => void;
 }
 
 /**
@@ -89,6 +91,7 @@ export async function followToolTask(raw: JsonRecord, where: string, c: TaskCall
     handlers: c.handlers,
     requestTimeoutMs: c.requestTimeoutMs,
     canCancel: serverCancelsTasks(c.era, c.capabilities),
+    listen: c.listen,
   };
   const result = await followTask(host, task, {
     signal: c.signal,

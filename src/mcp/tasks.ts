@@ -13,8 +13,12 @@
  *   `tasks/update`).
  *
  * Both: the poll honours the server's interval within `MIN_TASK_POLL_MS`…
- * `MAX_TASK_POLL_MS`, the whole task is bounded, status notifications wake the
- * poll and become progress, and an abort or timeout sends `tasks/cancel`.
+ * `MAX_TASK_POLL_MS`, the whole task is bounded, status notifications become
+ * progress, and an abort or timeout sends `tasks/cancel`. 2025-11-25 status
+ * notifications wake the poll; 2026-07-28 ones are asked for on the
+ * `subscriptions/listen` stream and carry the whole task (its outcome included), so
+ * the poll stays the fallback at the server's interval, and one poll follows the
+ * server's acknowledgement (changes before it were not announced).
  *
  * @module
  */
@@ -126,6 +130,11 @@ export interface TaskHost {
   requestTimeoutMs: number | null;
   /** Whether `tasks/cancel` may be sent. */
   canCancel: boolean;
+  /**
+   * Asks for the task's `notifications/tasks` on the `subscriptions/listen` stream
+   * (2026-07-28); `acknowledged` runs when the server agrees. Returns the unsubscribe.
+   */
+  listen?(taskId: string, acknowledged: () => void): () => void;
 }
 
 /** How one task is followed. */
@@ -196,13 +205,16 @@ export async function followTask(host: TaskHost, created: TaskInfo, options: Fol
     // 2025-11-25 names it notifications/tasks/status; 2026-07-28 notifications/tasks.
     if ((method === "notifications/tasks/status" || method === "notifications/tasks") && params.taskId === taskId) {
       try {
-        observe(parseTask(params, where), params);
-        wake?.();
+        const next = parseTask(params, where);
+        observe(next, params);
+        // A 2026-07-28 notification is the whole task: only an outcome or a question needs the loop.
+        if (era === "legacy" || next.status !== "working") wake?.();
       } catch {
         // Polling is the source of truth; a malformed notification is ignored.
       }
     }
   });
+  const unlisten = era === "modern" && host.listen ? host.listen(taskId, () => wake?.()) : undefined;
 
   const remaining = (): number => deadline - Date.now();
   const timedOut = (): TimeoutError => new TimeoutError(`${where}: the task did not finish within ${options.timeoutMs} ms`, options.timeoutMs);
@@ -260,7 +272,7 @@ export async function followTask(host: TaskHost, created: TaskInfo, options: Fol
       }
       if (remaining() <= 0) throw timedOut();
       await pause(Math.min(intervalOf(task), remaining()));
-      if (signal?.aborted || settled) continue;
+      if (signal?.aborted || settled || (era === "modern" && latest && isTerminal(task.status))) continue;
       if (remaining() <= 0) throw timedOut();
       if (++polls > MAX_TASK_POLLS) throw new LimitError("MAX_TASK_POLLS", MAX_TASK_POLLS, `${where}: the task was polled ${MAX_TASK_POLLS} times without ending`);
       const raw = await host.rpc("tasks/get", { taskId }, requestOptions());
@@ -277,6 +289,7 @@ export async function followTask(host: TaskHost, created: TaskInfo, options: Fol
     throw signal?.aborted ? new CancelledError(`${where}: cancelled while its task ran`) : e;
   } finally {
     off();
+    unlisten?.();
     wake = undefined;
   }
 }
