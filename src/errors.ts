@@ -140,6 +140,11 @@ export interface CloseInfo {
   stderrTail?: string;
   /** The last stdout lines that were not JSON (S2), if any. */
   skippedLines?: string[];
+  /**
+   * For a request that failed because its connection dropped (H14): true when it had
+   * been sent, so the server may have received and carried it out; it is never re-sent.
+   */
+  maybeDelivered?: boolean;
 }
 
 /** The connection ended (code `connection_closed`): carries exit status and stderr tail (S4). */

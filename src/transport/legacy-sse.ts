@@ -1,21 +1,26 @@
 /**
  * The HTTP+SSE transport of protocol revision 2024-11-05 (H14): one long GET event
  * stream carries every server message; its first `endpoint` event names the URL
- * the client POSTs its messages to. Over web-standard `fetch` only.
+ * the client POSTs its messages to. A stream that drops is opened again, a bounded
+ * number of times, and must announce its endpoint afresh; a new session's handshake
+ * is replayed before anything else is sent. Over web-standard `fetch` only.
  *
  * @module
  */
-import { ConfigError, ConnectionClosedError, ProtocolError, TimeoutError, TransportError, YadaError } from "../errors.js";
+import { ConfigError, ConnectionClosedError, HttpError, LimitError, ProtocolError, TimeoutError, TransportError, YadaError } from "../errors.js";
 import { decodeJson, encodeMessage, type JsonRpcMessage, type RequestId } from "../jsonrpc/messages.js";
 import {
   DEFAULT_HTTP_IDLE_TIMEOUT_MS,
   DEFAULT_LEGACY_ENDPOINT_TIMEOUT_MS,
+  DEFAULT_SSE_RETRY_MS,
   MAX_LEGACY_ENDPOINT_CHARS,
   MAX_QUOTED_CHARS,
   MAX_SSE_EVENT_BYTES,
+  MAX_SSE_RESUME_ATTEMPTS,
+  MAX_SSE_RETRY_MS,
 } from "../limits.js";
 import { silentLogger, type Logger } from "../log.js";
-import { startTimer } from "../util/sleep.js";
+import { sleep, startTimer } from "../util/sleep.js";
 import { statusError } from "./http-answer.js";
 import { cancelBody, Exchange, mediaType } from "./http-exchange.js";
 import { httpUrl, withCustomHeader, type HeaderList } from "./http-headers.js";
@@ -35,6 +40,8 @@ export interface LegacySseOptions {
   endpointTimeoutMs?: number;
   /** Largest SSE event (default `MAX_SSE_EVENT_BYTES`). */
   maxEventBytes?: number;
+  /** Reconnects in a row that bring no fresh `endpoint` event before the transport ends (default `MAX_SSE_RESUME_ATTEMPTS`). */
+  maxReconnectAttempts?: number;
   /** Receives diagnostics; never given header values. */
   logger?: Logger;
 }
@@ -43,6 +50,20 @@ function bound(v: number | undefined, name: string, dflt: number): number {
   if (v === undefined) return dflt;
   if (!Number.isSafeInteger(v) || v <= 0) throw new ConfigError(`${name} must be a positive integer`);
   return v;
+}
+
+/** The handshake a client sent: replayed to a new session after a reconnect. */
+interface Handshake {
+  message: JsonRpcMessage & { id: RequestId };
+  /** The protocol version the server answered; a new session must answer the same. */
+  version?: unknown;
+  /** Whether `notifications/initialized` was sent. */
+  initialized: boolean;
+}
+
+/** Errors of a reconnect that mean the server will not be reached this way at all. */
+function refusesReconnect(e: YadaError): boolean {
+  return e instanceof ProtocolError || e instanceof LimitError || (e instanceof HttpError && e.status < 500);
 }
 
 /**
@@ -56,7 +77,18 @@ function bound(v: number | undefined, name: string, dflt: number): number {
  * - Bounds: each event at most `maxEventBytes`; while requests are outstanding the
  *   stream may be silent at most `idleTimeoutMs`, after which they fail with
  *   `timeout`; redirects are refused (H11); the custom headers ride on every request.
- * - The end of the stream ends the transport (`connection_closed`).
+ * - A stream that ends or breaks after its endpoint is opened again, after the
+ *   server's `retry` delay (else `DEFAULT_SSE_RETRY_MS`) doubled per failed attempt
+ *   up to `MAX_SSE_RETRY_MS`, at most `maxReconnectAttempts` times in a row. Each
+ *   new stream must send a fresh `endpoint` within `endpointTimeoutMs`, checked for
+ *   the same origin again. When it names a new session, the `initialize` request
+ *   and `notifications/initialized` the client sent are replayed to it first (the
+ *   same protocol version must be answered). Requests whose POST went out before the
+ *   drop fail with `connection_closed` and `info.maybeDelivered: true` (the server
+ *   may have carried them out); they are never sent again. Messages sent while it
+ *   reconnects wait for the new endpoint.
+ * - A refused reconnect (another origin, a 4xx, not an event stream) or too many
+ *   failed ones end the transport (`connection_closed`, or the refusal's own code).
  *
  * `McpClient.connect` falls back to this transport by itself when a Streamable
  * HTTP `initialize` is answered 400, 404 or 405.
@@ -64,7 +96,7 @@ function bound(v: number | undefined, name: string, dflt: number): number {
  * @example
  * ```ts
  * import { LegacySseTransport, McpClient } from "yada";
- * const client = await McpClient.connect(new LegacySseTransport("http://127.0.0.1:3001/sse"));
+ * const client = await McpClient.connect(new LegacySseTransport("http://127.0.0.1:3001/sse", { maxReconnectAttempts: 5 }));
  * ```
  */
 export class LegacySseTransport implements Transport {
@@ -81,11 +113,25 @@ export class LegacySseTransport implements Transport {
   readonly #idleMs: number;
   readonly #endpointMs: number;
   readonly #maxEvent: number;
+  readonly #maxReconnects: number;
   readonly #log: Logger;
   readonly #closer = new AbortController();
-  readonly #outstanding = new Set<RequestId>();
+  /** Requests sent and waiting for their answer, with their method. */
+  readonly #outstanding = new Map<RequestId, string>();
   #sink: TransportSink | undefined;
+  /** The endpoint to POST to; undefined while the stream reconnects. */
   #endpoint: string | undefined;
+  /** The last endpoint announced: a different one on a reconnect is a new session. */
+  #announced: string | undefined;
+  #ready: Promise<void> = Promise.resolve();
+  #readyNow: () => void = () => {};
+  /** The server's `retry` field, the base of the reconnect delay. */
+  #retryMs: number | undefined;
+  /** The handshake sent through this transport, replayed to a new session. */
+  #init: Handshake | undefined;
+  /** The replayed `initialize` of the current stream, until the session is ready. */
+  #replay: { id: string; settle(reply: { result?: unknown } | undefined): void } | undefined;
+  #replays = 0;
   #lastByte = 0;
   #idleTimer: ReturnType<typeof setTimeout> | undefined;
   #ended: YadaError | undefined;
@@ -105,6 +151,7 @@ export class LegacySseTransport implements Transport {
     this.#idleMs = bound(options.idleTimeoutMs, "idleTimeoutMs", DEFAULT_HTTP_IDLE_TIMEOUT_MS);
     this.#endpointMs = bound(options.endpointTimeoutMs, "endpointTimeoutMs", DEFAULT_LEGACY_ENDPOINT_TIMEOUT_MS);
     this.#maxEvent = bound(options.maxEventBytes, "maxEventBytes", MAX_SSE_EVENT_BYTES);
+    this.#maxReconnects = bound(options.maxReconnectAttempts, "maxReconnectAttempts", MAX_SSE_RESUME_ATTEMPTS);
     this.#log = options.logger ?? silentLogger;
   }
 
@@ -137,8 +184,9 @@ export class LegacySseTransport implements Transport {
   #onEndpoint: (() => void) | undefined;
 
   /**
-   * POSTs one message to the announced endpoint. A request's answer arrives on the
-   * stream; a refused POST of a request fails that request (`sink.requestError`).
+   * POSTs one message to the announced endpoint (after a reconnect, the new one). A
+   * request's answer arrives on the stream; a refused POST of a request fails that
+   * request (`sink.requestError`).
    *
    * @throws ConnectionClosedError (`connection_closed`) once closed; for a notification or
    * response HttpError (`http`), TimeoutError (`timeout`) or TransportError (`transport`).
@@ -146,24 +194,26 @@ export class LegacySseTransport implements Transport {
   async send(message: JsonRpcMessage, options: SendOptions = {}): Promise<void> {
     this.#assertOpen();
     const sink = this.#sink;
-    const endpoint = this.#endpoint;
-    if (!sink || endpoint === undefined) throw new TransportError(`${this.description}: send() before start()`);
+    if (!sink || this.#announced === undefined) throw new TransportError(`${this.description}: send() before start()`);
     const id = "id" in message && "method" in message ? message.id : undefined;
     const what = "method" in message ? message.method : "a response to a server request";
-    if (id !== undefined) this.#watch(id, options.signal);
-    const ex = new Exchange(this.#idleMs, undefined, this.#closer.signal, this.description, what);
+    // The handshake is kept to be replayed to a new session after a reconnect.
+    if (what === "initialize" && id !== undefined) this.#init = { message: message as JsonRpcMessage & { id: RequestId }, initialized: false };
+    else if (what === "notifications/initialized" && this.#init) this.#init.initialized = true;
     try {
-      const headers = this.#headersWith({ "content-type": "application/json" });
-      const res = await this.#fetch(endpoint, { method: "POST", headers, body: encodeMessage(message), redirect: "manual", signal: ex.signal });
-      cancelBody(res); // the answer comes on the stream; the body is "Accepted" at most
-      if (!res.ok) throw statusError(this.description, res, what);
+      let endpoint;
+      // Reconnecting: the wait is bounded by the attempts; a request abandoned meanwhile is not sent.
+      while ((endpoint = this.#endpoint) === undefined) {
+        await this.#ready;
+        this.#assertOpen();
+      }
+      if (options.signal?.aborted) return;
+      if (id !== undefined) this.#watch(id, what, options.signal);
+      await this.#post(endpoint, message, what);
     } catch (e) {
-      const err = ex.error(e) ?? new ConnectionClosedError(`${this.description}: closed while sending ${what}`);
+      const err = e instanceof YadaError ? e : new ConnectionClosedError(`${this.description}: closed while sending ${what}`);
       if (id === undefined) throw err;
-      this.#outstanding.delete(id);
-      sink.requestError(id, err);
-    } finally {
-      ex.finish();
+      if (this.#outstanding.delete(id)) sink.requestError(id, err);
     }
   }
 
@@ -183,6 +233,21 @@ export class LegacySseTransport implements Transport {
     return Object.assign(h, extra);
   }
 
+  // One POST; its answer is at most "Accepted", the real one comes on the stream.
+  async #post(endpoint: string, message: JsonRpcMessage, what: string): Promise<void> {
+    const ex = new Exchange(this.#idleMs, undefined, this.#closer.signal, this.description, what);
+    try {
+      const headers = this.#headersWith({ "content-type": "application/json" });
+      const res = await this.#fetch(endpoint, { method: "POST", headers, body: encodeMessage(message), redirect: "manual", signal: ex.signal });
+      cancelBody(res);
+      if (!res.ok) throw statusError(this.description, res, what);
+    } catch (e) {
+      throw ex.error(e) ?? new ConnectionClosedError(`${this.description}: closed while sending ${what}`);
+    } finally {
+      ex.finish();
+    }
+  }
+
   // The transport ends once, for one reason: the sink (and a waiting start) hear it.
   #end(error: YadaError): void {
     if (this.#ended) return;
@@ -190,13 +255,14 @@ export class LegacySseTransport implements Transport {
     this.#closer.abort();
     clearTimeout(this.#idleTimer);
     this.#outstanding.clear();
+    this.#readyNow(); // sends waiting for a reconnect see the end
     this.#onEnd?.(error);
     this.#sink?.closed(error);
   }
 
   // A request waits for its answer: the stream's silence is watched until it comes.
-  #watch(id: RequestId, signal: AbortSignal | undefined): void {
-    this.#outstanding.add(id);
+  #watch(id: RequestId, what: string, signal: AbortSignal | undefined): void {
+    this.#outstanding.set(id, what);
     signal?.addEventListener("abort", () => this.#outstanding.delete(id), { once: true });
     if (this.#outstanding.size === 1) {
       this.#lastByte = performance.now();
@@ -212,7 +278,7 @@ export class LegacySseTransport implements Transport {
       this.#idleTimer = startTimer(this.#checkIdle, this.#idleMs - idle);
       return;
     }
-    const ids = [...this.#outstanding];
+    const ids = [...this.#outstanding.keys()];
     this.#outstanding.clear();
     for (const id of ids) {
       this.#sink?.requestError(
@@ -223,13 +289,9 @@ export class LegacySseTransport implements Transport {
   };
 
   // The endpoint event (2024-11-05 "HTTP with SSE"): a URI, resolved against the
-  // stream's URL; only the stream's own origin is accepted.
-  #takeEndpoint(data: string): void {
+  // stream's URL; only the stream's own origin is accepted, on every stream.
+  #parseEndpoint(data: string): string {
     const text = data.trim();
-    if (this.#endpoint !== undefined) {
-      this.#log("warn", `${this.description}: ignored a second endpoint event`);
-      return;
-    }
     if (text.length === 0 || text.length > MAX_LEGACY_ENDPOINT_CHARS) {
       throw new ProtocolError(`${this.description}: the endpoint event is empty or longer than ${MAX_LEGACY_ENDPOINT_CHARS} characters`);
     }
@@ -242,13 +304,110 @@ export class LegacySseTransport implements Transport {
     if (u.origin !== this.#url.origin || u.username !== "" || u.password !== "") {
       throw new ProtocolError(`${this.description}: the endpoint event names another origin (${u.origin.slice(0, MAX_QUOTED_CHARS)}), which is refused`);
     }
-    this.#endpoint = u.href;
+    return u.href;
+  }
+
+  #useEndpoint(endpoint: string, ex: Exchange): void {
+    const previous = this.#announced;
+    this.#announced = endpoint;
+    if (previous !== undefined && previous !== endpoint && this.#init) return void this.#replayHandshake(endpoint, this.#init, ex);
+    ex.disarm();
+    this.#open(endpoint);
+  }
+
+  #open(endpoint: string): void {
+    this.#endpoint = endpoint;
+    this.#readyNow();
     this.#onEndpoint?.();
   }
 
+  // Another session never saw the handshake: it is replayed before anything else is
+  // sent, within the stream's endpoint bound. A refusal ends the transport; a failed
+  // POST drops the stream, to be tried again.
+  async #replayHandshake(endpoint: string, init: Handshake, ex: Exchange): Promise<void> {
+    let settle: (reply: { result?: unknown } | undefined) => void = () => {};
+    const reply = new Promise<{ result?: unknown } | undefined>((resolve) => (settle = resolve));
+    const mine = { id: `yada-reinit-${++this.#replays}`, settle };
+    this.#replay = mine;
+    try {
+      await this.#post(endpoint, { ...init.message, id: mine.id }, "initialize");
+      const answer = await reply;
+      if (this.#replay !== mine) return; // the stream dropped meanwhile
+      if (init.version === undefined || (answer?.result as { protocolVersion?: unknown } | null | undefined)?.protocolVersion !== init.version) {
+        return this.#end(new ProtocolError(`${this.description}: the new session refused the replayed initialize`));
+      }
+      if (init.initialized) await this.#post(endpoint, { jsonrpc: "2.0", method: "notifications/initialized" }, "notifications/initialized");
+      if (this.#replay !== mine) return;
+      this.#replay = undefined;
+      ex.disarm();
+      this.#open(endpoint);
+    } catch {
+      ex.abort("closed");
+    }
+  }
+
+  // The stream dropped: requests that went out fail (they may have run; never re-sent,
+  // H14); the rest wait for the next endpoint.
+  #dropped(): void {
+    this.#endpoint = undefined;
+    this.#replay?.settle(undefined);
+    this.#replay = undefined;
+    this.#ready = new Promise((resolve) => (this.#readyNow = resolve));
+    const dropped = [...this.#outstanding];
+    this.#outstanding.clear();
+    for (const [id, what] of dropped) {
+      const message = `${this.description}: the event stream dropped while ${what} waited; it may have run and is not sent again`;
+      this.#sink?.requestError(id, new ConnectionClosedError(message, { maybeDelivered: true }));
+    }
+  }
+
+  // The answer to a replayed initialize is ours; the answer to the first is noted.
+  #deliver(data: string): void {
+    let value: unknown;
+    try {
+      value = decodeJson(data);
+    } catch {
+      this.#log("warn", `${this.description}: skipped an event whose data is not JSON`);
+      return;
+    }
+    if (typeof value === "object" && value !== null && !("method" in value) && "id" in value) {
+      const reply = value as { id: RequestId; result?: unknown; error?: unknown };
+      if (reply.id === this.#replay?.id) return this.#replay.settle(reply);
+      const init = this.#init;
+      if (reply.id === init?.message.id) init.version = (reply.result as { protocolVersion?: unknown } | null | undefined)?.protocolVersion;
+      this.#outstanding.delete(reply.id);
+    }
+    try {
+      this.#sink?.message(value);
+    } catch (e) {
+      this.#log("error", `${this.description}: the sink threw on a message`, { error: e instanceof Error ? e.message : "unknown" });
+    }
+  }
+
+  // Streams one after another until the transport ends: the first must announce an
+  // endpoint; a later one that drops is followed by another, within the bounds.
   async #run(): Promise<void> {
-    // Until the stream's headers arrive, the wait is the endpoint's: start() is one bound.
+    for (let failures = 0, first = true; ; first = false) {
+      const { error, announced } = await this.#readStream(first);
+      if (this.#ended) return;
+      if ((first && !announced) || refusesReconnect(error)) return this.#end(error);
+      this.#dropped();
+      failures = announced ? 1 : failures + 1;
+      if (failures > this.#maxReconnects) {
+        return this.#end(new ConnectionClosedError(`${this.description}: the event stream ended and ${this.#maxReconnects} reconnects failed`, {}, { cause: error }));
+      }
+      const delay = Math.min(MAX_SSE_RETRY_MS, (this.#retryMs ?? DEFAULT_SSE_RETRY_MS) * 2 ** (failures - 1));
+      this.#log("info", `${this.description}: the event stream ended; reconnecting`, { attempt: failures, delayMs: delay });
+      await sleep(delay, this.#closer.signal);
+      if (this.#ended) return;
+    }
+  }
+
+  // One GET stream to its end. The wait for its headers, and on a reconnect for its
+  // endpoint too, is bounded by `endpointTimeoutMs` (start() bounds the first endpoint).
+  async #readStream(first: boolean): Promise<{ error: YadaError; announced: boolean }> {
     const ex = new Exchange(this.#endpointMs, undefined, this.#closer.signal, this.description, "the event stream");
+    let announced = false;
     try {
       const res = await this.#fetch(this.#url.href, { method: "GET", headers: this.#headersWith({ accept: "text/event-stream" }), redirect: "manual", signal: ex.signal });
       if (!res.ok) throw statusError(this.description, res, "the event stream GET");
@@ -256,26 +415,20 @@ export class LegacySseTransport implements Transport {
         cancelBody(res);
         throw new ProtocolError(`${this.description}: the GET did not answer with an event stream`);
       }
-      ex.disarm(); // a quiet stream is fine; silence is bounded only while requests wait
+      if (first) ex.disarm(); // start() bounds the first endpoint; later silence is bounded only while requests wait
       const parser = createSseParser({
         maxEventBytes: this.#maxEvent,
+        onRetry: (ms) => (this.#retryMs = ms),
         onEvent: (event) => {
-          if (event.type === "endpoint") return this.#takeEndpoint(event.data);
+          if (event.type === "endpoint") {
+            if (announced) return this.#log("warn", `${this.description}: ignored a second endpoint event`);
+            const endpoint = this.#parseEndpoint(event.data);
+            announced = true;
+            return this.#useEndpoint(endpoint, ex);
+          }
           if (event.type !== "message" || event.data === "") return;
-          if (this.#endpoint === undefined) throw new ProtocolError(`${this.description}: a message arrived before the endpoint event`);
-          let value: unknown;
-          try {
-            value = decodeJson(event.data);
-          } catch {
-            this.#log("warn", `${this.description}: skipped an event whose data is not JSON`);
-            return;
-          }
-          if (typeof value === "object" && value !== null && !("method" in value) && "id" in value) this.#outstanding.delete((value as { id: RequestId }).id);
-          try {
-            this.#sink?.message(value);
-          } catch (e) {
-            this.#log("error", `${this.description}: the sink threw on a message`, { error: e instanceof Error ? e.message : "unknown" });
-          }
+          if (!announced) throw new ProtocolError(`${this.description}: a message arrived before the endpoint event`);
+          this.#deliver(event.data);
         },
       });
       const reader = ex.reader(res.body);
@@ -285,9 +438,9 @@ export class LegacySseTransport implements Transport {
         this.#lastByte = performance.now();
         parser.feed(r.value);
       }
-      this.#end(new ConnectionClosedError(`${this.description}: the event stream ended`));
+      return { error: new ConnectionClosedError(`${this.description}: the event stream ended`), announced };
     } catch (e) {
-      this.#end(ex.error(e) ?? new ConnectionClosedError(`${this.description}: the transport is closed`));
+      return { error: ex.error(e) ?? new ConnectionClosedError(`${this.description}: the transport is closed`), announced };
     } finally {
       ex.finish();
     }
