@@ -37,11 +37,17 @@ describe("X6: server inspection commands", { concurrency: true }, () => {
     assert.equal(r.stdout, "John\nKim\nLee\n");
   });
 
-  test("V8: call of a tool that requires a task runs it, with its status as live progress on stderr", T, async () => {
+  test("V8: call of a tool that requires a task runs it, with its status as live progress on stderr, each line exactly the status and its message", T, async () => {
     const r = await yada(["call", "simulate-research-query", '{"topic":"terminals"}', "--stdio", EVERYTHING]);
     assert.equal(r.code, EXIT.ok, r.stderr);
     assert.match(r.stdout, /# Research Report: terminals/);
-    assert.match(r.stderr, /yada: progress: simulate-research-query .*Analyzing content/);
+    // The status lines, in order (a status the rate bound folded into the next may be missing); no amount precedes them.
+    const expected = ["Gathering sources", "Analyzing content", "Synthesizing findings", "Generating report"].map((m) => `yada: progress: simulate-research-query working: ${m}...`);
+    const lines = r.stderr.split("\n").filter((l) => l !== "");
+    assert.equal(lines.at(-1), "yada: progress: simulate-research-query completed: Generating report...");
+    const statuses = lines.slice(0, -1);
+    assert.ok(statuses.includes(expected[1] ?? ""), r.stderr);
+    assert.deepEqual(statuses, expected.filter((l) => statuses.includes(l)), `exact lines, in order:\n${r.stderr}`);
   });
 
   test("H14: --url of a 2024-11-05 HTTP+SSE server (server-everything sse mode) works through the fallback", T, async () => {

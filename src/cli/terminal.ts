@@ -225,10 +225,15 @@ export interface ProgressLine {
   done(): void;
 }
 
-/** `3/5 (60%) step 3 of 5`, or `3 step 3` without a total. */
+/**
+ * `3/5 (60%) step 3 of 5`, or `3 step 3` without a total, or the message alone when
+ * there is no amount to show: a 0 without a total says nothing (a task's status, V8).
+ */
 export function progressText(p: Progress): string {
   const amount = p.total !== undefined && p.total > 0 ? `${p.progress}/${p.total} (${Math.round((p.progress / p.total) * 100)}%)` : `${p.progress}`;
-  return p.message ? `${amount} ${oneLine(p.message, 200)}` : amount;
+  if (!p.message) return amount;
+  const message = oneLine(p.message, 200);
+  return amount === "0" ? message : `${amount} ${message}`;
 }
 
 /**
