@@ -6,6 +6,7 @@
  *
  * ```
  * agent_start
+ * ( tool_execution_start  tool_execution_end )*     resumed: true, turn 0
  * ( turn_start
  *   message_start  message_delta*  message_end
  *   ( tool_execution_start  tool_execution_update*  tool_execution_end )*
@@ -25,6 +26,9 @@
  *   neither `message_end` nor `turn_end`; `error` (for errors) and `agent_end` follow.
  * - `approval_required` comes once, after the last `turn_end`, when the run
  *   stops for approval.
+ * - A resumed run (`run({ resume })`, W8) that feeds back the outcomes read from
+ *   the action store starts with a start / end pair per outcome, marked
+ *   `resumed: true`, with turn 0; the run's own turns follow from 1.
  *
  * @module
  */
@@ -66,9 +70,9 @@ export type AgentEvent =
   | { type: "message_start"; turn: number; role: "assistant" }
   | { type: "message_delta"; turn: number; kind: "text" | "thinking"; text: string }
   | { type: "message_end"; turn: number; message: AssistantMessage }
-  | { type: "tool_execution_start"; turn: number; callId: string; toolName: string; arguments: Record<string, unknown> }
+  | { type: "tool_execution_start"; turn: number; callId: string; toolName: string; arguments: Record<string, unknown>; resumed?: true }
   | { type: "tool_execution_update"; turn: number; callId: string; toolName: string; update: ToolUpdate }
-  | { type: "tool_execution_end"; turn: number; callId: string; toolName: string; content: ToolResultPart[]; isError: boolean }
+  | { type: "tool_execution_end"; turn: number; callId: string; toolName: string; content: ToolResultPart[]; isError: boolean; resumed?: true }
   | { type: "turn_end"; turn: number; message: AssistantMessage; toolResults: ToolResultMessage[] }
   | { type: "approval_required"; turn: number; calls: ProposedCall[] }
   | { type: "error"; turn?: number; error: EventError }

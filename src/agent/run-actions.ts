@@ -19,7 +19,7 @@ import { isRec } from "../util/record.js";
 import { utf8Length } from "../actions/record.js";
 import { lastAnswer, parseMessages, toolCallsOf, type Message, type ToolCallPart } from "./messages.js";
 import { errorResult, thrownResult } from "./tool-results.js";
-import type { ProposedCall } from "./events.js";
+import type { AgentEvent, ProposedCall } from "./events.js";
 
 /** The action options of `run`. */
 export interface RunActions {
@@ -172,6 +172,27 @@ export function outcomeResult(a: ActionRecord): ToolResult {
     default:
       return errorResult("outcome_unknown", "outcome unknown: not retried");
   }
+}
+
+/**
+ * The events of the outcomes a resumed run feeds back (W8), in the order of its
+ * pending calls: per call a `tool_execution_start` (the arguments of the model's
+ * call) and a `tool_execution_end` (the outcome read from the store), both marked
+ * `resumed: true`, with turn 0 (before the run's own first turn), so a host that
+ * renders a transcript shows them.
+ */
+export function resumedEvents(messages: readonly Message[], state: RunState, results: ReadonlyMap<string, ToolResult>): AgentEvent[] {
+  const answer = lastAnswer(messages);
+  const calls = answer ? toolCallsOf(answer) : [];
+  const events: AgentEvent[] = [];
+  for (const p of state.pending) {
+    const r = results.get(p.callId);
+    if (!r) continue;
+    const base = { turn: 0, callId: p.callId, toolName: p.toolName, resumed: true as const };
+    events.push({ type: "tool_execution_start", ...base, arguments: calls.find((c) => c.id === p.callId)?.arguments ?? {} });
+    events.push({ type: "tool_execution_end", ...base, content: r.content, isError: r.isError });
+  }
+  return events;
 }
 
 /**

@@ -10,7 +10,7 @@ import { MAX_QUOTED_CHARS, MAX_TOOL_CALLS_PER_TURN } from "../limits.js";
 import { silentLogger, type Logger } from "../log.js";
 import { identityOf } from "../tools/gate.js";
 import type { ConfirmTool, Identity, ReadTool, Tool, ToolResult, WriteTool } from "../tools/types.js";
-import { checkRunActions, parseRunState, pausedState, proposeCalls, readOutcomes, type RunActions, type RunState } from "./run-actions.js";
+import { checkRunActions, parseRunState, pausedState, proposeCalls, readOutcomes, resumedEvents, type RunActions, type RunState } from "./run-actions.js";
 import { eventQueue, type AgentEvent, type EventError, type ProposedCall, type StopReason } from "./events.js";
 import { loopGuard, type DetectedLoop } from "./loop-guard.js";
 import {
@@ -160,6 +160,7 @@ async function runLoop(options: RunOptions, emitTo: (event: AgentEvent) => void)
       // W8: outcomes come from the store, never from the state.
       const { results, waiting } = await readOutcomes(actions.store, resumed);
       if (!results) return finish("approval_required", { proposedCalls: waiting, state: await pausedState(actions, runId, identity, messages, resumed.pending) });
+      for (const event of resumedEvents(messages, resumed, results)) emit(event);
       for (const p of resumed.pending) {
         const r = results.get(p.callId) as ToolResult;
         messages.push({ role: "tool", toolCallId: p.callId, toolName: p.toolName, content: r.content, isError: r.isError });
