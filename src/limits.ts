@@ -425,3 +425,7 @@ export const MAX_CLI_SAMPLING_OUTPUT_CHARS = 100_000;
 
 /** Tasks whose status one connection asks for on `subscriptions/listen` at once; more are only polled (V8, 2026-07-28 tasks extension `taskIds`; ours). */
 export const MAX_LISTENED_TASKS = 64;
+// ── HTTP+SSE reconnect (src/transport/legacy-sse.ts) ──
+
+/** Shortest wait before re-opening a dropped HTTP+SSE event stream, whatever `retry` the server sent (H14; ours: a `retry: 0` cannot make the reconnect loop tight). */
+export const MIN_LEGACY_RECONNECT_MS = 250;

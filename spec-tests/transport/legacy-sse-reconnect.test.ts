@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { ConnectionClosedError } from "../../src/errors.js";
 import { McpClient } from "../../src/mcp/client.js";
 import { LegacySseTransport, type LegacySseOptions } from "../../src/transport/legacy-sse.js";
+import { MIN_LEGACY_RECONNECT_MS } from "../../src/limits.js";
 import { withFixture, type LoopbackServer } from "./http-fixtures.js";
 
 const T = { timeout: 30_000 };
@@ -57,14 +58,17 @@ describe("H14: HTTP+SSE reconnects", { concurrency: true }, () => {
     }),
   );
 
-  test("H14: reconnects that never bring a fresh endpoint end the transport after the bounded attempts; a call waiting for it fails unsent", T, () =>
-    withFixture("legacy-sse", { retryMs: 50, mode: "no-endpoint-again" }, async (server) => {
+  test("H14: reconnects that never bring a fresh endpoint end the transport after the bounded attempts, backing off even from retry: 0; a call waiting for it fails unsent", T, () =>
+    withFixture("legacy-sse", { retryMs: 0, mode: "no-endpoint-again" }, async (server) => {
       const started = Date.now();
       await connected(server, { endpointTimeoutMs: 300, maxReconnectAttempts: 2 }, async (client) => {
         await assert.rejects(client.callTool("drop", {}), droppedInFlight);
         await assert.rejects(client.callTool("echo", { text: "never" }), (e: Coded) => e.code === "connection_closed" && /2 reconnects failed/.test(e.message));
       });
       assert.equal(gets(server), 3, "the first stream and two reconnects");
+      const [, second, third] = server.requests.filter((r) => r.method === "GET").map((r) => r.at);
+      // The second reconnect waits out the first one's endpoint bound, then twice the floor: retry: 0 makes no tight loop.
+      assert.ok((third ?? 0) - (second ?? 0) >= 300 + 2 * MIN_LEGACY_RECONNECT_MS - 20, `${(third ?? 0) - (second ?? 0)} ms between reconnects`);
       assert.equal(calls(server, "echo"), 0, "nothing is POSTed without a fresh endpoint");
       assert.ok(Date.now() - started < 15_000);
     }),

@@ -18,6 +18,7 @@ import {
   MAX_SSE_EVENT_BYTES,
   MAX_SSE_RESUME_ATTEMPTS,
   MAX_SSE_RETRY_MS,
+  MIN_LEGACY_RECONNECT_MS,
 } from "../limits.js";
 import { silentLogger, type Logger } from "../log.js";
 import { sleep, startTimer } from "../util/sleep.js";
@@ -78,10 +79,10 @@ function refusesReconnect(e: YadaError): boolean {
  *   stream may be silent at most `idleTimeoutMs`, after which they fail with
  *   `timeout`; redirects are refused (H11); the custom headers ride on every request.
  * - A stream that ends or breaks after its endpoint is opened again, after the
- *   server's `retry` delay (else `DEFAULT_SSE_RETRY_MS`) doubled per failed attempt
- *   up to `MAX_SSE_RETRY_MS`, at most `maxReconnectAttempts` times in a row. Each
- *   new stream must send a fresh `endpoint` within `endpointTimeoutMs`, checked for
- *   the same origin again. When it names a new session, the `initialize` request
+ *   server's `retry` delay (else `DEFAULT_SSE_RETRY_MS`; at least
+ *   `MIN_LEGACY_RECONNECT_MS`) doubled per failed attempt up to `MAX_SSE_RETRY_MS`,
+ *   at most `maxReconnectAttempts` times in a row. Each new stream must send a
+ *   fresh `endpoint` within `endpointTimeoutMs`, checked for the same origin again. When it names a new session, the `initialize` request
  *   and `notifications/initialized` the client sent are replayed to it first (the
  *   same protocol version must be answered). Requests whose POST went out before the
  *   drop fail with `connection_closed` and `info.maybeDelivered: true` (the server
@@ -396,7 +397,7 @@ export class LegacySseTransport implements Transport {
       if (failures > this.#maxReconnects) {
         return this.#end(new ConnectionClosedError(`${this.description}: the event stream ended and ${this.#maxReconnects} reconnects failed`, {}, { cause: error }));
       }
-      const delay = Math.min(MAX_SSE_RETRY_MS, (this.#retryMs ?? DEFAULT_SSE_RETRY_MS) * 2 ** (failures - 1));
+      const delay = Math.min(MAX_SSE_RETRY_MS, Math.max(MIN_LEGACY_RECONNECT_MS, this.#retryMs ?? DEFAULT_SSE_RETRY_MS) * 2 ** (failures - 1));
       this.#log("info", `${this.description}: the event stream ended; reconnecting`, { attempt: failures, delayMs: delay });
       await sleep(delay, this.#closer.signal);
       if (this.#ended) return;
