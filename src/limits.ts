@@ -421,11 +421,9 @@ export const CLI_SAMPLING_TIMEOUT_MS = 120_000;
 export const MAX_CLI_SAMPLING_INPUT_CHARS = 200_000;
 /** Characters of the model's text returned to the server for one sampling request (V6; ours). */
 export const MAX_CLI_SAMPLING_OUTPUT_CHARS = 100_000;
-// ── Task status on the listen stream (src/mcp/listen.ts, tasks.ts) ──
+// ── Task status on the listen stream, HTTP+SSE reconnect (src/mcp/listen.ts, src/transport/legacy-sse.ts) ──
 
 /** Tasks whose status one connection asks for on `subscriptions/listen` at once; more are only polled (V8, 2026-07-28 tasks extension `taskIds`; ours). */
 export const MAX_LISTENED_TASKS = 64;
-// ── HTTP+SSE reconnect (src/transport/legacy-sse.ts) ──
-
 /** Shortest wait before re-opening a dropped HTTP+SSE event stream, whatever `retry` the server sent (H14; ours: a `retry: 0` cannot make the reconnect loop tight). */
 export const MIN_LEGACY_RECONNECT_MS = 250;
