@@ -167,22 +167,13 @@ export class LegacySseTransport implements Transport {
     if (this.#sink) throw new TransportError(`${this.description}: start() was called twice`);
     this.#assertOpen();
     this.#sink = sink;
-    let announce: (error?: YadaError) => void = () => {};
-    const announced = new Promise<void>((resolve, reject) => (announce = (error) => (error ? reject(error) : resolve())));
+    this.#ready = new Promise((resolve) => (this.#readyNow = resolve)); // the endpoint, or the end
     const timer = startTimer(() => this.#end(new TimeoutError(`${this.description}: the event stream sent no endpoint within ${this.#endpointMs} ms`, this.#endpointMs)), this.#endpointMs);
-    this.#onEnd = (error) => announce(error);
-    this.#onEndpoint = () => announce();
     this.#stream = this.#run();
-    try {
-      await announced;
-    } finally {
-      clearTimeout(timer);
-      this.#onEndpoint = undefined;
-    }
+    await this.#ready;
+    clearTimeout(timer);
+    if (this.#ended) throw this.#ended;
   }
-
-  #onEnd: ((error: YadaError) => void) | undefined;
-  #onEndpoint: (() => void) | undefined;
 
   /**
    * POSTs one message to the announced endpoint (after a reconnect, the new one). A
@@ -256,8 +247,7 @@ export class LegacySseTransport implements Transport {
     this.#closer.abort();
     clearTimeout(this.#idleTimer);
     this.#outstanding.clear();
-    this.#readyNow(); // sends waiting for a reconnect see the end
-    this.#onEnd?.(error);
+    this.#readyNow(); // start() and sends waiting for a reconnect see the end
     this.#sink?.closed(error);
   }
 
@@ -319,7 +309,6 @@ export class LegacySseTransport implements Transport {
   #open(endpoint: string): void {
     this.#endpoint = endpoint;
     this.#readyNow();
-    this.#onEndpoint?.();
   }
 
   // Another session never saw the handshake: it is replayed before anything else is
