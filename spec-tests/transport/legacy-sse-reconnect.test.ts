@@ -74,6 +74,16 @@ describe("H14: HTTP+SSE reconnects", { concurrency: true }, () => {
     }),
   );
 
+  test("H14: a new session that refuses the replayed initialize ends the transport; nothing else is sent to it", T, () =>
+    withFixture("legacy-sse", { retryMs: 50, mode: "refuse-reinit" }, async (server) => {
+      await connected(server, {}, async (client) => {
+        await assert.rejects(client.callTool("drop", {}), droppedInFlight);
+        await assert.rejects(client.callTool("echo", { text: "refused" }), (e: Coded) => e.code === "protocol" && /refused the replayed initialize/.test(e.message));
+      });
+      assert.deepEqual(sessionsOf(server).s2, ["initialize"]);
+    }),
+  );
+
   test("H14: a reconnect whose endpoint names another origin is refused and ends the transport; nothing is sent", T, () =>
     withFixture("legacy-sse", { retryMs: 50, mode: "foreign-again" }, async (server) => {
       await connected(server, {}, async (client) => {

@@ -122,7 +122,7 @@ export class LegacySseTransport implements Transport {
   #sink: TransportSink | undefined;
   /** The endpoint to POST to; undefined while the stream reconnects. */
   #endpoint: string | undefined;
-  /** The last endpoint announced: a different one on a reconnect is a new session. */
+  /** The endpoint of the last session made ready: a different one on a reconnect is a new session. */
   #announced: string | undefined;
   #ready: Promise<void> = Promise.resolve();
   #readyNow: () => void = () => {};
@@ -300,14 +300,13 @@ export class LegacySseTransport implements Transport {
 
   #useEndpoint(endpoint: string, ex: Exchange): void {
     const previous = this.#announced;
-    this.#announced = endpoint;
     if (previous !== undefined && previous !== endpoint && this.#init) return void this.#replayHandshake(endpoint, this.#init, ex);
     ex.disarm();
     this.#open(endpoint);
   }
 
   #open(endpoint: string): void {
-    this.#endpoint = endpoint;
+    this.#endpoint = this.#announced = endpoint;
     this.#readyNow();
   }
 
