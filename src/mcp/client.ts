@@ -403,7 +403,8 @@ export class McpClient {
    * Both views share one connection.
    */
   withCallTimeout(ms: number | null): McpClient {
-    return new McpClient(this.#s, ms);
+    // The view is of the same class (yada/node's McpClient keeps its methods).
+    return new (this.constructor as new (shared: Shared, ms: number | null) => McpClient)(this.#s, ms);
   }
 
   /** Listens to every server notification (J4); returns a function that removes the listener. */
