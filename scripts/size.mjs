@@ -76,6 +76,24 @@ async function printFiles(row) {
     const folder = name.split("/").slice(0, 2).join("/");
     folders.set(folder, (folders.get(folder) ?? 0) + bytes);
   }
+  // What the web entry's features weigh, by source file (minified bytes; gzip does not split by file).
+  const FEATURES = [
+    ["writes: approvals API, worker, stores (src/actions/)", /^src\/actions\//],
+    ["writes: connectMcp's write and confirm tools, run's approvals", /^src\/(tools\/(action-call|action-tools|write-tool|confirm-tool)|agent\/run-actions)\.ts$/],
+    ["OAuth client (src/auth/)", /^src\/auth\//],
+    ["JSON Schema validator (src/schema/)", /^src\/schema\//],
+    ["HTTP+SSE fallback", /^src\/transport\/legacy-(sse|fallback)\.ts$/],
+    ["tasks", /^src\/mcp\/(tasks|task-call|task-module)\.ts$/],
+    ["skills and completions", /^src\/mcp\/(skills|skill-frontmatter|completions)\.ts$/],
+    ["agent loop and providers (src/agent/, rest)", /^src\/agent\//],
+  ];
+  console.log("\n| feature | min bytes |\n| --- | ---: |");
+  const taken = new Set();
+  for (const [label, pattern] of FEATURES) {
+    let sum = 0;
+    for (const [name, bytes] of files) if (!taken.has(name) && pattern.test(name)) (sum += bytes), taken.add(name);
+    console.log(`| ${label} | ${sum.toLocaleString("en")} |`);
+  }
   console.log("\n| folder | min bytes |\n| --- | ---: |");
   for (const [name, bytes] of [...folders].sort((a, b) => b[1] - a[1])) console.log(`| ${name} | ${bytes.toLocaleString("en")} |`);
   console.log("\n| file | min bytes |\n| --- | ---: |");
