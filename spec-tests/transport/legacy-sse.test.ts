@@ -19,7 +19,9 @@ describe("H14: HTTP+SSE (2024-11-05)", { concurrency: true }, () => {
   test("H14: a Streamable HTTP initialize answered 404 falls back to HTTP+SSE by itself with yada/node's HttpTransport (server-everything sse mode)", T, async () => {
     const server = await startEverything("sse");
     try {
-      const client = await McpClient.connect(new NodeHttpTransport(server.url));
+      const transport = new NodeHttpTransport(server.url).withHeader("user-agent", "yada-test/1.0");
+      assert.ok(transport instanceof NodeHttpTransport, "withHeader keeps yada/node's class");
+      const client = await McpClient.connect(transport);
       try {
         assert.equal(client.era, "legacy");
         assert.match(client.name, /^HTTP\+SSE server /);

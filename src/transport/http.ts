@@ -227,7 +227,8 @@ export class HttpTransport implements Transport {
    */
   withHeader(name: string, value: string): HttpTransport {
     const headers = withCustomHeader(this.#headers, name, value);
-    return new HttpTransport(this.#url, { ...this.#options, headers });
+    // Of the same class: yada/node's HttpTransport stays itself.
+    return new (this.constructor as typeof HttpTransport)(this.#url, { ...this.#options, headers });
   }
 
   /**
