@@ -234,7 +234,10 @@ export class McpClient {
    * @throws UnsupportedVersionError (`unsupported_version`) when no revision is shared; the connection is closed.
    * @throws TimeoutError (`timeout`) when the handshake exceeds its bound.
    * @throws ConnectionClosedError (`connection_closed`), TransportError (`transport`), ProtocolError (`protocol`), JsonRpcError (`jsonrpc`).
-   * @throws ConfigError (`config`) for an option or handler of the wrong kind, naming it, before anything starts.
+   * @throws ConfigError (`config`) for an option or handler of the wrong kind, naming it, before anything starts;
+   * also for a form elicitation handler without `compileSchema` (its answers could not be checked).
+   * @throws HttpError (`http`) when a Streamable HTTP `initialize` is answered 400, 404 or 405 and the
+   * transport has no HTTP+SSE fallback (`HttpTransport` option `fallback: legacySse`, H14).
    */
   static async connect(transport: Transport, options: ClientOptions = {}): Promise<McpClient> {
     checkOptions("McpClient.connect", options, CLIENT_OPTIONS);
@@ -547,7 +550,10 @@ export class McpClient {
    * Over modern HTTP, arguments of `x-mcp-header` parameters ride as `Mcp-Param-*`
    * headers; a -32020 header mismatch re-lists the tools and retries the call once.
    *
+   * A tool that must run as a task (V8) needs the client connected with `tasks: taskCalls`.
+   *
    * @throws TimeoutError (`timeout`) after the call bound, counted from the send (S6).
+   * @throws ConfigError (`config`) naming `taskCalls` for a call that must run as a task on a client without it.
    * @throws JsonRpcError (`jsonrpc`), ProtocolError (`protocol`), ConnectionClosedError (`connection_closed`), CancelledError (`cancelled`).
    */
   async callTool(name: string, args: JsonRecord = {}, options: CallOptions = {}): Promise<CallToolResult> {

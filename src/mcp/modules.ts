@@ -14,7 +14,7 @@ import { taskCalls } from "./task-module.js";
 export function withClientModules<T extends ClientOptions>(options: T): T {
   // Not an object: left to McpClient.connect, which names the mistake (config).
   if (typeof options !== "object" || options === null) return options;
-  const out: T = { tasks: taskCalls, ...options };
+  const out: T = { ...options, tasks: options.tasks ?? taskCalls };
   const e = options.handlers?.elicitation;
   if (e?.form && e.compileSchema === undefined) out.handlers = { ...options.handlers, elicitation: { ...e, compileSchema } };
   return out;

@@ -59,7 +59,8 @@ function bound(v: number | undefined, name: string, dflt: number): number {
  * - The end of the stream ends the transport (`connection_closed`).
  *
  * `McpClient.connect` falls back to this transport by itself when a Streamable
- * HTTP `initialize` is answered 400, 404 or 405.
+ * HTTP `initialize` is answered 400, 404 or 405 and its `HttpTransport` has
+ * `fallback: legacySse` (yada/node's `HttpTransport` has it by default).
  *
  * @example
  * ```ts
