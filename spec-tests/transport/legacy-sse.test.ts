@@ -8,6 +8,8 @@ import { HttpTransport as NodeHttpTransport } from "../../src/node/http.js";
 import { LegacySseTransport } from "../../src/transport/legacy-sse.js";
 import { legacySse } from "../../src/transport/legacy-fallback.js";
 import type { LogLevel } from "../../src/log.js";
+import { connectMcp } from "../../src/tools/connect.js";
+import { alice, allowAll } from "../tools/helpers.js";
 import { startEverything } from "../helpers/everything.js";
 import { withFixture } from "./http-fixtures.js";
 
@@ -30,6 +32,21 @@ describe("H14: HTTP+SSE (2024-11-05)", { concurrency: true }, () => {
         assert.deepEqual(r.content, [{ type: "text", text: "Echo: over sse" }]);
       } finally {
         await client.close();
+      }
+    } finally {
+      await server.stop();
+    }
+  });
+
+  test("H14: connectMcp reaches a 2024-11-05 HTTP+SSE server through its HTTP transport's fallback (on by default)", T, async () => {
+    const server = await startEverything("sse");
+    try {
+      const connection = await connectMcp({ name: "old", url: server.url }, { identity: alice, authorize: allowAll });
+      try {
+        assert.ok(connection.isConnected());
+        assert.ok((await connection.prompts(alice)).length > 0, "the prompts were listed over HTTP+SSE");
+      } finally {
+        await connection.close();
       }
     } finally {
       await server.stop();
