@@ -302,7 +302,8 @@ export function featuresDoc(features = readFileSync(FEATURES, "utf8")) {
       const title = section[1].replace(/\s*\(beyond every anchor\)/, "").replace(/;\s*beyond every anchor/, "");
       out.push("", `## ${title}`, "", "| id | requirement | tests |", "| --- | --- | --- |");
     }
-    const row = /^\| ([A-Z]\d{1,2}) \| (.+?) \|[^|]*\|\s*$/.exec(line);
+    // Rows with an anchors column (| id | requirement | anchors |) and without (| id | requirement |).
+    const row = /^\| ([A-Z]\d{1,2}) \| (.+?) \|(?:[^|]*\|)?\s*$/.exec(line);
     if (row) {
       const files = [...(byId.get(row[1])?.entries() ?? [])].map(([f, n]) => `\`${f.replace(/^spec-tests\//, "")}\` (${n})`);
       out.push(`| ${row[1]} | ${userText(row[2])} | ${files.length ? files.join(", ") : "not yet tested"} |`);

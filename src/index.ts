@@ -60,3 +60,7 @@ export { argumentsHash } from "./actions/hash.js";
 export { createActions, type Actions, type ActionsOptions, type ApprovalBinding, type MayApprove, type ProposeContext } from "./actions/approvals.js";
 export { createWorker, type ActionWorker, type WorkerOptions, type ToolResolver } from "./actions/worker.js";
 export type { RunActions, RunState, PendingCall } from "./agent/run-actions.js";
+export { taskCalls, type TaskCalls } from "./mcp/task-module.js";
+export { legacySse } from "./transport/legacy-fallback.js";
+export type { LegacyFallback } from "./transport/http.js";
+export type { SchemaCompiler } from "./mcp/handlers.js";

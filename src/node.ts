@@ -17,3 +17,4 @@ export { nodeWriteTools, type NodeWriteToolsOptions } from "./node/builtins/inde
 export { openFileStore, FileActionStore, DEFAULT_FILE_STORE_PATH, type FileStoreOptions } from "./node/file-store.js";
 export { FileTokenStore, defaultTokenFile } from "./node/token-store.js";
 export { startLoopbackRedirect, type LoopbackRedirect, type LoopbackRedirectOptions } from "./node/loopback-redirect.js";
+export { HttpTransport } from "./node/http.js";

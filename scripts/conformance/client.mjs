@@ -2,8 +2,10 @@
 // The client the official MCP conformance runner drives (X5). It uses only yada's
 // public web entry. The runner passes the server URL as the last argument and the
 // scenario name in MCP_CONFORMANCE_SCENARIO; each scenario below does what that
-// scenario asks of a client, then the process exits (0 on success).
-import { HttpTransport, listSkills, loadSkill, McpClient } from "../../dist/yada.js";
+// scenario asks of a client, then the process exits (0 on success). Every opt-in
+// module of the web entry is passed in: the task module, the HTTP+SSE fallback and
+// the form-elicitation validator.
+import { compileSchema, HttpTransport, legacySse, listSkills, loadSkill, McpClient, taskCalls } from "../../dist/yada.js";
 import { runAuthScenario } from "./auth-client.mjs";
 
 const url = process.argv[process.argv.length - 1];
@@ -12,7 +14,10 @@ const verbose = process.env.YADA_CONFORMANCE_VERBOSE === "1";
 const logger = verbose ? (level, message, data) => console.error(`[${level}] ${message}`, data ?? "") : undefined;
 
 async function connect(options = {}) {
-  return McpClient.connect(new HttpTransport(url, logger ? { logger } : {}), { logger, clientInfo: { name: "yada-conformance", version: "0.1.0" }, ...options });
+  const elicitation = options.handlers?.elicitation;
+  const handlers = elicitation ? { ...options.handlers, elicitation: { ...elicitation, compileSchema } } : options.handlers;
+  const transport = new HttpTransport(url, { fallback: legacySse, ...(logger && { logger }) });
+  return McpClient.connect(transport, { logger, clientInfo: { name: "yada-conformance", version: "0.1.0" }, tasks: taskCalls, ...options, handlers });
 }
 
 const scenarios = {

@@ -29,12 +29,13 @@ test("X3: each entry is one self-contained ESM file with .d.ts, as package.json 
 });
 
 // X3: the size ceilings, measured as scripts/size.mjs measures (the same function):
-// the whole web entry, and McpClient + HttpTransport alone. Lower them as the bundle
-// shrinks; the second must not grow.
+// the whole web entry, the web entry without the OAuth client, the action stores and
+// the approvals API, and McpClient + HttpTransport alone. Lower them as the bundle
+// shrinks; the last must not grow.
 type SizeModule = {
-  CEILINGS: { web: number; client: number };
+  CEILINGS: { web: number; core: number; client: number };
   rows: { name: string }[];
-  measure(row: { name: string }): Promise<{ min: number; gzip: number }>;
+  measure(row: { name: string }, metafile?: boolean): Promise<{ min: number; gzip: number }>;
 };
 const size = (await import(pathToFileURL(repoPath("scripts", "size.mjs")).href)) as SizeModule;
 
@@ -46,10 +47,30 @@ test("X3: the whole web entry stays within 80,000 bytes min+gzip", async () => {
   assert.ok(gzip <= size.CEILINGS.web, `the web entry is ${gzip} bytes min+gzip, over ${size.CEILINGS.web}`);
 });
 
-test("X3: McpClient + HttpTransport alone stay within 36,000 bytes min+gzip", async () => {
-  assert.equal(size.CEILINGS.client, 36_000);
+test("X3: the web entry without the OAuth client, the action stores and the approvals API stays within 61,500 bytes min+gzip", async () => {
+  assert.equal(size.CEILINGS.core, 61_500);
+  const core = size.rows.find((r) => r.name.startsWith("yada web entry without"));
+  assert.ok(core);
+  const { gzip } = await size.measure(core);
+  assert.ok(gzip <= size.CEILINGS.core, `the web entry without OAuth, stores and approvals is ${gzip} bytes min+gzip, over ${size.CEILINGS.core}`);
+});
+
+test("X3: McpClient + HttpTransport alone stay within 21,000 bytes min+gzip (the task module, the HTTP+SSE fallback and the schema validator left out)", async () => {
+  assert.equal(size.CEILINGS.client, 21_000);
   const client = size.rows.find((r) => r.name.startsWith("yada: McpClient"));
   assert.ok(client);
   const { gzip } = await size.measure(client);
   assert.ok(gzip <= size.CEILINGS.client, `McpClient + HttpTransport are ${gzip} bytes min+gzip, over ${size.CEILINGS.client}`);
+});
+
+test("X3: McpClient + HttpTransport carry neither the task follower, the HTTP+SSE transport, the schema validator nor completions (opt-in modules)", async () => {
+  const client = size.rows.find((r) => r.name.startsWith("yada: McpClient"));
+  assert.ok(client);
+  const { inputs } = (await size.measure(client, true)) as unknown as { inputs: Record<string, { bytesInOutput: number }> };
+  const carried = Object.entries(inputs).filter(([, v]) => v.bytesInOutput > 0).map(([file]) => file);
+  assert.ok(carried.includes("src/mcp/client.ts") && carried.includes("src/transport/http.ts"), carried.join(", "));
+  const optIn = carried.filter((f) => /^src\/(schema\/|transport\/legacy-sse\.ts|mcp\/task-module\.ts|mcp\/completions\.ts)/.test(f));
+  assert.deepEqual(optIn, [], `statically reachable from McpClient or HttpTransport: ${optIn.join(", ")}`);
+  // Of the task code only the capability checks stay (the follower, polling and input rounds of tasks are left out).
+  assert.ok((inputs["src/mcp/tasks.ts"]?.bytesInOutput ?? 0) < 600, `src/mcp/tasks.ts adds ${inputs["src/mcp/tasks.ts"]?.bytesInOutput} bytes`);
 });

@@ -39,6 +39,16 @@ describe("V9: completions (server-everything)", () => {
     assert.deepEqual(none.values, []);
   });
 
+  test("V9, X3: complete(client, request) works on the web entry's client, and a withCallTimeout view of yada/node's client keeps complete()", T, async () => {
+    const { complete } = await import("../../src/mcp/completions.js");
+    const ref = { type: "ref/prompt", name: "completable-prompt" } as const;
+    const viaFunction = await complete(client, { ref, argument: { name: "department", value: "Su" } });
+    assert.deepEqual(viaFunction.values, ["Support"]);
+    const view = client.withCallTimeout(5_000);
+    assert.ok(view instanceof McpClient);
+    assert.deepEqual((await view.complete({ ref, argument: { name: "department", value: "Su" } })).values, ["Support"]);
+  });
+
   test("V9: a malformed completion request is refused before anything is sent", T, async () => {
     const bad = { ref: { type: "ref/tool", name: "x" }, argument: { name: "a", value: "" } } as unknown as Parameters<McpClient["complete"]>[0];
     await assert.rejects(client.complete(bad), (e: Coded) => e.code === "validation");

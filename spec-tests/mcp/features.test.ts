@@ -1,6 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { McpClient } from "../../src/node/client.js";
+import { compileSchema } from "../../src/schema/index.js";
 import { capabilitiesFor, type ClientHandlers, type FormElicitation, type UrlElicitation, type SamplingRequest } from "../../src/mcp/handlers.js";
 import type { ListKind, ServerLogEntry } from "../../src/mcp/client.js";
 import type { TextContent } from "../../src/mcp/types.js";
@@ -129,7 +130,9 @@ test("V6: capabilities are declared exactly for the handlers given", () => {
   assert.deepEqual(capabilitiesFor(undefined), {});
   assert.deepEqual(capabilitiesFor({ roots: () => [] }), { roots: { listChanged: true } });
   assert.deepEqual(capabilitiesFor({ elicitation: { url: noop } }), { elicitation: { url: {} } });
-  assert.deepEqual(capabilitiesFor({ elicitation: { form: noop, url: noop } }), { elicitation: { form: {}, url: {} } });
+  assert.deepEqual(capabilitiesFor({ elicitation: { form: noop, url: noop, compileSchema } }), { elicitation: { form: {}, url: {} } });
+  // A form handler without the validator would send unchecked answers: refused at once, naming the export.
+  assert.throws(() => capabilitiesFor({ elicitation: { form: noop } }), (e: Error & { code?: string }) => e.code === "config" && /compileSchema/.test(e.message));
   const handle = async () => ({ role: "assistant" as const, model: "m", content: { type: "text", text: "" } });
   assert.deepEqual(capabilitiesFor({ sampling: { handle } }), { sampling: {} });
   assert.deepEqual(capabilitiesFor({ sampling: { handle, tools: true } }), { sampling: { tools: {} } });
@@ -215,7 +218,7 @@ test("V2, V6: an input request keyed __proto__ is answered under that key, as an
 
 test("V6: a form default for a property named __proto__ is filled in as an own field, never as the answer's prototype", async () => {
   const { answerServerRequest } = await import("../../src/mcp/handlers.js");
-  const handlers: ClientHandlers = { elicitation: { form: async () => ({ action: "accept", content: { name: "x" } }) } };
+  const handlers: ClientHandlers = { elicitation: { form: async () => ({ action: "accept", content: { name: "x" } }), compileSchema } };
   const requestedSchema = JSON.parse(
     '{"type": "object", "properties": {"name": {"type": "string"}, "__proto__": {"type": "object", "default": {"polluted": true}}}}',
   ) as Record<string, unknown>;
@@ -224,4 +227,14 @@ test("V6: a form default for a property named __proto__ is filled in as an own f
   assert.equal(Object.getPrototypeOf(content), Object.prototype);
   assert.ok(Object.hasOwn(content, "__proto__"));
   assert.equal(JSON.stringify(content), '{"name":"x","__proto__":{"polluted":true}}');
+});
+
+test("V6, X3: a bare McpClient given a form handler without compileSchema refuses at connect, naming the export, before the server starts", async () => {
+  const { McpClient: WebMcpClient } = await import("../../src/mcp/client.js");
+  const { StdioTransport } = await import("../../src/node/stdio.js");
+  // A command that cannot start: reaching the transport would be a transport error, not config.
+  const transport = new StdioTransport({ command: "/nonexistent/yada-server" });
+  const form = async () => ({ action: "cancel" as const });
+  await assert.rejects(WebMcpClient.connect(transport, { handlers: { elicitation: { form } } }), (e: Error & { code?: string }) => e.code === "config" && /compileSchema/.test(e.message));
+  await assert.rejects(WebMcpClient.connect(transport, { handlers: { elicitation: { form, compileSchema: "yes" as never } } }), (e: Error & { code?: string }) => e.code === "config" && /option compileSchema must be a function/.test(e.message));
 });

@@ -14,6 +14,8 @@ import type { Progress } from "../../src/jsonrpc/session.js";
 import { MIN_TASK_POLL_MS } from "../../src/limits.js";
 import { mcpNameOf } from "../../src/transport/http-headers.js";
 import { taskCallParams } from "../../src/mcp/task-call.js";
+import { taskCalls } from "../../src/mcp/task-module.js";
+import { compileSchema } from "../../src/schema/index.js";
 import { startEverything } from "../helpers/everything.js";
 import { fixtureServer, repoPath } from "../helpers/paths.js";
 import { connectRecorded, readWire, requestsOf, sent, type Message } from "../modern/support.js";
@@ -26,7 +28,7 @@ const T = { timeout: 60_000 };
 const everything = repoPath("node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js");
 const modernTasks = fixtureServer("modern-tasks.mjs");
 const EXT = "io.modelcontextprotocol/tasks";
-const snake = { elicitation: { form: async () => ({ action: "accept" as const, content: { interpretation: "snake" } }) } };
+const snake = { elicitation: { form: async () => ({ action: "accept" as const, content: { interpretation: "snake" } }), compileSchema } };
 
 function textOfResult(r: { content: Array<{ type: string; text?: string }> }): string {
   return r.content.map((b) => b.text ?? "").join("");
@@ -39,7 +41,7 @@ describe("V8: tasks, 2025-11-25 (server-everything)", () => {
   let client: WebMcpClient;
   before(async () => {
     const transport = new RecordingTransport(new StdioTransport({ command: "node", args: [everything, "stdio"] }), (e) => wire.push(structuredClone(e)));
-    client = await WebMcpClient.connect(transport, { era: "legacy", handlers: snake, handshakeTimeoutMs: 30_000 });
+    client = await WebMcpClient.connect(transport, { era: "legacy", handlers: snake, handshakeTimeoutMs: 30_000, tasks: taskCalls });
     await client.listTools();
   });
   after(() => client?.close());
@@ -89,7 +91,7 @@ describe("V8: tasks, 2025-11-25 over HTTP (server-everything)", () => {
   test("V8: over Streamable HTTP the task call completes as one call", T, async () => {
     const server = await startEverything();
     try {
-      const client = await WebMcpClient.connect(new HttpTransport(server.url), { era: "legacy" });
+      const client = await WebMcpClient.connect(new HttpTransport(server.url), { era: "legacy", tasks: taskCalls });
       try {
         await client.listTools();
         const progress: Progress[] = [];
@@ -102,6 +104,43 @@ describe("V8: tasks, 2025-11-25 over HTTP (server-everything)", () => {
     } finally {
       await server.stop();
     }
+  });
+});
+
+describe("V8, X3: a bare McpClient without the task module", () => {
+  test("V8, X3: 2025-11-25: a task-required tool fails with a config error naming taskCalls before tools/call is sent", T, async () => {
+    const server = await startEverything();
+    const wire: TranscriptEntry[] = [];
+    try {
+      const client = await WebMcpClient.connect(new RecordingTransport(new HttpTransport(server.url), (e) => wire.push(structuredClone(e))), { era: "legacy" });
+      try {
+        await client.listTools();
+        await assert.rejects(client.callTool("simulate-research-query", { topic: "zig" }), (e: Error & { code?: string }) => e.code === "config" && /simulate-research-query runs as a task: pass \{ tasks: taskCalls \}/.test(e.message));
+        const sentMethods = wire.filter((e) => e.dir === "c2s").map((e) => (e.msg as Message).method);
+        assert.ok(!sentMethods.includes("tools/call"), "nothing was called");
+        // An ordinary tool still works, and a task is never asked for.
+        const r = await client.callTool("echo", { message: "plain" }, { task: false });
+        assert.deepEqual(r.content, [{ type: "text", text: "Echo: plain" }]);
+      } finally {
+        await client.close();
+      }
+    } finally {
+      await server.stop();
+    }
+  });
+
+  test("V8, X3: 2026-07-28: the extension is not declared, and the server's -32021 for it becomes a config error naming taskCalls", T, async () => {
+    const wire: TranscriptEntry[] = [];
+    const transport = new RecordingTransport(new StdioTransport({ command: "node", args: [modernTasks] }), (e) => wire.push(structuredClone(e)));
+    const client = await WebMcpClient.connect(transport, { era: "modern", handshakeTimeoutMs: 30_000 });
+    try {
+      await assert.rejects(client.callTool("research", { steps: 1 }), (e: Error & { code?: string }) => e.code === "config" && /research runs as a task: pass \{ tasks: taskCalls \}/.test(e.message));
+    } finally {
+      await client.close();
+    }
+    const [call] = wire.filter((e) => e.dir === "c2s" && (e.msg as Message).method === "tools/call").map((e) => e.msg as Message);
+    const caps = ((call?.params as { _meta: Record<string, unknown> })._meta["io.modelcontextprotocol/clientCapabilities"] ?? {}) as { extensions?: Record<string, unknown> };
+    assert.equal(caps.extensions?.[EXT], undefined, "a client without the module does not declare the extension");
   });
 });
 

@@ -103,9 +103,9 @@ export function startDualHttp(options: { badHeaderTool?: boolean } = {}): Promis
   return start({ http: true, ...options });
 }
 
-/** Connects to an HTTP server. */
+/** Connects to an HTTP server (with every client module on, as `yada/node` does). */
 export function connectHttp(url: string, options: ClientOptions = {}): Promise<WebMcpClient> {
-  return WebMcpClient.connect(new HttpTransport(url), options);
+  return McpClient.connect(new HttpTransport(url), options);
 }
 
 /** The JSON-RPC bodies the HTTP server received, with their headers. */

@@ -4,7 +4,12 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { McpClient } from "../../src/mcp/client.js";
 import { HttpTransport } from "../../src/transport/http.js";
+import { HttpTransport as NodeHttpTransport } from "../../src/node/http.js";
 import { LegacySseTransport } from "../../src/transport/legacy-sse.js";
+import { legacySse } from "../../src/transport/legacy-fallback.js";
+import type { LogLevel } from "../../src/log.js";
+import { connectMcp } from "../../src/tools/connect.js";
+import { alice, allowAll } from "../tools/helpers.js";
 import { startEverything } from "../helpers/everything.js";
 import { withFixture } from "./http-fixtures.js";
 
@@ -13,10 +18,12 @@ type Coded = Error & { code?: string };
 const coded = (code: string) => (e: Coded) => e.code === code;
 
 describe("H14: HTTP+SSE (2024-11-05)", { concurrency: true }, () => {
-  test("H14: a Streamable HTTP initialize answered 404 falls back to HTTP+SSE by itself (server-everything sse mode)", T, async () => {
+  test("H14: a Streamable HTTP initialize answered 404 falls back to HTTP+SSE by itself with yada/node's HttpTransport (server-everything sse mode)", T, async () => {
     const server = await startEverything("sse");
     try {
-      const client = await McpClient.connect(new HttpTransport(server.url));
+      const transport = new NodeHttpTransport(server.url).withHeader("user-agent", "yada-test/1.0");
+      assert.ok(transport instanceof NodeHttpTransport, "withHeader keeps yada/node's class");
+      const client = await McpClient.connect(transport);
       try {
         assert.equal(client.era, "legacy");
         assert.match(client.name, /^HTTP\+SSE server /);
@@ -25,6 +32,21 @@ describe("H14: HTTP+SSE (2024-11-05)", { concurrency: true }, () => {
         assert.deepEqual(r.content, [{ type: "text", text: "Echo: over sse" }]);
       } finally {
         await client.close();
+      }
+    } finally {
+      await server.stop();
+    }
+  });
+
+  test("H14: connectMcp reaches a 2024-11-05 HTTP+SSE server through its HTTP transport's fallback (on by default)", T, async () => {
+    const server = await startEverything("sse");
+    try {
+      const connection = await connectMcp({ name: "old", url: server.url }, { identity: alice, authorize: allowAll });
+      try {
+        assert.ok(connection.isConnected());
+        assert.ok((await connection.prompts(alice)).length > 0, "the prompts were listed over HTTP+SSE");
+      } finally {
+        await connection.close();
       }
     } finally {
       await server.stop();
@@ -50,7 +72,7 @@ describe("H14: HTTP+SSE (2024-11-05)", { concurrency: true }, () => {
   test("H14: the fallback also runs on 405 and 400 from the Streamable POST", T, async () => {
     for (const postStatus of [405, 400]) {
       await withFixture("legacy-sse", { postStatus }, async (server) => {
-        const client = await McpClient.connect(new HttpTransport(server.url), { era: "legacy" });
+        const client = await McpClient.connect(new HttpTransport(server.url, { fallback: legacySse }), { era: "legacy" });
         try {
           assert.match(client.name, /HTTP\+SSE/);
         } finally {
@@ -59,6 +81,16 @@ describe("H14: HTTP+SSE (2024-11-05)", { concurrency: true }, () => {
       });
     }
   });
+
+  test("H14, X3: without the fallback module a web HttpTransport reports the refusal, sends nothing over HTTP+SSE, and its log names legacySse", T, () =>
+    withFixture("legacy-sse", { postStatus: 405 }, async (server) => {
+      const logged: [LogLevel, string][] = [];
+      const logger = (level: LogLevel, message: string): void => void logged.push([level, message]);
+      await assert.rejects(McpClient.connect(new HttpTransport(server.url), { era: "legacy", logger }), (e: Coded & { status?: number }) => e.code === "http" && e.status === 405);
+      assert.ok(logged.some(([level, m]) => level === "info" && /no HTTP\+SSE fallback.*legacySse/.test(m)), JSON.stringify(logged));
+      assert.ok(!server.requests.some((r) => r.method === "GET"), "the event stream was never opened");
+    }),
+  );
 
   test("H14: an endpoint on another origin is refused and nothing is POSTed anywhere", T, () =>
     withFixture("legacy-sse", { mode: "foreign" }, async (server) => {

@@ -7,7 +7,7 @@
  * @module
  */
 import { startTimer } from "../util/sleep.js";
-import { HttpError, JsonRpcError, LimitError, ProtocolError, TimeoutError, UnsupportedVersionError, ValidationError, YadaError } from "../errors.js";
+import { ConfigError, HttpError, JsonRpcError, LimitError, ProtocolError, TimeoutError, UnsupportedVersionError, ValidationError, YadaError } from "../errors.js";
 import { JsonRpcSession, type NotificationListener, type Progress, type RequestHandler, type RequestOptions } from "../jsonrpc/session.js";
 import {
   DEFAULT_CALL_TIMEOUT_MS,
@@ -60,15 +60,16 @@ import { completeWithInput } from "./input-rounds.js";
 import { Subscriptions } from "./listen.js";
 import { checkParamHeaders, paramHeaderValues, type ParamHeader } from "./param-headers.js";
 import { checkOptions } from "../util/options.js";
-import { complete, type Completion, type CompletionRequest } from "./completions.js";
-import { followToolTask, isTaskAnswer, taskCallParams, taskIdentity, type TaskSupport } from "./task-call.js";
+import { isTaskAnswer, taskCallParams, taskIdentity, type TaskSupport } from "./task-call.js";
+import type { TaskCalls } from "./task-module.js";
+import { TASKS_EXTENSION } from "./tasks.js";
 
 /** The name and version yada reports to servers unless the host sets its own. */
 export const DEFAULT_CLIENT_INFO = { name: "yada", version: "0.1.0" } as const;
 
 /** The kinds of {@link ClientOptions}, checked where they enter (see checkOptions). */
 const CLIENT_OPTIONS =
-  "logger handshakeTimeoutMs:n discoverTimeoutMs:n callTimeoutMs:n? requestTimeoutMs:n? signal:a handlers:o onServerLog requestHandlers:o";
+  "logger handshakeTimeoutMs:n discoverTimeoutMs:n callTimeoutMs:n? requestTimeoutMs:n? signal:a handlers:o onServerLog requestHandlers:o tasks:o";
 
 /** Options of {@link McpClient.connect}. */
 export interface ClientOptions {
@@ -112,6 +113,11 @@ export interface ClientOptions {
   requestHandlers?: Record<string, RequestHandler>;
   /** Extra capabilities declared in the handshake, merged over those of `handlers`. */
   capabilities?: JsonRecord;
+  /**
+   * Task-augmented tool calls (V8): pass {@link taskCalls}. Without it no call asks
+   * for a task, and a call that needs one fails with a ConfigError (`config`).
+   */
+  tasks?: TaskCalls;
 }
 
 /** Server log severities (RFC 5424 names, as MCP uses them). */
@@ -180,6 +186,8 @@ interface Shared extends Established {
   taskSupport: Map<string, TaskSupport>;
   /** The identity sent with tools/call and tasks/* when the server takes modern tasks (V8), else undefined. */
   taskWho: ClientIdentity | undefined;
+  /** The task module, when the host passed it (V8). */
+  tasks: TaskCalls | undefined;
   log: Logger | undefined;
 }
 
@@ -226,10 +234,14 @@ export class McpClient {
    * @throws UnsupportedVersionError (`unsupported_version`) when no revision is shared; the connection is closed.
    * @throws TimeoutError (`timeout`) when the handshake exceeds its bound.
    * @throws ConnectionClosedError (`connection_closed`), TransportError (`transport`), ProtocolError (`protocol`), JsonRpcError (`jsonrpc`).
-   * @throws ConfigError (`config`) for an option or handler of the wrong kind, naming it, before anything starts.
+   * @throws ConfigError (`config`) for an option or handler of the wrong kind, naming it, before anything starts;
+   * also for a form elicitation handler without `compileSchema` (its answers could not be checked).
+   * @throws HttpError (`http`) when a Streamable HTTP `initialize` is answered 400, 404 or 405 and the
+   * transport has no HTTP+SSE fallback (`HttpTransport` option `fallback: legacySse`, H14).
    */
   static async connect(transport: Transport, options: ClientOptions = {}): Promise<McpClient> {
     checkOptions("McpClient.connect", options, CLIENT_OPTIONS);
+    if (options.tasks && typeof options.tasks.follow !== "function") throw new ConfigError("McpClient.connect: option tasks must be taskCalls");
     // Before anything starts: capabilitiesFor checks the handlers.
     const who: ClientIdentity = {
       clientInfo: { ...(options.clientInfo ?? DEFAULT_CLIENT_INFO) },
@@ -262,7 +274,8 @@ export class McpClient {
         listListeners: 0,
         resyncListeners: new Set(),
         taskSupport: new Map(),
-        taskWho: taskIdentity(established, who),
+        taskWho: options.tasks && taskIdentity(established, who),
+        tasks: options.tasks,
         log: options.logger,
       };
       McpClient.#wire(shared, options);
@@ -276,9 +289,10 @@ export class McpClient {
     } catch (e) {
       await session.close().catch(() => {});
       // H14: a Streamable HTTP initialize answered 400 / 404 / 405 is a 2024-11-05 server.
-      const legacy = !deadline.signal.aborted && !options.signal?.aborted && e instanceof HttpError && [400, 404, 405].includes(e.status) ? transport.legacyFallback?.() : undefined;
+      const refused = !deadline.signal.aborted && !options.signal?.aborted && e instanceof HttpError && [400, 404, 405].includes(e.status);
+      const legacy = refused ? transport.legacyFallback?.() : undefined;
+      if (refused) options.logger?.("info", `initialize was refused over Streamable HTTP; ${legacy ? "trying HTTP+SSE" : "no HTTP+SSE fallback (HttpTransport option fallback: legacySse)"}`, { server: name, status: (e as HttpError).status });
       if (legacy) {
-        options.logger?.("info", "initialize was refused over Streamable HTTP; trying HTTP+SSE", { server: name, status: (e as HttpError).status });
         return this.connect(legacy, { ...options, era: "legacy", handshakeTimeoutMs: Math.max(1, handshakeMs - (Date.now() - startedAt)) });
       }
       throw deadline.signal.aborted && !options.signal?.aborted ? timedOut() : e;
@@ -392,7 +406,8 @@ export class McpClient {
    * Both views share one connection.
    */
   withCallTimeout(ms: number | null): McpClient {
-    return new McpClient(this.#s, ms);
+    // The view is of the same class (yada/node's McpClient keeps its methods).
+    return new (this.constructor as new (shared: Shared, ms: number | null) => McpClient)(this.#s, ms);
   }
 
   /** Listens to every server notification (J4); returns a function that removes the listener. */
@@ -535,7 +550,10 @@ export class McpClient {
    * Over modern HTTP, arguments of `x-mcp-header` parameters ride as `Mcp-Param-*`
    * headers; a -32020 header mismatch re-lists the tools and retries the call once.
    *
+   * A tool that must run as a task (V8) needs the client connected with `tasks: taskCalls`.
+   *
    * @throws TimeoutError (`timeout`) after the call bound, counted from the send (S6).
+   * @throws ConfigError (`config`) naming `taskCalls` for a call that must run as a task on a client without it.
    * @throws JsonRpcError (`jsonrpc`), ProtocolError (`protocol`), ConnectionClosedError (`connection_closed`), CancelledError (`cancelled`).
    */
   async callTool(name: string, args: JsonRecord = {}, options: CallOptions = {}): Promise<CallToolResult> {
@@ -548,6 +566,10 @@ export class McpClient {
       maxTotalTimeoutMs: options.maxTotalTimeoutMs,
     };
     const asTask = taskCallParams(s, name, options);
+    const where = `${s.name}: tools/call ${name.slice(0, MAX_QUOTED_CHARS)}`;
+    // V8: without the task module no task is asked for; a call that needs one says what to pass.
+    const noTasks = (): ConfigError => new ConfigError(`${where} runs as a task: pass { tasks: taskCalls } to McpClient.connect`);
+    if (!s.tasks && (asTask || (s.era === "modern" && s.taskSupport.get(name) === "required" && taskIdentity(s, s.who)))) throw noTasks();
     const params = withMeta(asTask ? { name, arguments: args, task: asTask } : { name, arguments: args }, options.meta);
     const known = s.paramHeaders;
     const declared = known?.get(name);
@@ -560,6 +582,11 @@ export class McpClient {
     try {
       raw = await this.#callOnce(name, params, opts, options.signal, options.once === true);
     } catch (e) {
+      // A modern server that runs this tool only as a task refuses a client without the extension (-32021).
+      if (!s.tasks && e instanceof JsonRpcError && e.rpcCode === MODERN_ERRORS.missingClientCapability) {
+        const required = isRecord(e.data) && isRecord(e.data.requiredCapabilities) ? e.data.requiredCapabilities.extensions : undefined;
+        if (isRecord(required) && Object.hasOwn(required, TASKS_EXTENSION)) throw noTasks();
+      }
       if (options.once === true) throw e;
       // Spec 2026-07-28 (x-mcp-header): on a header mismatch the client SHOULD list
       // the tools again (the declarations may be new, or never listed) and retry once.
@@ -571,10 +598,11 @@ export class McpClient {
       opts.headers = paramHeaderValues(fresh, args);
       raw = await this.#callOnce(name, params, opts, options.signal);
     }
-    const where = `${s.name}: tools/call ${name.slice(0, MAX_QUOTED_CHARS)}`;
     if (!isTaskAnswer(raw, s.era, asTask !== undefined)) return parseCallToolResult(raw, where);
+    // A task answer to a request that did not declare the extension is invalid (2026-07-28 tasks).
+    if (!s.tasks) throw new ProtocolError(`${where}: the server answered with a task this client did not declare`);
     // A task answer is followed to its end (V8): the caller sees one call.
-    return followToolTask(raw, where, {
+    return s.tasks.follow(raw, where, {
       era: s.era,
       capabilities: s.capabilities,
       session: s.session,
@@ -630,19 +658,6 @@ export class McpClient {
   /** Gets a rendered prompt (answering `input_required` rounds in the modern era). */
   async getPrompt(name: string, args: Record<string, string> = {}, options: { signal?: AbortSignal } = {}): Promise<GetPromptResult> {
     return this.#complete("prompts/get", { name, arguments: args }, parseGetPromptResult, options.signal);
-  }
-
-  /**
-   * Completion suggestions for a prompt argument or a resource-template variable
-   * (`completion/complete`, V9); see {@link complete} for the bounds and errors.
-   *
-   * @example
-   * ```ts
-   * const { values } = await client.complete({ ref: { type: "ref/prompt", name: "greet" }, argument: { name: "lang", value: "fr" } });
-   * ```
-   */
-  complete(request: CompletionRequest, options: { signal?: AbortSignal } = {}): Promise<Completion> {
-    return complete(this, request, options);
   }
 
   /** Ends the connection (stdio: the process; HTTP: the session is released). Idempotent. */

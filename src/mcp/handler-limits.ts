@@ -77,7 +77,7 @@ export function limitHandlers(handlers: ClientHandlers, max = MAX_HOST_HANDLER_C
   if (handlers.sampling) out.sampling = { ...handlers.sampling, handle: limited(handlers.sampling.handle, max) };
   const e = handlers.elicitation;
   if (e) {
-    out.elicitation = {};
+    out.elicitation = e.compileSchema ? { compileSchema: e.compileSchema } : {};
     if (e.form) out.elicitation.form = limited(e.form, max);
     if (e.url) out.elicitation.url = limited(e.url, max);
   }

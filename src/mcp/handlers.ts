@@ -5,9 +5,8 @@
  *
  * @module
  */
-import { ValidationError } from "../errors.js";
+import { ConfigError, ValidationError } from "../errors.js";
 import { RpcErrorReply } from "../jsonrpc/session.js";
-import { compileSchema } from "../schema/index.js";
 import { isRecord, type JsonRecord } from "./types.js";
 import { checkOptions } from "../util/options.js";
 
@@ -91,8 +90,21 @@ export interface ClientHandlers {
   elicitation?: {
     form?: (request: FormElicitation, context: HandlerContext) => Promise<ElicitationAnswer>;
     url?: (request: UrlElicitation, context: HandlerContext) => Promise<ElicitationAnswer>;
+    /**
+     * The JSON Schema validator that checks each accepted form answer against the
+     * server's `requestedSchema` before it is sent: pass `compileSchema` (exported by
+     * `yada`). Required with `form` on a bare `McpClient`, so that a client without
+     * form elicitation does not carry the validator; `yada/node`'s `McpClient`,
+     * `connectMcp` and the CLI pass it themselves.
+     */
+    compileSchema?: SchemaCompiler;
   };
 }
+
+/** What {@link ClientHandlers} `elicitation.compileSchema` is: `compileSchema`, or one of the same shape. */
+export type SchemaCompiler = (schema: JsonRecord) => { assert(value: unknown, what: string): void };
+
+const NO_COMPILER = 'handlers.elicitation: a form handler needs compileSchema (import { compileSchema } from "yada") to check its answers';
 
 /**
  * The client capabilities implied by `handlers` (V6: only what has a handler).
@@ -102,9 +114,10 @@ export interface ClientHandlers {
 export function capabilitiesFor(handlers: ClientHandlers | undefined): JsonRecord {
   checkOptions("handlers", handlers, "roots sampling:o elicitation:o");
   checkOptions("handlers.sampling", handlers?.sampling, "handle");
-  checkOptions("handlers.elicitation", handlers?.elicitation, "form url");
+  checkOptions("handlers.elicitation", handlers?.elicitation, "form url compileSchema");
   const caps: JsonRecord = {};
   if (!handlers) return caps;
+  if (handlers.elicitation?.form && !handlers.elicitation.compileSchema) throw new ConfigError(NO_COMPILER);
   if (handlers.roots) caps.roots = { listChanged: true };
   if (handlers.sampling) caps.sampling = handlers.sampling.tools ? { tools: {} } : {};
   const e = handlers.elicitation;
@@ -207,10 +220,12 @@ async function answerElicitation(
   if (!elicitation.form) throw invalidParams("this client does not support form elicitation");
   const schema = params.requestedSchema;
   if (!isRecord(schema)) throw invalidParams("form elicitation needs a requestedSchema");
+  const compile = elicitation.compileSchema;
+  if (!compile) throw new ConfigError(NO_COMPILER);
   const answer = await elicitation.form({ mode: "form", message: params.message, requestedSchema: schema }, context);
   if (answer.action !== "accept") return answerOf(answer);
   const content = withDefaults(schema, answer.content ?? {});
-  compileSchema(schema).assert(content, "the elicitation answer");
+  compile(schema).assert(content, "the elicitation answer");
   return { action: "accept", content };
 }
 

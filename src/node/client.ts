@@ -4,13 +4,18 @@
  * @module
  */
 import { McpClient as WebMcpClient, type ClientOptions } from "../mcp/client.js";
+import { complete, type Completion, type CompletionRequest } from "../mcp/completions.js";
+import { withClientModules } from "../mcp/modules.js";
+import type { Transport } from "../transport/types.js";
 import { StdioTransport, type StdioServerParams } from "./stdio.js";
 
 /** Options of {@link McpClient.connectStdio}: client options plus process options. */
 export type StdioConnectOptions = ClientOptions & Pick<StdioServerParams, "cwd" | "stderr" | "maxLineBytes">;
 
 /**
- * {@link WebMcpClient} plus the stdio transport.
+ * {@link WebMcpClient} plus the stdio transport, with every client module on:
+ * task-augmented calls (`tasks: taskCalls`, V8), form elicitation answers checked
+ * by `compileSchema` (V6), and the {@link McpClient.complete} method (V9).
  *
  * @example
  * ```ts
@@ -21,6 +26,16 @@ export type StdioConnectOptions = ClientOptions & Pick<StdioServerParams, "cwd" 
  * ```
  */
 export class McpClient extends WebMcpClient {
+  /**
+   * {@link WebMcpClient.connect} with `tasks: taskCalls` and, for a form elicitation
+   * handler, `compileSchema`, unless `options` gives its own.
+   *
+   * @throws the errors of {@link WebMcpClient.connect}.
+   */
+  static override async connect(transport: Transport, options: ClientOptions = {}): Promise<McpClient> {
+    return (await super.connect(transport, withClientModules(options))) as McpClient;
+  }
+
   /**
    * Spawns `command args` (with `env` added to a minimal inherited set, S1) and
    * connects to it over stdio.
@@ -43,5 +58,18 @@ export class McpClient extends WebMcpClient {
     if (options.name !== undefined) params.name = options.name;
     if (options.logger !== undefined) params.logger = options.logger;
     return (await McpClient.connect(new StdioTransport(params), options)) as McpClient;
+  }
+
+  /**
+   * Completion suggestions for a prompt argument or a resource-template variable
+   * (`completion/complete`, V9); see {@link complete} for the bounds and errors.
+   *
+   * @example
+   * ```ts
+   * const { values } = await client.complete({ ref: { type: "ref/prompt", name: "greet" }, argument: { name: "lang", value: "fr" } });
+   * ```
+   */
+  complete(request: CompletionRequest, options: { signal?: AbortSignal } = {}): Promise<Completion> {
+    return complete(this, request, options);
   }
 }

@@ -20,6 +20,8 @@ import { silentLogger, type Logger } from "../log.js";
 import { McpClient } from "../mcp/client.js";
 import { isRecord, type McpPrompt, type McpTool } from "../mcp/types.js";
 import { HttpTransport, type FetchFunction } from "../transport/http.js";
+import { legacySse } from "../transport/legacy-fallback.js";
+import { taskCalls } from "../mcp/task-module.js";
 import type { Transport } from "../transport/types.js";
 import { checkTimeout, parseServerConfig, type McpReadConfig, type McpServerConfig } from "./config.js";
 import { contractOf } from "./contract.js";
@@ -109,7 +111,9 @@ export const httpTransportFactory: TransportFactory = (server, context) => {
   if (server.url === undefined) {
     throw new ConfigError(`${server.name}: stdio servers need the Node entry, "yada/node"`);
   }
-  return new HttpTransport(server.url, { logger: context.logger, fetch: context.fetch, headers: server.headers, name: server.name, ...(server.auth !== undefined && { auth: server.auth }) });
+  // H14: a 2024-11-05 server is reached over HTTP+SSE.
+  const options = { logger: context.logger, fetch: context.fetch, headers: server.headers, name: server.name, fallback: legacySse };
+  return new HttpTransport(server.url, { ...options, ...(server.auth !== undefined && { auth: server.auth }) });
 };
 
 /**
@@ -225,6 +229,7 @@ export async function connectMcp(server: McpServerConfig, access: McpAccess, opt
       signal,
       callTimeoutMs: timeoutMs,
       requestTimeoutMs: timeoutMs,
+      tasks: taskCalls, // V8: a task-required tool is a read tool like any other
     });
     client = connected;
     // T13: a change announced while the catalog is being read is checked once setup is done.

@@ -46,7 +46,7 @@ import {
 } from "./http-headers.js";
 import type { AuthRequest, HttpAuth } from "./http-auth.js";
 import { createSseParser } from "./sse.js";
-import { LegacySseTransport } from "./legacy-sse.js";
+import type { LegacySseOptions } from "./legacy-sse.js";
 import type { SendOptions, Transport, TransportSink } from "./types.js";
 import { checkOptions } from "../util/options.js";
 
@@ -80,7 +80,17 @@ export interface HttpTransportOptions {
    * carry a key). Default: the URL's origin and path.
    */
   name?: string;
+  /**
+   * The HTTP+SSE fallback (H14): pass {@link legacySse}. With it, `McpClient.connect`
+   * retries a 2024-11-05 server over HTTP+SSE when `initialize` is answered HTTP 400,
+   * 404 or 405; without it that answer is the connect's error. `yada/node`'s
+   * `HttpTransport`, `connectMcp`'s HTTP servers and the CLI pass it themselves.
+   */
+  fallback?: LegacyFallback;
 }
+
+/** What {@link HttpTransportOptions} `fallback` takes: {@link legacySse}, or a function of the same shape. */
+export type LegacyFallback = (url: string, options: LegacySseOptions) => Transport;
 
 /** The bound `options[name]`, checked, or its default. */
 function positive(options: HttpTransportOptions, name: "idleTimeoutMs" | "maxJsonBytes" | "maxEventBytes" | "maxResumeAttempts", dflt: number): number {
@@ -132,6 +142,8 @@ interface StreamState {
  * - H11: redirects are refused (`redirect: "manual"`).
  * - H12: {@link HttpTransport.openInbound} opens the GET stream (405 tolerated); a
  *   stream that ends before its response is resumed with `Last-Event-ID`.
+ * - H14: with `fallback: legacySse`, a 2024-11-05 server (initialize answered 400,
+ *   404 or 405) is reached over HTTP+SSE instead.
  *
  * Failures of one request reach `sink.requestError` with code `http`,
  * `session_expired`, `timeout`, `limit`, `protocol`, `serialization` or `transport`.
@@ -176,7 +188,7 @@ export class HttpTransport implements Transport {
    * invalid bound, or a header refused by the H10 rules.
    */
   constructor(url: string | URL, options: HttpTransportOptions = {}) {
-    checkOptions("HttpTransport", options, "fetch idleTimeoutMs:n logger");
+    checkOptions("HttpTransport", options, "fetch idleTimeoutMs:n logger fallback");
     const u = httpUrl(url, "HTTP server URL", "pass them with withHeader()");
     this.#url = u.href;
     this.serverKey = u.origin + u.pathname;
@@ -215,13 +227,17 @@ export class HttpTransport implements Transport {
    */
   withHeader(name: string, value: string): HttpTransport {
     const headers = withCustomHeader(this.#headers, name, value);
-    return new HttpTransport(this.#url, { ...this.#options, headers });
+    // Of the same class: yada/node's HttpTransport stays itself.
+    return new (this.constructor as typeof HttpTransport)(this.#url, { ...this.#options, headers });
   }
 
-  /** The HTTP+SSE transport (2024-11-05) to the same URL with the same options, for the fallback of H14. */
-  legacyFallback(): Transport {
-    const { fetch, logger, idleTimeoutMs, maxEventBytes } = this.#options;
-    return new LegacySseTransport(this.#url, { fetch, logger, idleTimeoutMs, maxEventBytes, headers: this.#headers });
+  /**
+   * The HTTP+SSE transport (2024-11-05) to the same URL with the same options, for
+   * the fallback of H14; undefined without the `fallback` option.
+   */
+  legacyFallback(): Transport | undefined {
+    const { fetch, logger, idleTimeoutMs, maxEventBytes, fallback } = this.#options;
+    return fallback?.(this.#url, { fetch, logger, idleTimeoutMs, maxEventBytes, headers: this.#headers });
   }
 
   /** @inheritDoc */

@@ -92,7 +92,8 @@ function refusesReconnect(e: YadaError): boolean {
  *   failed ones end the transport (`connection_closed`, or the refusal's own code).
  *
  * `McpClient.connect` falls back to this transport by itself when a Streamable
- * HTTP `initialize` is answered 400, 404 or 405.
+ * HTTP `initialize` is answered 400, 404 or 405 and its `HttpTransport` has
+ * `fallback: legacySse` (yada/node's `HttpTransport` has it by default).
  *
  * @example
  * ```ts

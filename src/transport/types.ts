@@ -69,9 +69,9 @@ export interface Transport {
   readonly needsRequestSignal?: boolean | undefined;
   /**
    * The 2024-11-05 HTTP+SSE transport to the same server (H14): `McpClient.connect`
-   * switches to it when `initialize` is answered HTTP 400, 404 or 405.
+   * switches to it when `initialize` is answered HTTP 400, 404 or 405 (none: no fallback).
    */
-  legacyFallback?(): Transport;
+  legacyFallback?(): Transport | undefined;
   /** What kind of transport this is: `http` enables the HTTP rules of the modern era (headers, cancellation by closing). */
   readonly kind?: "stdio" | "http" | "other" | undefined;
   /** Identifies the server across connections (command line, or URL): the key of the remembered era (V2). */
