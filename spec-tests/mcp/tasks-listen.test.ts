@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { McpClient } from "../../src/mcp/client.js";
 import { HttpTransport } from "../../src/transport/http.js";
+import { taskCalls } from "../../src/mcp/task-module.js";
 import type { Progress } from "../../src/jsonrpc/session.js";
 import { fixtureServer } from "../helpers/paths.js";
 
@@ -19,7 +20,7 @@ const textOf = (r: { content: Array<{ type: string; text?: string }> }): string 
 async function withServer(body: (client: McpClient, server: Awaited<ReturnType<typeof startModernTasksHttp>>) => Promise<void>): Promise<void> {
   const server = await startModernTasksHttp();
   try {
-    const client = await McpClient.connect(new HttpTransport(server.url));
+    const client = await McpClient.connect(new HttpTransport(server.url), { tasks: taskCalls });
     try {
       assert.equal(client.era, "modern");
       await body(client, server);
