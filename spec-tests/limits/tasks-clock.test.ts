@@ -1,0 +1,106 @@
+// V8 time bounds of task-augmented calls, crossed by a real 2025-11-25 stdio
+// server on mocked timers (a file of its own: the mock is process-wide).
+import assert from "node:assert/strict";
+import { describe, test, type TestContext } from "node:test";
+import type { McpClient } from "../../src/node/client.js";
+import { DEFAULT_TASK_TIMEOUT_MS, MAX_TASK_POLL_MS, MAX_TASK_POLLS } from "../../src/limits.js";
+import { limitNamed } from "./support.js";
+import { connect, text } from "./task-server.js";
+
+const T = { timeout: 90_000 };
+
+// The longest interval and the default bound are waited out on mocked timers (and
+// clock): the server and its pipe are real, only the client's waits are sped up.
+// (performance.now is not mocked, Date is.)
+const realWait = async (ms: number): Promise<void> => {
+  const end = performance.now() + ms;
+  while (performance.now() < end) await new Promise((r) => setImmediate(r));
+};
+async function realWaitFor(predicate: () => boolean, ms: number): Promise<void> {
+  const end = performance.now() + ms;
+  while (!predicate()) {
+    if (performance.now() > end) throw new Error("condition not reached in time");
+    await new Promise((r) => setImmediate(r));
+  }
+}
+
+describe("V8: task time bounds on mocked timers (2025-11-25 server over stdio)", () => {
+  test("V8: a huge suggested poll interval is clamped to MAX_TASK_POLL_MS", T, async (t: TestContext) => {
+    const { client, seen } = await connect("slow:1");
+    try {
+      t.mock.timers.enable({ apis: ["setTimeout"] });
+      const call = client.callTool("t", {}, { task: true, timeoutMs: 10 * MAX_TASK_POLL_MS });
+      await realWait(300); // the task answer arrives and the poll is scheduled
+      t.mock.timers.tick(MAX_TASK_POLL_MS - 1);
+      await realWait(300);
+      assert.equal(seen().filter((s) => s.method === "tasks/get").length, 0, "polled before MAX_TASK_POLL_MS");
+      t.mock.timers.tick(1);
+      await realWaitFor(() => seen().some((s) => s.method === "tasks/result"), 10_000);
+      assert.equal(text(await call), "polled 1");
+    } finally {
+      t.mock.timers.reset();
+      await client.close();
+    }
+  });
+
+  test("V8: a task call without a bound of its own ends after DEFAULT_TASK_TIMEOUT_MS", T, async (t: TestContext) => {
+    const { client, seen } = await connect("slow:0");
+    try {
+      t.mock.timers.enable({ apis: ["setTimeout", "Date"], now: Date.now() });
+      let settled: unknown;
+      const call = client.callTool("t", {}, { task: true, timeoutMs: null }).then(
+        (r) => (settled = r),
+        (e: unknown) => (settled = e),
+      );
+      await realWait(300);
+      // Polled every MAX_TASK_POLL_MS of mocked time; each poll is a real round trip.
+      for (let elapsed = 0; elapsed < DEFAULT_TASK_TIMEOUT_MS - MAX_TASK_POLL_MS; elapsed += MAX_TASK_POLL_MS) {
+        const before = seen().length;
+        t.mock.timers.tick(MAX_TASK_POLL_MS);
+        await realWaitFor(() => seen().length > before, 10_000);
+        await realWait(5);
+      }
+      assert.equal(settled, undefined, "ended before DEFAULT_TASK_TIMEOUT_MS");
+      t.mock.timers.tick(MAX_TASK_POLL_MS);
+      await realWaitFor(() => settled !== undefined, 10_000);
+      await call;
+      const e = settled as unknown as Error & { code?: string };
+      assert.equal(e.code, "timeout");
+      assert.match(e.message, new RegExp(`did not finish within ${DEFAULT_TASK_TIMEOUT_MS} ms`));
+    } finally {
+      t.mock.timers.reset();
+      await client.close();
+    }
+  });
+
+  test("V8: a task that ends on poll MAX_TASK_POLLS is followed; one still working then is a limit error naming the bound", T, async (t: TestContext) => {
+    // No per-request bound: mocked time runs on while a poll's answer is on its way.
+    const a = await connect(`polls:${MAX_TASK_POLLS}`, null);
+    const b = await connect(`polls:${MAX_TASK_POLLS + 1}`, null);
+    try {
+      t.mock.timers.enable({ apis: ["setTimeout"] });
+      const outcomes: PromiseSettledResult<string>[] = [];
+      const follow = (client: McpClient): Promise<void> =>
+        client.callTool("t", {}, { task: true, timeoutMs: null }).then(
+          (r) => void outcomes.push({ status: "fulfilled", value: text(r) }),
+          (e: unknown) => void outcomes.push({ status: "rejected", reason: e }),
+        );
+      const calls = Promise.all([follow(a.client), follow(b.client)]);
+      // Every turn of the event loop lets the next 50 ms poll interval pass.
+      const end = performance.now() + 60_000;
+      while (outcomes.length < 2 && performance.now() < end) {
+        t.mock.timers.tick(50);
+        await new Promise((r) => setImmediate(r));
+      }
+      t.mock.timers.reset();
+      await calls;
+      const [ok, over] = [outcomes.find((o) => o.status === "fulfilled"), outcomes.find((o) => o.status === "rejected")];
+      assert.deepEqual(ok, { status: "fulfilled", value: `polled ${MAX_TASK_POLLS}` });
+      assert.ok(over && limitNamed("MAX_TASK_POLLS", MAX_TASK_POLLS)(over.reason), String(over?.reason));
+      assert.equal(b.seen().filter((s) => s.method === "tasks/get").length, MAX_TASK_POLLS, "no poll past the bound");
+    } finally {
+      t.mock.timers.reset();
+      await Promise.all([a.client.close(), b.client.close()]);
+    }
+  });
+});
