@@ -1,9 +1,12 @@
-// V8 time bounds of task-augmented calls, crossed by a real 2025-11-25 stdio
-// server on mocked timers (a file of its own: the mock is process-wide).
+// Time bounds whose defaults are too long to wait out, crossed on mocked timers
+// (a file of its own: the mock is process-wide) against real servers: V8 task
+// bounds (a 2025-11-25 stdio server), H14's endpoint wait (a loopback HTTP+SSE server).
 import assert from "node:assert/strict";
 import { describe, test, type TestContext } from "node:test";
 import type { McpClient } from "../../src/node/client.js";
-import { DEFAULT_TASK_TIMEOUT_MS, MAX_TASK_POLL_MS, MAX_TASK_POLLS } from "../../src/limits.js";
+import { LegacySseTransport } from "../../src/transport/legacy-sse.js";
+import { startFixture } from "../transport/http-fixtures.js";
+import { DEFAULT_LEGACY_ENDPOINT_TIMEOUT_MS, DEFAULT_TASK_TIMEOUT_MS, MAX_TASK_POLL_MS, MAX_TASK_POLLS } from "../../src/limits.js";
 import { limitNamed } from "./support.js";
 import { connect, text } from "./task-server.js";
 
@@ -101,6 +104,36 @@ describe("V8: task time bounds on mocked timers (2025-11-25 server over stdio)",
     } finally {
       t.mock.timers.reset();
       await Promise.all([a.client.close(), b.client.close()]);
+    }
+  });
+});
+
+describe("H14: the endpoint wait on mocked timers (loopback HTTP+SSE server)", () => {
+  test("H14: a stream that never sends its endpoint fails after DEFAULT_LEGACY_ENDPOINT_TIMEOUT_MS", T, async (t: TestContext) => {
+    const server = await startFixture("legacy-sse", { mode: "no-endpoint" });
+    const transport = new LegacySseTransport(server.url);
+    try {
+      t.mock.timers.enable({ apis: ["setTimeout"] });
+      let settled: unknown;
+      const started = transport.start({ message: () => {}, requestError: () => {}, closed: () => {} }).then(
+        () => (settled = "started"),
+        (e: unknown) => (settled = e),
+      );
+      await realWaitFor(() => server.requests.length > 0, 10_000);
+      await realWait(200);
+      t.mock.timers.tick(DEFAULT_LEGACY_ENDPOINT_TIMEOUT_MS - 1);
+      await realWait(200);
+      assert.equal(settled, undefined, "gave up before DEFAULT_LEGACY_ENDPOINT_TIMEOUT_MS");
+      t.mock.timers.tick(1);
+      await realWaitFor(() => settled !== undefined, 10_000);
+      await started;
+      const e = settled as unknown as Error & { code?: string; timeoutMs?: number };
+      assert.equal(e.code, "timeout");
+      assert.equal(e.timeoutMs, DEFAULT_LEGACY_ENDPOINT_TIMEOUT_MS);
+    } finally {
+      t.mock.timers.reset();
+      await transport.close();
+      await server.close();
     }
   });
 });
