@@ -1,11 +1,18 @@
 // Time bounds whose defaults are too long to wait out, crossed on mocked timers
 // (a file of its own: the mock is process-wide) against real servers: V8 task
-// bounds (a 2025-11-25 stdio server), H14's endpoint wait (a loopback HTTP+SSE server).
+// bounds (a 2025-11-25 stdio server), H14's endpoint wait (a loopback HTTP+SSE
+// server), A2 / A3 OAuth bounds (the loopback fake authorization server).
 import assert from "node:assert/strict";
 import { describe, test, type TestContext } from "node:test";
 import type { McpClient } from "../../src/node/client.js";
 import { LegacySseTransport } from "../../src/transport/legacy-sse.js";
 import { startFixture } from "../transport/http-fixtures.js";
+import { McpClient as WebMcpClient } from "../../src/mcp/client.js";
+import { HttpTransport } from "../../src/transport/http.js";
+import { OAuthClient } from "../../src/auth/client.js";
+import { OAuthError } from "../../src/errors.js";
+import { startFake } from "../auth/fake-as.js";
+import { OAUTH_FLOW_TTL_MS, OAUTH_INTERACTION_TIMEOUT_MS, OAUTH_REQUEST_TIMEOUT_MS } from "../../src/limits.js";
 import { DEFAULT_LEGACY_ENDPOINT_TIMEOUT_MS, DEFAULT_TASK_TIMEOUT_MS, MAX_TASK_POLL_MS, MAX_TASK_POLLS } from "../../src/limits.js";
 import { limitNamed } from "./support.js";
 import { connect, text } from "./task-server.js";
@@ -134,6 +141,93 @@ describe("H14: the endpoint wait on mocked timers (loopback HTTP+SSE server)", (
       t.mock.timers.reset();
       await transport.close();
       await server.close();
+    }
+  });
+});
+
+describe("A2, A3: OAuth time bounds on mocked timers (loopback fake authorization server)", () => {
+  const REDIRECT = "http://127.0.0.1:8976/callback";
+  /** Starts a connect that settles into `out.value`. */
+  // The handshake's own bound is set past the OAuth bound under test.
+  const connecting = (url: string, auth: OAuthClient, out: { value?: unknown }, handshakeTimeoutMs = 60_000): Promise<unknown> =>
+    WebMcpClient.connect(new HttpTransport(url, { auth }), { era: "legacy", handshakeTimeoutMs }).then(
+      async (c) => {
+        await c.close();
+        return (out.value = "connected");
+      },
+      (e: unknown) => (out.value = e),
+    );
+
+  test("A2: an authorization server that never answers fails after OAUTH_REQUEST_TIMEOUT_MS by default", T, async (t: TestContext) => {
+    const world = await startFake({ hang: ["/.well-known/oauth-authorization-server"] });
+    try {
+      t.mock.timers.enable({ apis: ["setTimeout"] });
+      const out: { value?: unknown } = {};
+      const done = connecting(world.mcpUrl, new OAuthClient({ redirectUri: REDIRECT, authorize: ({ url }) => world.browser(url) }), out);
+      await realWaitFor(() => world.paths.includes("/.well-known/oauth-authorization-server"), 10_000);
+      await realWait(200);
+      t.mock.timers.tick(OAUTH_REQUEST_TIMEOUT_MS - 1);
+      await realWait(200);
+      assert.equal(out.value, undefined, "gave up before OAUTH_REQUEST_TIMEOUT_MS");
+      t.mock.timers.tick(1);
+      await realWaitFor(() => out.value !== undefined, 10_000);
+      await done;
+      const e: unknown = out.value;
+      assert.ok(e instanceof OAuthError && e.kind === "timeout", String(e));
+      assert.match(e.message, new RegExp(`within ${OAUTH_REQUEST_TIMEOUT_MS} ms`));
+    } finally {
+      t.mock.timers.reset();
+      await world.close();
+    }
+  });
+
+  test("A3: an interactive step that never returns fails after OAUTH_INTERACTION_TIMEOUT_MS by default", T, async (t: TestContext) => {
+    const world = await startFake();
+    try {
+      t.mock.timers.enable({ apis: ["setTimeout"] });
+      let asked = false;
+      const out: { value?: unknown } = {};
+      const auth = new OAuthClient({ redirectUri: REDIRECT, authorize: () => ((asked = true), new Promise<string>(() => {})) });
+      const done = connecting(world.mcpUrl, auth, out, 2 * OAUTH_INTERACTION_TIMEOUT_MS);
+      await realWaitFor(() => asked, 10_000);
+      await realWait(100);
+      t.mock.timers.tick(OAUTH_INTERACTION_TIMEOUT_MS - 1);
+      await realWait(200);
+      assert.equal(out.value, undefined, "gave up before OAUTH_INTERACTION_TIMEOUT_MS");
+      t.mock.timers.tick(1);
+      await realWaitFor(() => out.value !== undefined, 10_000);
+      await done;
+      const e: unknown = out.value;
+      assert.ok(e instanceof OAuthError && e.kind === "timeout", String(e));
+      assert.match(e.message, new RegExp(`within ${OAUTH_INTERACTION_TIMEOUT_MS} ms`));
+    } finally {
+      t.mock.timers.reset();
+      await world.close();
+    }
+  });
+
+  test("A3: an authorization flow is finished up to OAUTH_FLOW_TTL_MS after it started; a later callback is refused", T, async (t: TestContext) => {
+    const world = await startFake();
+    try {
+      t.mock.timers.enable({ apis: ["setTimeout", "Date"], now: Date.now() });
+      // Without an interactive step each connect starts a flow and hands back its URL.
+      const auth = new OAuthClient({ redirectUri: REDIRECT });
+      const urls: string[] = [];
+      for (let i = 0; i < 2; i++) {
+        const out: { value?: unknown } = {};
+        await connecting(world.mcpUrl, auth, out);
+        assert.ok(out.value instanceof OAuthError && out.value.kind === "interaction_required", String(out.value));
+        urls.push(out.value.authorizationUrl ?? "");
+      }
+      const callbacks = await Promise.all(urls.map((u) => world.browser(u)));
+      t.mock.timers.tick(OAUTH_FLOW_TTL_MS);
+      await auth.finishAuthorization(callbacks[0] ?? "");
+      t.mock.timers.tick(1);
+      await assert.rejects(auth.finishAuthorization(callbacks[1] ?? ""), (e: unknown) => e instanceof OAuthError && e.kind === "timeout" && /expired/.test(e.message));
+      assert.equal(world.tokenBodies.length, 1, "the expired flow's code is never exchanged");
+    } finally {
+      t.mock.timers.reset();
+      await world.close();
     }
   });
 });
