@@ -13,7 +13,7 @@ import { OAuthClient } from "../../src/auth/client.js";
 import { OAuthError } from "../../src/errors.js";
 import { startFake } from "../auth/fake-as.js";
 import { OAUTH_FLOW_TTL_MS, OAUTH_INTERACTION_TIMEOUT_MS, OAUTH_REQUEST_TIMEOUT_MS } from "../../src/limits.js";
-import { DEFAULT_LEGACY_ENDPOINT_TIMEOUT_MS, DEFAULT_TASK_TIMEOUT_MS, MAX_TASK_POLL_MS, MAX_TASK_POLLS } from "../../src/limits.js";
+import { DEFAULT_LEGACY_ENDPOINT_TIMEOUT_MS, DEFAULT_TASK_TIMEOUT_MS, TASK_CANCEL_TIMEOUT_MS, MAX_TASK_POLL_MS, MAX_TASK_POLLS } from "../../src/limits.js";
 import { limitNamed } from "./support.js";
 import { connect, text } from "./task-server.js";
 
@@ -111,6 +111,38 @@ describe("V8: task time bounds on mocked timers (2025-11-25 server over stdio)",
     } finally {
       t.mock.timers.reset();
       await Promise.all([a.client.close(), b.client.close()]);
+    }
+  });
+});
+
+describe("V8: the cancel of an abandoned task on mocked timers (2025-11-25 server over stdio)", () => {
+  test("V8: a call's own timeout bounds its task, and the tasks/cancel of an abandoned task is given up after TASK_CANCEL_TIMEOUT_MS", T, async (t: TestContext) => {
+    const { client, seen } = await connect("hang:0");
+    try {
+      t.mock.timers.enable({ apis: ["setTimeout"] });
+      let settled: unknown;
+      const call = client.callTool("t", {}, { task: true, timeoutMs: 300 }).catch((e: unknown) => (settled = e));
+      // The bound is measured on the real clock; the poll's pause is a mocked timer.
+      await realWait(400);
+      t.mock.timers.tick(DEFAULT_TASK_TIMEOUT_MS);
+      await realWaitFor(() => settled !== undefined, 10_000);
+      await call;
+      const e = settled as Error & { code?: string };
+      assert.equal(e.code, "timeout");
+      assert.match(e.message, /the task did not finish within/);
+      await realWaitFor(() => seen().some((s) => s.method === "tasks/cancel"), 10_000);
+      const cancel = seen().find((s) => s.method === "tasks/cancel");
+      const gaveUp = (): boolean => seen().some((s) => s.method === "notifications/cancelled" && s.id === cancel?.id);
+      await realWait(200);
+      t.mock.timers.tick(TASK_CANCEL_TIMEOUT_MS - 1);
+      await realWait(300);
+      assert.equal(gaveUp(), false, "gave up on tasks/cancel before TASK_CANCEL_TIMEOUT_MS");
+      // The unanswered tasks/cancel times out and is itself cancelled.
+      t.mock.timers.tick(1);
+      await realWaitFor(gaveUp, 10_000);
+    } finally {
+      t.mock.timers.reset();
+      await client.close();
     }
   });
 });
