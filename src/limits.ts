@@ -391,8 +391,8 @@ export const PG_POLL_INTERVAL_MS = 1_000;
 export const DO_LIST_SCAN_MAX = 10_000;
 /** Largest request or answer between a Worker and its action store's Durable Object, in bytes (W12; ours: one record and its envelope). */
 export const MAX_DO_MESSAGE_BYTES = 2 * 1024 * 1024;
-/** Largest file store journal it opens, in bytes (W9; ours: it is read whole on open). */
-export const FILE_STORE_MAX_JOURNAL_BYTES = 512 * 1024 * 1024;
+/** Largest file store journal it opens, in bytes (W9; ours: it is read whole on open, as one string, and a JavaScript string holds at most 2^29 − 24 characters). */
+export const FILE_STORE_MAX_JOURNAL_BYTES = 256 * 1024 * 1024;
 // ── Approved writes and confirmed tools (src/tools: write, confirm, envelope) ──
 
 /** Characters of a preparation's state version: non-empty, at most this (W3: at most 1,024 characters). */

@@ -18,6 +18,8 @@ export interface Bends {
   token?: (base: Record<string, unknown>) => Record<string, unknown> | Raw | undefined;
   /** Never answer these paths (the socket stays open). */
   hang?: string[];
+  /** Answers an MCP request instead of the server (`auth`: its Authorization header; `n`: requests so far; its HTTP method and body). */
+  mcp?: (auth: string, n: number, method: string, body: string) => Raw | undefined;
 }
 
 export interface FakeWorld {
@@ -54,7 +56,8 @@ export async function startFake(bends: Bends = {}): Promise<FakeWorld> {
     res.writeHead(200, { "content-type": "application/json" });
     res.end(JSON.stringify(v));
   };
-  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+  // Headers as large as the longest token the client keeps (MAX_TOKEN_CHARS) fit.
+  const server = createServer({ maxHeaderSize: 64 * 1024 }, (req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? "/", origin);
     paths.push(url.pathname);
     if (bends.hang?.includes(url.pathname)) return;
@@ -96,11 +99,19 @@ export async function startFake(bends: Bends = {}): Promise<FakeWorld> {
           tokenBodies.push(params);
           const token = `at-${++n}`;
           tokens.add(token);
-          return send(res, { access_token: token, token_type: "Bearer", expires_in: 3600, refresh_token: `rt-${n}` }, bends.token);
+          const bent = bends.token?.({ access_token: token, token_type: "Bearer", expires_in: 3600, refresh_token: `rt-${n}` });
+          // A bent access token is one this server issued too.
+          if (bent !== undefined && !isRaw(bent) && typeof bent.access_token === "string") tokens.add(bent.access_token);
+          return send(res, { access_token: token, token_type: "Bearer", expires_in: 3600, refresh_token: `rt-${n}` }, bent === undefined ? undefined : () => bent);
         }
         case "/mcp": {
           const auth = req.headers.authorization ?? "";
           seen.push(auth);
+          const bent = bends.mcp?.(auth, seen.length, req.method ?? "", body);
+          if (bent !== undefined) {
+            res.writeHead(bent.status ?? 200, { "content-type": "application/json", ...bent.headers });
+            return res.end(bent.body ?? "{}");
+          }
           if (!tokens.has(auth.replace(/^Bearer /, ""))) {
             res.writeHead(401, { "www-authenticate": `Bearer resource_metadata="${origin}/.well-known/oauth-protected-resource/mcp"`, "content-type": "application/json" });
             return res.end("{}");

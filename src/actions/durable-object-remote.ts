@@ -12,7 +12,7 @@ import { ActionConflictError, LimitError, StoreError, ValidationError, YadaError
 import { MAX_ACTIONS_LISTED, MAX_DO_MESSAGE_BYTES } from "../limits.js";
 import { concatBytes } from "../util/bytes.js";
 import { isRec } from "../util/record.js";
-import { parseActionRecord } from "./record.js";
+import { parseActionRecord, utf8Length } from "./record.js";
 import type { ActionExpectation, ActionPatch, ActionQuery, ActionRecord, ActionStore, ClaimOptions } from "./types.js";
 
 /** Something with a fetch: a Durable Object stub, or `{ fetch }` for plain HTTP. */
@@ -142,7 +142,7 @@ export function remoteActionStore(target: ActionStoreFetcher, options: RemoteAct
 
   async function call(op: Op, args: unknown[]): Promise<unknown> {
     const body = JSON.stringify({ op, args });
-    if (body.length > MAX_DO_MESSAGE_BYTES) throw new LimitError("MAX_DO_MESSAGE_BYTES", MAX_DO_MESSAGE_BYTES, `${where}: ${op} request is larger than ${MAX_DO_MESSAGE_BYTES} bytes`);
+    if (utf8Length(body) > MAX_DO_MESSAGE_BYTES) throw new LimitError("MAX_DO_MESSAGE_BYTES", MAX_DO_MESSAGE_BYTES, `${where}: ${op} request is larger than ${MAX_DO_MESSAGE_BYTES} bytes`);
     let res: Response;
     try {
       res = await target.fetch(`${url}${op}`, { method: "POST", headers: { "content-type": "application/json" }, body });

@@ -24,7 +24,7 @@ import {
   MAX_CLI_SAMPLING_INPUT_CHARS,
   MAX_CLI_SAMPLING_OUTPUT_CHARS,
 } from "../limits.js";
-import { LimitError } from "../errors.js";
+import { LimitError, TimeoutError } from "../errors.js";
 import type { ClientHandlers, ElicitationAnswer, FormElicitation, SamplingRequest, SamplingResult, UrlElicitation } from "../mcp/handlers.js";
 import { isRecord, type JsonRecord } from "../mcp/types.js";
 import type { CliArgs } from "./args.js";
@@ -239,8 +239,14 @@ export function samplingHandler(io: Io, choice: ProviderChoice): NonNullable<Cli
       });
       if (chars > MAX_CLI_SAMPLING_INPUT_CHARS) throw new LimitError("MAX_CLI_SAMPLING_INPUT_CHARS", MAX_CLI_SAMPLING_INPUT_CHARS, `sampling/createMessage: the request holds more than ${MAX_CLI_SAMPLING_INPUT_CHARS} characters of text`);
       io.err(`yada: the server asked the model (${messages.length} message${messages.length === 1 ? "" : "s"}); answered by ${choice.label}\n`);
-      const signal = AbortSignal.any([ctx.signal, AbortSignal.timeout(CLI_SAMPLING_TIMEOUT_MS)]);
-      const answer = await choice.provider.generate({ ...(request.systemPrompt !== undefined ? { system: request.systemPrompt } : {}), messages, tools: [] }, { signal });
+      const timeout = new AbortController();
+      const timer = setTimeout(() => timeout.abort(new TimeoutError(`sampling/createMessage: the model did not answer within ${CLI_SAMPLING_TIMEOUT_MS} ms`, CLI_SAMPLING_TIMEOUT_MS)), CLI_SAMPLING_TIMEOUT_MS);
+      let answer: Awaited<ReturnType<typeof choice.provider.generate>>;
+      try {
+        answer = await choice.provider.generate({ ...(request.systemPrompt !== undefined ? { system: request.systemPrompt } : {}), messages, tools: [] }, { signal: AbortSignal.any([ctx.signal, timeout.signal]) });
+      } finally {
+        clearTimeout(timer);
+      }
       const text = answer.content.map((p) => (p.type === "text" ? p.text : "")).join("");
       const result: SamplingResult = { role: "assistant", content: { type: "text", text: text.slice(0, MAX_CLI_SAMPLING_OUTPUT_CHARS) }, model: answer.model ?? choice.provider.name };
       if (answer.stopReason) result.stopReason = text.length > MAX_CLI_SAMPLING_OUTPUT_CHARS ? "maxTokens" : STOP[answer.stopReason];

@@ -83,7 +83,8 @@ function parse(text: string): Node {
   const m = /^---\r?\n([\s\S]*?)\r?\n---(?:\r?\n|$)/.exec(text);
   if (!m) throw new Unsupported("SKILL.md does not begin with a --- frontmatter block");
   const body = m[1] as string;
-  if (body.length > MAX_SKILL_FRONTMATTER_BYTES) throw new Unsupported("the frontmatter is too large");
+  // The bound is in UTF-8 bytes: a character is at least one, so the length alone refuses most.
+  if (body.length > MAX_SKILL_FRONTMATTER_BYTES || new TextEncoder().encode(body).length > MAX_SKILL_FRONTMATTER_BYTES) throw new Unsupported("the frontmatter is too large");
   const lines: Line[] = [];
   for (const raw of body.split(/\r?\n/)) {
     if (raw.trim() === "" || raw.trimStart().startsWith("#")) continue;

@@ -99,7 +99,8 @@ export function serverCancelsTasks(era: Era, capabilities: JsonRecord): boolean 
  * `CreateTaskResult` itself (2026-07-28), a `tasks/get` result or a status
  * notification's params.
  *
- * @throws ProtocolError (`protocol`) for a missing, empty or over-long `taskId` or an unknown `status`.
+ * @throws ProtocolError (`protocol`) for a missing or empty `taskId` or an unknown `status`; LimitError
+ * (`limit`) for a `taskId` longer than `MAX_TASK_ID_CHARS`.
  */
 export function parseTask(v: unknown, where: string): TaskInfo {
   if (!isRecord(v)) throw new ProtocolError(`${where}: a task is not an object`);

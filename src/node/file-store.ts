@@ -148,6 +148,7 @@ export async function openFileStore(path: string = DEFAULT_FILE_STORE_PATH, opti
   try {
     const data = new Map<string, string>();
     let size = 0;
+    let journal = 0; // characters of every line kept, superseded ones included (what compaction weighs)
     try {
       size = (await stat(path)).size;
     } catch (e) {
@@ -177,13 +178,14 @@ export async function openFileStore(path: string = DEFAULT_FILE_STORE_PATH, opti
         }
         if (typeof id !== "string") throw new StoreError(`action journal line ${i + 1} has no action id`);
         data.set(id, line);
+        journal += line.length + 1;
       });
     }
     const max = options.maxActions ?? MAX_FILE_STORE_ACTIONS;
     if (data.size > max) throw new LimitError("MAX_FILE_STORE_ACTIONS", max, `the action journal holds ${data.size} actions`);
     const handle = await open(path, "a", 0o600);
     if (size === 0) await fsyncDir(dirname(path));
-    const store = new FileActionStore(path, lockPath, handle, data, options);
+    const store = new FileActionStore(path, lockPath, handle, data, options, journal);
     await store.compact(false);
     return store;
   } catch (e) {
@@ -206,13 +208,14 @@ export class FileActionStore implements ActionStore, AsyncDisposable {
   #queue: Promise<unknown> = Promise.resolve();
 
   /** Use {@link openFileStore}. */
-  constructor(path: string, lockPath: string, handle: FileHandle, data: Map<string, string>, options: FileStoreOptions) {
+  constructor(path: string, lockPath: string, handle: FileHandle, data: Map<string, string>, options: FileStoreOptions, journalChars?: number) {
     this.path = path;
     this.#lockPath = lockPath;
     this.#handle = handle;
     this.#table = new RecordTable(data, options.maxActions ?? MAX_FILE_STORE_ACTIONS, "MAX_FILE_STORE_ACTIONS");
     this.#compactAt = options.compactBytes ?? FILE_STORE_COMPACT_BYTES;
-    for (const raw of data.values()) this.#bytes += raw.length + 1;
+    if (journalChars !== undefined) this.#bytes = journalChars;
+    else for (const raw of data.values()) this.#bytes += raw.length + 1;
   }
 
   /** Runs `fn` after every earlier change: a read-modify-append is never interleaved. */
