@@ -93,6 +93,13 @@ export async function startOidc(clients: Array<Record<string, unknown>> = []): P
 
   async function mcp(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = req.url ?? "";
+    // CORS, for the browser leg of the runtime matrix (a page on another origin).
+    res.setHeader("access-control-allow-origin", "*");
+    res.setHeader("access-control-expose-headers", "www-authenticate, mcp-session-id");
+    if (req.method === "OPTIONS") {
+      res.writeHead(204, { "access-control-allow-methods": "GET, POST, DELETE", "access-control-allow-headers": "authorization, content-type, dpop, mcp-protocol-version, mcp-session-id, last-event-id", "access-control-max-age": "600" });
+      return void res.end();
+    }
     if (path === "/.well-known/oauth-protected-resource/mcp" || path === "/.well-known/oauth-protected-resource") {
       return json(res, 200, { resource: mcpUrl, authorization_servers: [issuer], scopes_supported: ["mcp:read"] });
     }
