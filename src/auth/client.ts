@@ -15,7 +15,7 @@ import { silentLogger, type Logger } from "../log.js";
 import type { AuthRequest, HttpAuth } from "../transport/http-auth.js";
 import { oauthChallenge, type Challenge } from "./challenge.js";
 import { discoverLegacy, discoverResource, discoverServer, resourceOf, type ServerMetadata } from "./discovery.js";
-import { DpopKey } from "./dpop.js";
+import { DpopKey, storedDpopKey } from "./dpop.js";
 import { scopeList } from "./fields.js";
 import { authorizationUrl, atRedirectUri, callbackCode, callbackState } from "./flow.js";
 import { flowKey, sweepFlows } from "./flows.js";
@@ -425,7 +425,14 @@ export class OAuthClient implements HttpAuth {
   }
 
   #dpopKey(): Promise<DpopKey> {
-    return (this.#dpop ??= DpopKey.generate());
+    if (this.#dpop === undefined) {
+      const p = this.#o.persistDpopKey ? storedDpopKey(this.#store, this.#log) : DpopKey.generate();
+      this.#dpop = p.catch((e: unknown) => {
+        this.#dpop = undefined;
+        throw e;
+      });
+    }
+    return this.#dpop;
   }
 
   async #dpopOrNot(): Promise<DpopKey | undefined> {
