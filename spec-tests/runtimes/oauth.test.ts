@@ -39,6 +39,8 @@ interface OAuthOutcome {
   wrongState?: string;
   replay?: string;
   refreshed?: boolean;
+  tokenType?: string;
+  restarted?: boolean;
   tools?: string[];
 }
 
@@ -68,6 +70,7 @@ after(async () => {
 async function assertOAuth(who: string, runtime: string, go: () => Promise<string>): Promise<OAuthOutcome> {
   const grants = world.grants.length;
   const seen = world.seen.length;
+  const dpopKeys = world.dpopKeys.length;
   const outcome = parseOutcome(await go(), who) as unknown as OAuthOutcome;
   assert.equal(outcome.ok, true, `the OAuth session failed in ${outcome.runtime}: ${outcome.error} (kind ${outcome.kind})`);
   assert.ok(outcome.runtime.startsWith(runtime), `the session ran in "${outcome.runtime}", not in ${runtime}`);
@@ -79,10 +82,15 @@ async function assertOAuth(who: string, runtime: string, go: () => Promise<strin
   const mine = world.grants.slice(grants);
   assert.ok(mine.includes("authorization_code") && mine.includes("refresh_token"), `grants: ${mine.join(", ")}`);
   assert.ok(mine.indexOf("authorization_code") < mine.indexOf("refresh_token"));
-  // The MCP server first saw no token (the 401), then bearer tokens it accepted.
+  // The MCP server first saw no token (the 401), then DPoP-bound tokens with proofs
+  // it verified, all by one key, also from the restarted client.
   const headers = world.seen.slice(seen);
   assert.equal(headers[0], "", "the first request carried a token");
-  assert.ok(headers.slice(1).some((h) => h.startsWith("Bearer ")), "no bearer token reached the MCP server");
+  assert.equal(outcome.tokenType, "dpop");
+  assert.equal(outcome.restarted, true);
+  const keys = new Set(world.dpopKeys.slice(dpopKeys));
+  assert.equal(keys.size, 1, `the MCP server accepted proofs by ${keys.size} keys`);
+  assert.ok(headers.slice(1).every((h) => h === "" || h.startsWith("DPoP ")), "a token went out as Bearer");
   return outcome;
 }
 
