@@ -427,3 +427,7 @@ export const MAX_CLI_SAMPLING_OUTPUT_CHARS = 100_000;
 export const MAX_LISTENED_TASKS = 64;
 /** Shortest wait before re-opening a dropped HTTP+SSE event stream, whatever `retry` the server sent (H14; ours: a `retry: 0` cannot make the reconnect loop tight). */
 export const MIN_LEGACY_RECONNECT_MS = 250;
+// ── OAuth flow housekeeping, DPoP key persistence (src/auth/flows.ts, src/auth/dpop.ts) ──
+
+/** Open authorization flows kept in a token store; past it the oldest is deleted (A3; ours: a user has a few logins open, not dozens). */
+export const MAX_OPEN_FLOWS = 16;

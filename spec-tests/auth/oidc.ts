@@ -3,6 +3,7 @@
 // the provider itself (audience = its resource, scope per tool). Login and consent
 // are automated: the interaction endpoint logs "alice" in and grants what is asked.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { createHash, createPublicKey, verify, type JsonWebKey } from "node:crypto";
 import Provider from "oidc-provider";
 
 /** What a test can change while the provider runs. */
@@ -21,6 +22,8 @@ export interface OidcWorld {
   settings: OidcSettings;
   /** Authorization headers the MCP server received, in order ("" when none). */
   seen: string[];
+  /** The JWK thumbprint of each DPoP proof the MCP server accepted (RFC 9449 §7.1), in order. */
+  dpopKeys: string[];
   /** Token endpoint requests by grant type. */
   grants: string[];
   /** The automated browser: follows the authorization server's redirects with a cookie jar up to the redirect URI. */
@@ -49,6 +52,7 @@ function json(res: ServerResponse, status: number, body: unknown, headers: Recor
 export async function startOidc(clients: Array<Record<string, unknown>> = []): Promise<OidcWorld> {
   const settings: OidcSettings = { accessTtl: 600, writeScope: "mcp:write" };
   const seen: string[] = [];
+  const dpopKeys: string[] = [];
   const grants: string[] = [];
   let provider: Provider | undefined;
   const asServer = createServer((req, res) => {
@@ -93,6 +97,13 @@ export async function startOidc(clients: Array<Record<string, unknown>> = []): P
 
   async function mcp(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = req.url ?? "";
+    // CORS, for the browser leg of the runtime matrix (a page on another origin).
+    res.setHeader("access-control-allow-origin", "*");
+    res.setHeader("access-control-expose-headers", "www-authenticate, mcp-session-id");
+    if (req.method === "OPTIONS") {
+      res.writeHead(204, { "access-control-allow-methods": "GET, POST, DELETE", "access-control-allow-headers": "authorization, content-type, dpop, mcp-protocol-version, mcp-session-id, last-event-id", "access-control-max-age": "600" });
+      return void res.end();
+    }
     if (path === "/.well-known/oauth-protected-resource/mcp" || path === "/.well-known/oauth-protected-resource") {
       return json(res, 200, { resource: mcpUrl, authorization_servers: [issuer], scopes_supported: ["mcp:read"] });
     }
@@ -105,10 +116,14 @@ export async function startOidc(clients: Array<Record<string, unknown>> = []): P
     });
     const body = await readBody(req);
     const msg = JSON.parse(body) as { id?: number; method: string; params?: { name?: string } };
-    const value = auth.startsWith("Bearer ") ? auth.slice(7) : undefined;
+    const value = auth.startsWith("Bearer ") ? auth.slice(7) : auth.startsWith("DPoP ") ? auth.slice(5) : undefined;
     const token = value === undefined ? undefined : ((await provider?.AccessToken.find(value)) ?? (await provider?.ClientCredentials.find(value)));
     const aud = token?.aud === undefined ? [] : ([] as string[]).concat(token.aud);
-    if (token === undefined || token.isExpired || !aud.includes(mcpUrl)) return json(res, 401, { error: "invalid_token" }, challenge(', scope="mcp:read"'));
+    // A DPoP-bound token (RFC 9449 §7.1): the DPoP scheme and a proof by the bound key.
+    const jkt = (token as { jkt?: string } | undefined)?.jkt;
+    const bound = jkt === undefined ? auth.startsWith("Bearer ") : auth.startsWith("DPoP ") && dpopThumbprint(req.headers.dpop, "POST", mcpUrl) === jkt;
+    if (token === undefined || token.isExpired || !aud.includes(mcpUrl) || !bound) return json(res, 401, { error: "invalid_token" }, challenge(', scope="mcp:read"'));
+    if (jkt !== undefined) dpopKeys.push(jkt);
     const scopes = (token.scope ?? "").split(" ");
     if (msg.method === "tools/call" && msg.params?.name === "write" && !scopes.includes(settings.writeScope)) {
       return json(res, 403, { error: "insufficient_scope" }, challenge(`, error="insufficient_scope", scope="${settings.writeScope}"`));
@@ -152,6 +167,7 @@ export async function startOidc(clients: Array<Record<string, unknown>> = []): P
     provider,
     settings,
     seen,
+    dpopKeys,
     grants,
     browser,
     close: async () => {
@@ -173,4 +189,21 @@ async function interact(provider: Provider, req: IncomingMessage, res: ServerRes
   if (d.missingOIDCScope) grant.addOIDCScope(d.missingOIDCScope.join(" "));
   for (const [resource, scopes] of Object.entries(d.missingResourceScopes ?? {})) grant.addResourceScope(resource, scopes.join(" "));
   await provider.interactionFinished(req, res, { consent: { grantId: await grant.save() } }, { mergeWithLastSubmission: true });
+}
+
+/** The JWK thumbprint of a valid ES256 DPoP proof for `method url`, else undefined (signature, typ, htm, htu checked). */
+function dpopThumbprint(proof: string | string[] | undefined, method: string, url: string): string | undefined {
+  if (typeof proof !== "string") return undefined;
+  const [h, p, sig] = proof.split(".");
+  if (h === undefined || p === undefined || sig === undefined) return undefined;
+  try {
+    const header = JSON.parse(Buffer.from(h, "base64url").toString()) as { typ?: string; alg?: string; jwk?: JsonWebKey };
+    const payload = JSON.parse(Buffer.from(p, "base64url").toString()) as { htm?: string; htu?: string };
+    if (header.typ !== "dpop+jwt" || header.alg !== "ES256" || header.jwk?.kty !== "EC" || payload.htm !== method || payload.htu !== url) return undefined;
+    const { crv, kty, x, y } = header.jwk;
+    const ok = verify("sha256", Buffer.from(`${h}.${p}`), { key: createPublicKey({ key: { crv, kty, x, y }, format: "jwk" }), dsaEncoding: "ieee-p1363" }, Buffer.from(sig, "base64url"));
+    return ok ? createHash("sha256").update(JSON.stringify({ crv, kty, x, y })).digest("base64url") : undefined;
+  } catch {
+    return undefined;
+  }
 }

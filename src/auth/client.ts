@@ -15,9 +15,10 @@ import { silentLogger, type Logger } from "../log.js";
 import type { AuthRequest, HttpAuth } from "../transport/http-auth.js";
 import { oauthChallenge, type Challenge } from "./challenge.js";
 import { discoverLegacy, discoverResource, discoverServer, resourceOf, type ServerMetadata } from "./discovery.js";
-import { DpopKey } from "./dpop.js";
+import { DpopKey, storedDpopKey } from "./dpop.js";
 import { scopeList } from "./fields.js";
 import { authorizationUrl, atRedirectUri, callbackCode, callbackState } from "./flow.js";
+import { flowKey, sweepFlows } from "./flows.js";
 import { importPrivateKey } from "./jwt.js";
 import { overwrite, readClient, readFlow, readTokens, type ClientRecord, type FlowRecord, type TokensRecord } from "./records.js";
 import { checkMetadataDocumentUrl, pickAuthMethod, registerClient } from "./registration.js";
@@ -39,7 +40,6 @@ interface Attempts {
 
 const tokensKey = (key: string): string => `tokens ${key}`;
 const clientKey = (issuer: string): string => `client ${issuer}`;
-const flowKey = (state: string): string => `flow ${state}`;
 
 /**
  * OAuth 2.1 for MCP servers over HTTP. Pass it as the `auth` of an
@@ -182,6 +182,7 @@ export class OAuthClient implements HttpAuth {
     if (stored === undefined || flow === undefined || flow.state !== state) throw new OAuthError("state_mismatch", "the authorization callback's state belongs to no open flow (unknown, or already used)");
     // One use: the flow is deleted before its code is exchanged (a replay finds nothing).
     if (!(await this.#store.set(flowKey(state), undefined, stored.version))) throw new OAuthError("state_mismatch", "the authorization callback's flow was already used");
+    await sweepFlows(this.#store, { remove: state });
     if (!atRedirectUri(cb, flow.redirectUri)) throw new OAuthError("state_mismatch", "the authorization callback did not arrive at the flow's redirect URI");
     const code = callbackCode(cb, flow);
     const client = await this.#identity(flow.issuer, flow.clientId);
@@ -243,6 +244,8 @@ export class OAuthClient implements HttpAuth {
       createdAt: Date.now(),
     };
     await this.#store.set(flowKey(flow.state), JSON.stringify(flow), undefined);
+    // A3: abandoned flows are deleted once they expire (and past MAX_OPEN_FLOWS).
+    await sweepFlows(this.#store, { add: [flow.state, flow.createdAt] }, flow.createdAt);
     const url = await authorizationUrl(meta.authorizationEndpoint, flow);
     const step = this.#o.authorize;
     if (step === undefined) throw new OAuthError("interaction_required", `the MCP server ${key} needs a login`, { authorizationUrl: url });
@@ -422,7 +425,14 @@ export class OAuthClient implements HttpAuth {
   }
 
   #dpopKey(): Promise<DpopKey> {
-    return (this.#dpop ??= DpopKey.generate());
+    if (this.#dpop === undefined) {
+      const p = this.#o.persistDpopKey ? storedDpopKey(this.#store, this.#log) : DpopKey.generate();
+      this.#dpop = p.catch((e: unknown) => {
+        this.#dpop = undefined;
+        throw e;
+      });
+    }
+    return this.#dpop;
   }
 
   async #dpopOrNot(): Promise<DpopKey | undefined> {

@@ -48,6 +48,14 @@ export interface OAuthClientOptions {
   /** Bind tokens to a DPoP key (RFC 9449). */
   dpop?: boolean;
   /**
+   * Keep the DPoP key in `store` (under the key `dpop`, as a private JWK), so that a
+   * restarted client binds to the same key and its DPoP-bound refresh token stays
+   * usable. Default false: the key lives in memory only, and a restart needs a new
+   * login. The store then holds the key beside the tokens bound to it: protect it as
+   * a credential (the Node entry's `FileTokenStore` writes mode 0600).
+   */
+  persistDpopKey?: boolean;
+  /**
    * Issuers known to support PKCE S256 although their metadata does not say so.
    * Without its issuer here, a server that does not advertise S256 is refused (A3).
    */

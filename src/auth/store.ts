@@ -6,7 +6,9 @@
  *
  * Keys are `client <issuer>` (a registered client, per authorization server, A4),
  * `tokens <resource>` (the tokens for one MCP server, carrying their issuer) and
- * `flow <state>` (a started authorization, A3; deleted when used).
+ * `flow <state>` (a started authorization, A3; deleted when used, or once expired), `flows`
+ * (the index of open flows, for that deletion) and `dpop` (the DPoP key, only with
+ * `persistDpopKey`).
  *
  * @module
  */
