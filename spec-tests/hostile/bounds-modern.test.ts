@@ -8,18 +8,9 @@ import { McpClient } from "../../src/node/client.js";
 import { HttpTransport } from "../../src/transport/http.js";
 import { LimitError } from "../../src/errors.js";
 import { LISTEN_RETRY_MAX_MS, LISTEN_RETRY_MIN_MS, MAX_ERA_CACHE_ENTRIES, MAX_INPUT_ROUNDS, MAX_LIST_TTL_MS } from "../../src/limits.js";
+import { mockClock, realDelay, realWaitFor } from "../helpers/clock.js";
 import { captureLogs, rejection } from "../helpers/clients.js";
 import type { TextContent } from "../../src/mcp/types.js";
-
-const realSetTimeout = globalThis.setTimeout;
-const realDelay = (ms: number): Promise<void> => new Promise((r) => realSetTimeout(r, ms));
-async function realWaitFor(predicate: () => boolean, ms = 20_000): Promise<void> {
-  const end = performance.now() + ms;
-  while (!predicate()) {
-    if (performance.now() > end) throw new Error("condition not reached in time");
-    await realDelay(10);
-  }
-}
 
 /**
  * A modern (2026-07-28) stdio server: answers server/discover, writes
@@ -100,9 +91,9 @@ test("V2: a modern list's ttlMs is honoured up to MAX_LIST_TTL_MS, never longer"
 test("V5: a listen the server keeps ending is re-sent after LISTEN_RETRY_MIN_MS, doubling up to LISTEN_RETRY_MAX_MS", async (t) => {
   // Answers every subscriptions/listen at once: each answer is an unexpected end.
   const { client, received } = await connectModern(`(m) => m.method === "subscriptions/listen" ? {} : {}`);
+  t.mock.method(Math, "random", () => 0.5); // the jitter factor is then exactly 1
+  const clock = mockClock(t);
   try {
-    t.mock.method(Math, "random", () => 0.5); // the jitter factor is then exactly 1
-    t.mock.timers.enable({ apis: ["setTimeout"] });
     client.onListChanged(() => {});
     await realWaitFor(() => received("subscriptions/listen") === 1);
     const expected: number[] = [];
@@ -110,14 +101,14 @@ test("V5: a listen the server keeps ending is re-sent after LISTEN_RETRY_MIN_MS,
     assert.equal(expected.at(-1), LISTEN_RETRY_MAX_MS, "the schedule reaches the cap");
     for (const [i, delay] of expected.entries()) {
       await realDelay(50); // the client has taken the end and armed its retry
-      t.mock.timers.tick(delay - 1);
+      clock.tick(delay - 1);
       await realDelay(100);
       assert.equal(received("subscriptions/listen"), i + 1, `retry ${i + 1} not before ${delay} ms`);
-      t.mock.timers.tick(1);
+      clock.tick(1);
       await realWaitFor(() => received("subscriptions/listen") === i + 2);
     }
   } finally {
-    t.mock.timers.reset();
+    clock.restore();
     await client.close();
   }
 });

@@ -18,20 +18,11 @@ import {
   SKIPPED_LINE_CHARS,
   SKIPPED_LINES_KEPT,
 } from "../../src/limits.js";
+import { mockClock, realDelay, realWaitFor } from "../helpers/clock.js";
 import { captureLogs, inlineServer, rejection, waitFor } from "../helpers/clients.js";
 import { fixtureServer } from "../helpers/paths.js";
 import type { TextContent } from "../../src/mcp/types.js";
 
-// Captured before any test mocks the clock: real waits for real processes.
-const realSetTimeout = globalThis.setTimeout;
-const realDelay = (ms: number): Promise<void> => new Promise((r) => realSetTimeout(r, ms));
-async function realWaitFor(predicate: () => boolean, ms = 20_000): Promise<void> {
-  const end = performance.now() + ms;
-  while (!predicate()) {
-    if (performance.now() > end) throw new Error("condition not reached in time");
-    await realDelay(10);
-  }
-}
 const stderrOf = (logs: ReturnType<typeof captureLogs>["logs"]): string =>
   logs.filter((l) => l.message === "server stderr").map((l) => String(l.data?.text)).join("");
 
@@ -108,10 +99,10 @@ test("S4, S7: a server whose grandchild holds its stdout is reported closed EXIT
 });
 
 test("S6: a call bound beyond MAX_TIMER_MS is clamped to it, never fired at once", async () => {
-  // Answers after 300 ms; an unclamped setTimeout of more than MAX_TIMER_MS fires after 1 ms.
-  const client = await McpClient.connectStdio("node", inlineServer(`() => new Promise((r) => setTimeout(() => r({ content: [{ type: "text", text: "late" }] }), 300))`), undefined, { era: "legacy" });
+  // Answers after 150 ms; an unclamped setTimeout of more than MAX_TIMER_MS fires after 1 ms.
+  const client = await McpClient.connectStdio("node", inlineServer(`() => new Promise((r) => setTimeout(() => r({ content: [{ type: "text", text: "late" }] }), 150))`), undefined, { era: "legacy" });
   try {
-    for (const timeoutMs of [MAX_TIMER_MS, MAX_TIMER_MS + 1, MAX_TIMER_MS * 4]) {
+    for (const timeoutMs of [MAX_TIMER_MS + 1, MAX_TIMER_MS * 4]) {
       const r = await client.callTool("t", {}, { timeoutMs });
       assert.equal((r.content[0] as TextContent).text, "late", `timeoutMs ${timeoutMs}`);
     }
@@ -131,10 +122,10 @@ test("J6: with resetTimeoutOnProgress, maxTotalTimeoutMs ends a call that keeps 
   try {
     let updates = 0;
     const e = await rejection(
-      client.callTool("work", { steps: 200, delayMs: 50 }, { timeoutMs: 1_000, resetTimeoutOnProgress: true, maxTotalTimeoutMs: 1_500, onProgress: () => updates++ }),
+      client.callTool("work", { steps: 200, delayMs: 30 }, { timeoutMs: 400, resetTimeoutOnProgress: true, maxTotalTimeoutMs: 700, onProgress: () => updates++ }),
     );
     assert.ok(e instanceof TimeoutError, `${e.name}: ${e.message}`);
-    assert.equal(e.timeoutMs, 1_500, "the total bound ended it, not the per-update one");
+    assert.equal(e.timeoutMs, 700, "the total bound ended it, not the per-update one");
     assert.ok(updates > 3);
   } finally {
     await client.close();
@@ -181,21 +172,21 @@ test("J4: a list request is bounded by requestTimeoutMs, and tells the server it
 test("J4: list requests time out after DEFAULT_REQUEST_TIMEOUT_MS by default, not a moment before", async (t) => {
   const { logs, logger } = captureLogs();
   const client = await McpClient.connectStdio("node", [fixtureServer("silent.mjs")], undefined, { logger, era: "legacy" });
+  const clock = mockClock(t);
   try {
-    t.mock.timers.enable({ apis: ["setTimeout"] });
     let settled: unknown;
     const listing = client.listTools().then((v) => (settled = v), (e: unknown) => (settled = e));
     await realWaitFor(() => stderrOf(logs).includes("received tools/list"));
-    t.mock.timers.tick(DEFAULT_REQUEST_TIMEOUT_MS - 1);
+    clock.tick(DEFAULT_REQUEST_TIMEOUT_MS - 1);
     await realDelay(200);
     assert.equal(settled, undefined, "still waiting one millisecond before the bound");
-    t.mock.timers.tick(1);
+    clock.tick(1);
     await listing;
     assert.ok(settled instanceof TimeoutError && settled.timeoutMs === DEFAULT_REQUEST_TIMEOUT_MS, String(settled));
-    t.mock.timers.reset();
+    clock.restore();
     await realWaitFor(() => stderrOf(logs).includes(`timed out after ${DEFAULT_REQUEST_TIMEOUT_MS} ms`));
   } finally {
-    t.mock.timers.reset();
+    clock.restore();
     await client.close();
   }
 });
@@ -203,21 +194,21 @@ test("J4: list requests time out after DEFAULT_REQUEST_TIMEOUT_MS by default, no
 test("V2: the server/discover probe gives up after DEFAULT_DISCOVER_TIMEOUT_MS by default, then initialize follows", async (t) => {
   // silent.mjs answers initialize only: the probe waits for its bound, then falls back.
   const { logs, logger } = captureLogs();
-  t.mock.timers.enable({ apis: ["setTimeout"] });
+  const clock = mockClock(t);
   let connected: McpClient | undefined;
   const connecting = McpClient.connectStdio("node", [fixtureServer("silent.mjs"), "--version", "2025-06-18"], undefined, { logger, era: "auto" }).then((c) => (connected = c));
   try {
     await realWaitFor(() => stderrOf(logs).includes("received server/discover"));
-    t.mock.timers.tick(DEFAULT_DISCOVER_TIMEOUT_MS - 1);
+    clock.tick(DEFAULT_DISCOVER_TIMEOUT_MS - 1);
     await realDelay(200);
     assert.ok(!stderrOf(logs).includes("received initialize"), "no fallback before the bound");
-    t.mock.timers.tick(1);
+    clock.tick(1);
     await connecting;
     assert.match(stderrOf(logs), new RegExp(`cancelled \\d+ timed out after ${DEFAULT_DISCOVER_TIMEOUT_MS} ms`));
     assert.match(stderrOf(logs), /received initialize/);
     assert.equal(connected?.era, "legacy");
   } finally {
-    t.mock.timers.reset();
+    clock.restore();
     await (connected ?? (await connecting.catch(() => undefined)))?.close();
   }
 });

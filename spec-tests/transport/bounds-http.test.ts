@@ -18,18 +18,8 @@ import {
   MAX_SSE_RETRY_MS,
 } from "../../src/limits.js";
 import { rejection } from "../helpers/clients.js";
+import { mockClock, realDelay, realWaitFor, type MockClock } from "../helpers/clock.js";
 import type { TextContent } from "../../src/mcp/types.js";
-
-const realSetTimeout = globalThis.setTimeout;
-const realNow = performance.now.bind(performance);
-const realDelay = (ms: number): Promise<void> => new Promise((r) => realSetTimeout(r, ms));
-async function realWaitFor(predicate: () => boolean, ms = 20_000): Promise<void> {
-  const end = realNow() + ms;
-  while (!predicate()) {
-    if (realNow() > end) throw new Error("condition not reached in time");
-    await realDelay(10);
-  }
-}
 
 type Message = { id?: number; method?: string };
 type Handler = (m: Message, req: IncomingMessage, res: ServerResponse) => boolean | void;
@@ -139,26 +129,20 @@ test("H6: close() waits for the session-release DELETE at most HTTP_DELETE_TIMEO
   // The DELETE is never answered.
   const server = await startServer((_m, req) => req.method === "DELETE", "session-1");
   const client = await McpClient.connect(new HttpTransport(server.url), { era: "legacy" });
+  let clock: MockClock | undefined;
   try {
-    // The exchange measures time on performance.now and arms its check on setTimeout: both are moved together.
-    let offset = 0;
-    t.mock.method(performance, "now", () => realNow() + offset);
-    t.mock.timers.enable({ apis: ["setTimeout"] });
-    const tick = (ms: number): void => {
-      offset += ms;
-      t.mock.timers.tick(ms);
-    };
+    clock = mockClock(t);
     let closed = false;
     const closing = client.close().then(() => (closed = true));
     await realWaitFor(() => server.seen.some((r) => r.method === "DELETE"));
-    tick(HTTP_DELETE_TIMEOUT_MS - 250);
+    clock.tick(HTTP_DELETE_TIMEOUT_MS - 250);
     await realDelay(200);
     assert.equal(closed, false, "still waiting shortly before the bound");
-    tick(250);
+    clock.tick(250);
     await closing;
     assert.equal(server.seen.find((r) => r.method === "DELETE")?.headers["mcp-session-id"], "session-1");
   } finally {
-    t.mock.timers.reset();
+    clock?.restore();
     server.close();
   }
 });
@@ -191,17 +175,18 @@ function resumingServer(retry: number | undefined, answerOn = Infinity): Promise
 test("H12: with no retry field, a broken stream is resumed after DEFAULT_SSE_RETRY_MS, at most MAX_SSE_RESUME_ATTEMPTS times in a row", async (t) => {
   const server = await resumingServer(undefined);
   const client = await McpClient.connect(new HttpTransport(server.url), { era: "legacy" });
+  let clock: MockClock | undefined;
   try {
-    t.mock.timers.enable({ apis: ["setTimeout"] });
+    clock = mockClock(t);
     let settled: unknown;
     const call = client.callTool("t", {}).then((v) => (settled = v), (e: unknown) => (settled = e));
     await realWaitFor(() => server.seen.some((r) => r.rpc === "tools/call"));
     for (let attempt = 1; attempt <= MAX_SSE_RESUME_ATTEMPTS; attempt++) {
       await realDelay(100); // the stream has ended and the client waits to resume
-      t.mock.timers.tick(DEFAULT_SSE_RETRY_MS - 1);
+      clock.tick(DEFAULT_SSE_RETRY_MS - 1);
       await realDelay(100);
       assert.equal(server.resumes(), attempt - 1, `resumption ${attempt} not before ${DEFAULT_SSE_RETRY_MS} ms`);
-      t.mock.timers.tick(1);
+      clock.tick(1);
       await realWaitFor(() => server.resumes() === attempt);
     }
     await call;
@@ -210,7 +195,7 @@ test("H12: with no retry field, a broken stream is resumed after DEFAULT_SSE_RET
     assert.equal(server.resumes(), MAX_SSE_RESUME_ATTEMPTS, "no resumption past the bound");
     assert.ok(server.seen.filter((r) => r.lastEventId !== undefined).every((r) => r.lastEventId === "e1"));
   } finally {
-    t.mock.timers.reset();
+    clock?.restore();
     await client.close();
     server.close();
   }
@@ -219,20 +204,21 @@ test("H12: with no retry field, a broken stream is resumed after DEFAULT_SSE_RET
 test("H12: a server's retry field beyond MAX_SSE_RETRY_MS is clamped to it", async (t) => {
   const server = await resumingServer(MAX_SSE_RETRY_MS * 1000, 1);
   const client = await McpClient.connect(new HttpTransport(server.url), { era: "legacy" });
+  let clock: MockClock | undefined;
   try {
-    t.mock.timers.enable({ apis: ["setTimeout"] });
+    clock = mockClock(t);
     const call = client.callTool("t", {});
     await realWaitFor(() => server.seen.some((r) => r.rpc === "tools/call"));
     await realDelay(100);
-    t.mock.timers.tick(MAX_SSE_RETRY_MS - 1);
+    clock.tick(MAX_SSE_RETRY_MS - 1);
     await realDelay(100);
     assert.equal(server.resumes(), 0, "not before MAX_SSE_RETRY_MS");
-    t.mock.timers.tick(1);
+    clock.tick(1);
     const r = await call;
     assert.equal((r.content[0] as TextContent).text, "resumed");
     assert.equal(server.resumes(), 1);
   } finally {
-    t.mock.timers.reset();
+    clock?.restore();
     await client.close();
     server.close();
   }
