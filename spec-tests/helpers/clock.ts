@@ -23,6 +23,8 @@ export async function realWaitFor(predicate: () => boolean, ms = 20_000): Promis
 /** A mocked clock; `tick(ms)` fires the timers due and moves the clocks by `ms`. */
 export interface MockClock {
   tick(ms: number): void;
+  /** How many timers of exactly `ms` were armed on the mocked clock so far. */
+  armed(ms: number): number;
   /** Back to real time (before closing real processes, whose close waits on timers). Idempotent. */
   restore(): void;
 }
@@ -38,6 +40,12 @@ export function mockClock(t: TestContext, options: { date?: boolean } = {}): Moc
   let restored = false;
   performance.now = () => realNow() + offset;
   t.mock.timers.enable(options.date ? { apis: ["setTimeout", "Date"], now: Date.now() } : { apis: ["setTimeout"] });
+  const delays: number[] = [];
+  const mockedSet = globalThis.setTimeout;
+  globalThis.setTimeout = ((fn: () => void, ms?: number, ...args: unknown[]) => {
+    delays.push(ms ?? 0);
+    return mockedSet(fn, ms, ...args);
+  }) as typeof setTimeout;
   const mockedClear = globalThis.clearTimeout;
   globalThis.clearTimeout = ((id: Parameters<typeof clearTimeout>[0]) => {
     realClearTimeout(id);
@@ -47,6 +55,7 @@ export function mockClock(t: TestContext, options: { date?: boolean } = {}): Moc
     if (restored) return;
     restored = true;
     t.mock.timers.reset(); // puts the real setTimeout and clearTimeout back
+    globalThis.setTimeout = realSetTimeout;
     globalThis.clearTimeout = realClearTimeout;
     performance.now = realNow;
   };
@@ -56,6 +65,7 @@ export function mockClock(t: TestContext, options: { date?: boolean } = {}): Moc
       offset += ms;
       t.mock.timers.tick(ms);
     },
+    armed: (ms: number): number => delays.filter((d) => d === ms).length,
     restore,
   };
 }

@@ -100,7 +100,8 @@ test("V5: a listen the server keeps ending is re-sent after LISTEN_RETRY_MIN_MS,
     for (let d = LISTEN_RETRY_MIN_MS; expected.length < 8; d = Math.min(d * 2, LISTEN_RETRY_MAX_MS)) expected.push(d);
     assert.equal(expected.at(-1), LISTEN_RETRY_MAX_MS, "the schedule reaches the cap");
     for (const [i, delay] of expected.entries()) {
-      await realDelay(50); // the client has taken the end and armed its retry
+      const times = expected.slice(0, i + 1).filter((d) => d === delay).length;
+      await realWaitFor(() => clock.armed(delay) === times); // the client has taken the end and armed its retry
       clock.tick(delay - 1);
       await realDelay(100);
       assert.equal(received("subscriptions/listen"), i + 1, `retry ${i + 1} not before ${delay} ms`);

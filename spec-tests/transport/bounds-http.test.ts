@@ -182,7 +182,7 @@ test("H12: with no retry field, a broken stream is resumed after DEFAULT_SSE_RET
     const call = client.callTool("t", {}).then((v) => (settled = v), (e: unknown) => (settled = e));
     await realWaitFor(() => server.seen.some((r) => r.rpc === "tools/call"));
     for (let attempt = 1; attempt <= MAX_SSE_RESUME_ATTEMPTS; attempt++) {
-      await realDelay(100); // the stream has ended and the client waits to resume
+      await realWaitFor(() => clock?.armed(DEFAULT_SSE_RETRY_MS) === attempt); // the stream ended and the client waits to resume
       clock.tick(DEFAULT_SSE_RETRY_MS - 1);
       await realDelay(100);
       assert.equal(server.resumes(), attempt - 1, `resumption ${attempt} not before ${DEFAULT_SSE_RETRY_MS} ms`);
@@ -208,8 +208,7 @@ test("H12: a server's retry field beyond MAX_SSE_RETRY_MS is clamped to it", asy
   try {
     clock = mockClock(t);
     const call = client.callTool("t", {});
-    await realWaitFor(() => server.seen.some((r) => r.rpc === "tools/call"));
-    await realDelay(100);
+    await realWaitFor(() => clock?.armed(MAX_SSE_RETRY_MS) === 1);
     clock.tick(MAX_SSE_RETRY_MS - 1);
     await realDelay(100);
     assert.equal(server.resumes(), 0, "not before MAX_SSE_RETRY_MS");
