@@ -193,7 +193,8 @@ describe("R3: provider defaults against the replay server", { timeout: 60_000 },
       assert.equal(settled, undefined, "still waiting one millisecond before the bound");
       clock.tick(1);
       await answer;
-      assert.ok(settled instanceof TimeoutError && settled.timeoutMs === DEFAULT_PROVIDER_IDLE_TIMEOUT_MS, String(settled));
+      const got: unknown = settled; // assigned in a callback: TypeScript still sees undefined
+      assert.ok(got instanceof TimeoutError && got.timeoutMs === DEFAULT_PROVIDER_IDLE_TIMEOUT_MS, String(got));
     } finally {
       clock.restore();
     }

@@ -157,7 +157,7 @@ test("J6: the total bound of a progress-reset call defaults to DEFAULT_MAX_TOTAL
   }
 });
 
-test("J4: a list request is bounded by requestTimeoutMs, and tells the server it gave up", async () => {
+test("J5: a list request is bounded by requestTimeoutMs, and tells the server it gave up", async () => {
   const { logs, logger } = captureLogs();
   const client = await McpClient.connectStdio("node", [fixtureServer("silent.mjs")], undefined, { logger, era: "legacy", requestTimeoutMs: 300 });
   try {
@@ -169,7 +169,7 @@ test("J4: a list request is bounded by requestTimeoutMs, and tells the server it
   }
 });
 
-test("J4: list requests time out after DEFAULT_REQUEST_TIMEOUT_MS by default, not a moment before", async (t) => {
+test("J5: list requests time out after DEFAULT_REQUEST_TIMEOUT_MS by default, not a moment before", async (t) => {
   const { logs, logger } = captureLogs();
   const client = await McpClient.connectStdio("node", [fixtureServer("silent.mjs")], undefined, { logger, era: "legacy" });
   const clock = mockClock(t);
@@ -182,7 +182,8 @@ test("J4: list requests time out after DEFAULT_REQUEST_TIMEOUT_MS by default, no
     assert.equal(settled, undefined, "still waiting one millisecond before the bound");
     clock.tick(1);
     await listing;
-    assert.ok(settled instanceof TimeoutError && settled.timeoutMs === DEFAULT_REQUEST_TIMEOUT_MS, String(settled));
+    const got: unknown = settled; // assigned in a callback: TypeScript still sees undefined
+    assert.ok(got instanceof TimeoutError && got.timeoutMs === DEFAULT_REQUEST_TIMEOUT_MS, String(got));
     clock.restore();
     await realWaitFor(() => stderrOf(logs).includes(`timed out after ${DEFAULT_REQUEST_TIMEOUT_MS} ms`));
   } finally {

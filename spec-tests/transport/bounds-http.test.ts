@@ -103,7 +103,7 @@ test("H10: a custom header value of MAX_HEADER_VALUE_CHARS is sent; one characte
   }
 });
 
-test("spec 2026-07-28 Request Metadata: a 400 answer's JSON-RPC error is read up to MAX_HTTP_ERROR_BODY_BYTES, not past it", async () => {
+test("V2: a 400 answer's JSON-RPC error (spec 2026-07-28 Request Metadata) is read up to MAX_HTTP_ERROR_BODY_BYTES, not past it", async () => {
   // tools/call "fits" gets a body of exactly the bound, "over" one byte more (JSON padded with spaces).
   const server = await startServer((m, _req, res) => {
     if (m.method !== "tools/call") return false;
