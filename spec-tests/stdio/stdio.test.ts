@@ -215,12 +215,15 @@ test("S7: close() ends stdin and the server exits; no process or listener is lef
 test("S7: a server that ignores stdin end and SIGTERM is killed with SIGKILL", async () => {
   const { logs, logger } = captureLogs();
   const { fixtureServer } = await import("../helpers/paths.js");
-  const client = await McpClient.connectStdio("node", [fixtureServer("ignore-stdin-close.mjs")], undefined, { logger });
+  // The fixture's own safety exit is far past the bound below: only SIGKILL ends it in time.
+  const client = await McpClient.connectStdio("node", [fixtureServer("ignore-stdin-close.mjs"), "--max-life", "110000"], undefined, { logger });
   const stderr = () => logs.filter((l) => l.message === "server stderr").map((l) => String(l.data?.text)).join("");
   await waitFor(() => /pid \d+/.test(stderr()));
   const pid = Number(/pid (\d+)/.exec(stderr())?.[1]);
   assert.ok(alive(pid));
-  await client.close();
+  const closed = await Promise.race([client.close().then(() => true), new Promise<false>((r) => setTimeout(() => r(false), 30_000).unref())]);
+  if (!closed && alive(pid)) process.kill(pid, "SIGKILL");
+  assert.ok(closed, "close() did not end the server within 30 s");
   assert.equal(alive(pid), false);
   assert.match(stderr(), /ignoring SIGTERM/);
 });
