@@ -8,6 +8,7 @@ import { test } from "node:test";
 import { McpClient } from "../../src/mcp/client.js";
 import { HttpTransport } from "../../src/transport/http.js";
 import { taskCalls } from "../../src/mcp/task-module.js";
+import { MAX_LISTENED_TASKS } from "../../src/limits.js";
 import type { Progress } from "../../src/jsonrpc/session.js";
 import { fixtureServer } from "../helpers/paths.js";
 
@@ -80,5 +81,30 @@ test("V8: status notifications on the stream do not extend a task's bound: past 
     assert.ok(progress.some((p) => p.message === "working: still working"), "the stream was delivering status");
     for (let i = 0; i < 100 && !server.log.some((l) => l.startsWith("tasks/cancel")); i++) await new Promise((r) => setTimeout(r, 50));
     assert.ok(server.log.includes("tasks/cancel task-1 task-1"), `tasks/cancel sent: ${JSON.stringify(server.log)}`);
+  });
+});
+
+test("V8: past MAX_LISTENED_TASKS tasks at once, a further task is only polled: no listen request is opened for it", { timeout: 60_000 }, async () => {
+  await withServer(async (client, server) => {
+    const stop = new AbortController();
+    const running = Array.from({ length: MAX_LISTENED_TASKS }, () =>
+      client.callTool("forever", { stepMs: 200 }, { timeoutMs: 30_000, signal: stop.signal }).catch((e: unknown) => e),
+    );
+    try {
+      for (let i = 0; i < 400 && server.listens.length < MAX_LISTENED_TASKS; i++) await new Promise((r) => setTimeout(r, 50));
+      assert.equal(server.listens.length, MAX_LISTENED_TASKS, "each of the first tasks is listened for");
+      const extra = client.callTool("forever", { stepMs: 200 }, { timeoutMs: 30_000, signal: stop.signal }).catch((e: unknown) => e);
+      const id = `task-${MAX_LISTENED_TASKS + 1}`;
+      await new Promise((r) => setTimeout(r, 1_500));
+      assert.equal(server.listens.length, MAX_LISTENED_TASKS, "no listen request for the task past the bound");
+      assert.ok(!server.listens.some((f) => JSON.stringify(f).includes(`"${id}"`)));
+      stop.abort();
+      await extra;
+      for (let i = 0; i < 200 && !server.log.some((l) => l.startsWith(`tasks/cancel ${id}`)); i++) await new Promise((r) => setTimeout(r, 50));
+      assert.ok(server.log.some((l) => l.startsWith(`tasks/cancel ${id}`)), "the task past the bound existed and was waited on (cancelled on abort)");
+    } finally {
+      stop.abort();
+      await Promise.all(running);
+    }
   });
 });
