@@ -25,7 +25,7 @@ import { isLoopbackHost, randomToken, secureUrl, withTimeout, type OAuthFetch } 
 import type { AuthorizeStep, OAuthClientOptions, PreRegisteredClient } from "./options.js";
 import { MemoryTokenStore, type TokenStore } from "./store.js";
 import { requestToken, type ClientIdentity, type TokenSet } from "./token.js";
-import { Waiters } from "./waiters.js";
+import { createWaiters, type Waiters } from "./waiters.js";
 
 export type { AuthorizeStep, OAuthClientOptions, PreRegisteredClient } from "./options.js";
 
@@ -202,7 +202,7 @@ export class OAuthClient implements HttpAuth {
       running.waiters.add(request);
       return running.done;
     }
-    const waiters = new Waiters();
+    const waiters = createWaiters();
     waiters.add(request);
     const done = this.#authorize(key, request, c, scope, waiters).finally(() => this.#authorizing.delete(key));
     this.#authorizing.set(key, { done, waiters });

@@ -9,29 +9,35 @@
  */
 import type { AuthRequest } from "../transport/http-auth.js";
 
-/** The requests waiting on one authorization, and the holds of its interactive step. */
-export class Waiters {
-  /** Each request, with the release of its hold while the step runs. */
-  readonly #requests = new Map<AuthRequest, (() => void) | undefined>();
-  #stepping = false;
-
+/** The requests waiting on one authorization (see {@link createWaiters}). */
+export interface Waiters {
   /** Adds a request (held at once when the step already runs). */
-  add(request: AuthRequest): void {
-    if (!this.#requests.has(request)) this.#requests.set(request, this.#stepping ? request.hold?.() : undefined);
-  }
-
+  add(request: AuthRequest): void;
   /** Runs the interactive step with every waiting request held; releases them when it settles. */
-  async step<T>(run: () => Promise<T>): Promise<T> {
-    this.#stepping = true;
-    for (const request of this.#requests.keys()) this.#requests.set(request, request.hold?.());
-    try {
-      return await run();
-    } finally {
-      this.#stepping = false;
-      for (const [request, release] of this.#requests) {
-        release?.();
-        this.#requests.set(request, undefined);
+  step<T>(run: () => Promise<T>): Promise<T>;
+}
+
+/** An empty set of waiting requests for one authorization. */
+export function createWaiters(): Waiters {
+  // Each request, with the release of its hold while the step runs.
+  const requests = new Map<AuthRequest, (() => void) | undefined>();
+  let stepping = false;
+  return {
+    add(request) {
+      if (!requests.has(request)) requests.set(request, stepping ? request.hold?.() : undefined);
+    },
+    async step(run) {
+      stepping = true;
+      for (const request of requests.keys()) requests.set(request, request.hold?.());
+      try {
+        return await run();
+      } finally {
+        stepping = false;
+        for (const [request, release] of requests) {
+          release?.();
+          requests.set(request, undefined);
+        }
       }
-    }
-  }
+    },
+  };
 }

@@ -22,7 +22,7 @@ import {
 } from "../limits.js";
 import type { Logger } from "../log.js";
 import type { Transport } from "../transport/types.js";
-import { HeldDeadline } from "../transport/hold.js";
+import { heldDeadline } from "../transport/hold.js";
 import {
   isRecord,
   parseCallToolResult,
@@ -257,7 +257,7 @@ export class McpClient {
     const handshakeMs = options.handshakeTimeoutMs ?? DEFAULT_HANDSHAKE_TIMEOUT_MS;
     const deadline = new AbortController();
     // A2, S5: the time the user spends in an interactive login does not count.
-    const timer = new HeldDeadline(transport, handshakeMs, () => deadline.abort());
+    const timer = heldDeadline(transport, handshakeMs, () => deadline.abort());
     const signal = options.signal ? AbortSignal.any([options.signal, deadline.signal]) : deadline.signal;
     const timedOut = (): TimeoutError => new TimeoutError(`${name}: the handshake did not finish within ${handshakeMs} ms${stderrNote(transport)}`, handshakeMs);
     const http = transport.kind === "http";
@@ -298,7 +298,7 @@ export class McpClient {
       const legacy = refused ? transport.legacyFallback?.() : undefined;
       if (refused) options.logger?.("info", `initialize was refused over Streamable HTTP; ${legacy ? "trying HTTP+SSE" : "no HTTP+SSE fallback (HttpTransport option fallback: legacySse)"}`, { server: name, status: (e as HttpError).status });
       if (legacy) {
-        return this.connect(legacy, { ...options, era: "legacy", handshakeTimeoutMs: Math.max(1, timer.left) });
+        return this.connect(legacy, { ...options, era: "legacy", handshakeTimeoutMs: Math.max(1, timer.left()) });
       }
       throw deadline.signal.aborted && !options.signal?.aborted ? timedOut() : e;
     } finally {

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { HeldDeadline } from "../transport/hold.js";
+import { heldDeadline } from "../transport/hold.js";
 import {
   CancelledError,
   ConfigError,
@@ -219,7 +219,7 @@ export async function connectMcp(server: McpServerConfig, access: McpAccess, opt
   const setupMs = timeoutMs ?? DEFAULT_HANDSHAKE_TIMEOUT_MS;
   const deadline = new AbortController();
   // A2: the time the user spends in an interactive login does not count.
-  const timer = new HeldDeadline(transport, setupMs, () => deadline.abort());
+  const timer = heldDeadline(transport, setupMs, () => deadline.abort());
   const signal = options.signal ? AbortSignal.any([options.signal, deadline.signal]) : deadline.signal;
   let client: McpClient | undefined;
   let changedDuringSetup = false;

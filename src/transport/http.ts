@@ -45,7 +45,7 @@ import {
   type HeaderList,
 } from "./http-headers.js";
 import type { AuthRequest, HttpAuth } from "./http-auth.js";
-import { Holds } from "./hold.js";
+import { createHolds } from "./hold.js";
 import { createSseParser } from "./sse.js";
 import type { LegacySseOptions } from "./legacy-sse.js";
 import type { SendOptions, Transport, TransportSink } from "./types.js";
@@ -176,7 +176,7 @@ export class HttpTransport implements Transport {
   readonly #decoder = new TextDecoder();
   readonly #closer = new AbortController();
   readonly #tasks = new Set<Promise<unknown>>();
-  readonly #holds = new Holds();
+  readonly #holds = createHolds();
   #sink: TransportSink | undefined;
   #sessionId: string | undefined;
   #version: string | undefined;
@@ -381,7 +381,7 @@ export class HttpTransport implements Transport {
     const auth = this.#options.auth;
     if (auth === undefined) return this.#fetch(this.#url, { method, headers, body, redirect: "manual", signal: ex.signal });
     // A5: the auth layer adds its headers to each attempt and judges each 401 / 403.
-    const request: AuthRequest = { url: this.#url, method, attempt: 0, signal: ex.signal, hold: () => this.#hold(id) };
+    const request: AuthRequest = { url: this.#url, method, attempt: 0, signal: ex.signal, hold: () => this.#holds.hold(id === undefined ? undefined : (held) => this.#sink?.hold?.(id, held)) };
     for (;;) {
       ex.suspend(); // a refresh or a login is the client's own wait, not an idle server
       const extra = await auth.headers(request);
@@ -395,20 +395,6 @@ export class HttpTransport implements Transport {
       cancelBody(res);
       request.attempt++;
     }
-  }
-
-  /** A2, S6: the user's login holds the request's bound (through the sink) and a connect's deadline. */
-  #hold(id: RequestId | undefined): () => void {
-    const sink = this.#sink;
-    const release = this.#holds.hold();
-    if (id !== undefined) sink?.hold?.(id, true);
-    let open = true;
-    return () => {
-      if (!open) return;
-      open = false;
-      if (id !== undefined) sink?.hold?.(id, false);
-      release();
-    };
   }
 
   /** Hands one decoded frame to the sink. */
