@@ -284,9 +284,6 @@ export class JsonRpcSession {
       // S6: the bound counts from when the request is handed to the transport.
       const timeoutMs = options.timeoutMs ?? null;
       if (timeoutMs !== null && Number.isFinite(timeoutMs)) {
-        // Starts the timer: the request fails after `ms`, reporting `bound` (this
-        // request's bound, or the total one once that is nearer). The message is
-        // built only if it fires (this runs for every call over stdio).
         let startedAt = 0;
         // A2, S6: while the request waits on the user (a login), its timer stops and
         // keeps what it had left. Only streaming transports hold (HTTP with auth), so
@@ -295,6 +292,9 @@ export class JsonRpcSession {
         let dueBound = 0;
         let heldSince = 0;
         let holds = 0;
+        // Starts the timer: the request fails after `ms`, reporting `bound` (this
+        // request's bound, or the total one once that is nearer). The message is
+        // built only if it fires (this runs for every call over stdio).
         const arm = (bound: number, ms = bound): void => {
           if (done) {
             due = Date.now() + ms;
