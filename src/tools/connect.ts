@@ -46,7 +46,10 @@ export type TransportFactory = (server: McpServerConfig, context: TransportConte
 
 /** Options of {@link connectMcp} (its third argument). */
 export interface ConnectOptions {
-  /** Overrides the server's `timeoutMs`: bound on setup, each discovery request and each call (T10). */
+  /**
+   * Overrides the server's `timeoutMs`: bound on setup, each discovery request and each
+   * call (T10). The user's time in an interactive OAuth login is not counted (A2).
+   */
   timeoutMs?: number;
   /** Aborts the setup (handshake and discovery). Calls take their own signal. */
   signal?: AbortSignal;
