@@ -18,8 +18,8 @@ export interface Bends {
   token?: (base: Record<string, unknown>) => Record<string, unknown> | Raw | undefined;
   /** Never answer these paths (the socket stays open). */
   hang?: string[];
-  /** Answers an MCP request instead of the server (`auth`: its Authorization header; `n`: requests so far; its HTTP method and body). */
-  mcp?: (auth: string, n: number, method: string, body: string) => Raw | undefined;
+  /** Answers an MCP request instead of the server (`auth`: its Authorization header; `n`: requests so far; its HTTP method and body); "hang" never answers it. */
+  mcp?: (auth: string, n: number, method: string, body: string) => Raw | "hang" | undefined;
 }
 
 export interface FakeWorld {
@@ -108,6 +108,7 @@ export async function startFake(bends: Bends = {}): Promise<FakeWorld> {
           const auth = req.headers.authorization ?? "";
           seen.push(auth);
           const bent = bends.mcp?.(auth, seen.length, req.method ?? "", body);
+          if (bent === "hang") return;
           if (bent !== undefined) {
             res.writeHead(bent.status ?? 200, { "content-type": "application/json", ...bent.headers });
             return res.end(bent.body ?? "{}");

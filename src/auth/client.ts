@@ -26,6 +26,7 @@ import { isLoopbackHost, randomToken, secureUrl, withTimeout, type OAuthFetch } 
 import type { AuthorizeStep, OAuthClientOptions, PreRegisteredClient } from "./options.js";
 import { MemoryTokenStore, type TokenStore } from "./store.js";
 import { requestToken, type ClientIdentity, type TokenSet } from "./token.js";
+import { createWaiters, type Waiters } from "./waiters.js";
 
 export type { AuthorizeStep, OAuthClientOptions, PreRegisteredClient } from "./options.js";
 
@@ -70,7 +71,7 @@ export class OAuthClient implements HttpAuth {
   readonly #log: Logger;
   readonly #attempts = new WeakMap<AuthRequest, Attempts>();
   readonly #refreshing = new Map<string, Promise<TokensRecord | undefined>>();
-  readonly #authorizing = new Map<string, Promise<void>>();
+  readonly #authorizing = new Map<string, { done: Promise<void>; waiters: Waiters }>();
   /** Servers whose authorization server was confirmed this session: key → issuer. */
   readonly #confirmed = new Map<string, string>();
   #dpop: Promise<DpopKey> | undefined;
@@ -198,13 +199,18 @@ export class OAuthClient implements HttpAuth {
   /** One authorization at a time per server: concurrent 401s wait for the same one. */
   async #authorizeOnce(key: string, request: AuthRequest, c: Challenge | undefined, scope: string | undefined): Promise<void> {
     const running = this.#authorizing.get(key);
-    if (running !== undefined) return running;
-    const p = this.#authorize(key, request, c, scope).finally(() => this.#authorizing.delete(key));
-    this.#authorizing.set(key, p);
-    return p;
+    if (running !== undefined) {
+      running.waiters.add(request);
+      return running.done;
+    }
+    const waiters = createWaiters();
+    waiters.add(request);
+    const done = this.#authorize(key, request, c, scope, waiters).finally(() => this.#authorizing.delete(key));
+    this.#authorizing.set(key, { done, waiters });
+    return done;
   }
 
-  async #authorize(key: string, request: AuthRequest, c: Challenge | undefined, stepUpScope: string | undefined): Promise<void> {
+  async #authorize(key: string, request: AuthRequest, c: Challenge | undefined, stepUpScope: string | undefined, waiters: Waiters): Promise<void> {
     const signal = request.signal;
     const prm = await discoverResource(this.#fetch, request.url, c?.params.resource_metadata, signal);
     const issuer = prm?.authorizationServers[0];
@@ -250,7 +256,8 @@ export class OAuthClient implements HttpAuth {
     const step = this.#o.authorize;
     if (step === undefined) throw new OAuthError("interaction_required", `the MCP server ${key} needs a login`, { authorizationUrl: url });
     this.#log("info", `OAuth: ${key} needs a login at ${new URL(url).origin}`);
-    const callback = await this.#interact(step, url, signal);
+    // A2: the user's time in the interactive step holds the waiting requests' bounds; the step keeps its own.
+    const callback = await waiters.step(() => this.#interact(step, url, signal));
     await this.#finish(callback, signal);
   }
 
@@ -266,8 +273,9 @@ export class OAuthClient implements HttpAuth {
     let timer: ReturnType<typeof setTimeout> | undefined;
     const expired = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
-        controller.abort();
+        // Rejected before the abort: a step that rejects on abort must not mask the timeout.
         reject(new OAuthError("timeout", `the login did not complete within ${ms} ms`));
+        controller.abort();
       }, ms);
     });
     try {

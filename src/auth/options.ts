@@ -60,7 +60,10 @@ export interface OAuthClientOptions {
    * Without its issuer here, a server that does not advertise S256 is refused (A3).
    */
   pkceWithoutMetadata?: readonly string[];
-  /** Bound on the interactive step, in ms. Default `OAUTH_INTERACTION_TIMEOUT_MS`. */
+  /**
+   * Bound on the interactive step, in ms. Default `OAUTH_INTERACTION_TIMEOUT_MS`. The
+   * step's time is not counted against a handshake, setup or call bound (A2).
+   */
   interactionTimeoutMs?: number;
   /** Bound on each OAuth HTTP request, in ms. Default `OAUTH_REQUEST_TIMEOUT_MS`. */
   requestTimeoutMs?: number;

@@ -115,6 +115,8 @@ interface Pending {
   timer?: ReturnType<typeof setTimeout>;
   /** Set when the request asked for progress: its progress token is its id. */
   onProgress?: (progress: Progress) => void;
+  /** Stops (`true`) and resumes (`false`) the request's bound while it waits on the user (A2, S6). */
+  hold?: (held: boolean) => void;
 }
 
 /** What a reply to a server request carries besides `jsonrpc` and `id`. */
@@ -193,6 +195,7 @@ export class JsonRpcSession {
       message: (value) => this.#receive(value),
       requestError: (id, error) => this.#settle(id, undefined, error),
       closed: (error) => this.#onClosed(error),
+      hold: (id, held) => this.#pending.get(id)?.hold?.(held),
     });
   }
 
@@ -281,18 +284,45 @@ export class JsonRpcSession {
       // S6: the bound counts from when the request is handed to the transport.
       const timeoutMs = options.timeoutMs ?? null;
       if (timeoutMs !== null && Number.isFinite(timeoutMs)) {
+        let startedAt = 0;
+        // A2, S6: while the request waits on the user (a login), its timer stops and
+        // keeps what it had left. Only streaming transports hold (HTTP with auth), so
+        // stdio calls skip the bookkeeping.
+        let due = 0;
+        let dueBound = 0;
+        let heldSince = 0;
+        let holds = 0;
         // Starts the timer: the request fails after `ms`, reporting `bound` (this
         // request's bound, or the total one once that is nearer). The message is
         // built only if it fires (this runs for every call over stdio).
         const arm = (bound: number, ms = bound): void => {
+          if (done) {
+            due = Date.now() + ms;
+            dueBound = bound;
+            if (holds > 0) return;
+          }
           pending.timer = startTimer(() => {
             const reason = `timed out after ${bound} ms`;
             this.#abandon(id, reason, new TimeoutError(`${this.#name}: ${method} ${reason}; the server may still carry the call out`, bound));
           }, ms);
         };
         arm(timeoutMs);
+        if (done) {
+          pending.hold = (held) => {
+            if (held) {
+              if (holds++ > 0) return;
+              heldSince = Date.now();
+              clearTimeout(pending.timer);
+              pending.timer = undefined;
+            } else if (holds > 0 && --holds === 0) {
+              const heldMs = Date.now() - heldSince;
+              startedAt += heldMs;
+              arm(dueBound, due + heldMs - Date.now());
+            }
+          };
+        }
         if (options.resetTimeoutOnProgress && pending.onProgress) {
-          const startedAt = Date.now();
+          startedAt = Date.now();
           const hardMax = options.maxTotalTimeoutMs ?? DEFAULT_MAX_TOTAL_TIMEOUT_MS;
           const user = pending.onProgress;
           pending.onProgress = (p) => {

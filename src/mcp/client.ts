@@ -6,7 +6,6 @@
  *
  * @module
  */
-import { startTimer } from "../util/sleep.js";
 import { ConfigError, HttpError, JsonRpcError, LimitError, ProtocolError, TimeoutError, UnsupportedVersionError, ValidationError, YadaError } from "../errors.js";
 import { JsonRpcSession, type NotificationListener, type Progress, type RequestHandler, type RequestOptions } from "../jsonrpc/session.js";
 import {
@@ -23,6 +22,7 @@ import {
 } from "../limits.js";
 import type { Logger } from "../log.js";
 import type { Transport } from "../transport/types.js";
+import { heldDeadline } from "../transport/hold.js";
 import {
   isRecord,
   parseCallToolResult,
@@ -79,7 +79,12 @@ export interface ClientOptions {
   clientInfo?: { name: string; version: string; title?: string };
   /** Diagnostics sink; silent by default. */
   logger?: Logger;
-  /** Bound on the whole handshake (S5); default `DEFAULT_HANDSHAKE_TIMEOUT_MS`. */
+  /**
+   * Bound on the whole handshake (S5); default `DEFAULT_HANDSHAKE_TIMEOUT_MS`. Time
+   * the user spends in an interactive OAuth login during the handshake (the
+   * `OAuthClient` `authorize` step, bounded by its `interactionTimeoutMs`) does
+   * not count; discovery, token requests and the server's answers do (A2).
+   */
   handshakeTimeoutMs?: number;
   /**
    * Which protocol era to speak (V2). `"auto"` (default) probes with
@@ -251,8 +256,8 @@ export class McpClient {
     const session = new JsonRpcSession(transport, { name, logger: options.logger });
     const handshakeMs = options.handshakeTimeoutMs ?? DEFAULT_HANDSHAKE_TIMEOUT_MS;
     const deadline = new AbortController();
-    const startedAt = Date.now();
-    const timer = startTimer(() => deadline.abort(), handshakeMs);
+    // A2, S5: the time the user spends in an interactive login does not count.
+    const timer = heldDeadline(transport, handshakeMs, () => deadline.abort());
     const signal = options.signal ? AbortSignal.any([options.signal, deadline.signal]) : deadline.signal;
     const timedOut = (): TimeoutError => new TimeoutError(`${name}: the handshake did not finish within ${handshakeMs} ms${stderrNote(transport)}`, handshakeMs);
     const http = transport.kind === "http";
@@ -293,11 +298,11 @@ export class McpClient {
       const legacy = refused ? transport.legacyFallback?.() : undefined;
       if (refused) options.logger?.("info", `initialize was refused over Streamable HTTP; ${legacy ? "trying HTTP+SSE" : "no HTTP+SSE fallback (HttpTransport option fallback: legacySse)"}`, { server: name, status: (e as HttpError).status });
       if (legacy) {
-        return this.connect(legacy, { ...options, era: "legacy", handshakeTimeoutMs: Math.max(1, handshakeMs - (Date.now() - startedAt)) });
+        return this.connect(legacy, { ...options, era: "legacy", handshakeTimeoutMs: Math.max(1, timer.left()) });
       }
       throw deadline.signal.aborted && !options.signal?.aborted ? timedOut() : e;
     } finally {
-      clearTimeout(timer);
+      timer.clear();
     }
   }
 

@@ -116,6 +116,9 @@ export async function probeModern(
       result = await session.request("server/discover", { _meta: modernMeta(version, who, undefined) }, { timeoutMs, signal });
     } catch (e) {
       if (e instanceof ConnectionClosedError || e instanceof CancelledError || e instanceof LimitError) throw e;
+      // An OAuth failure (a login that timed out or was denied) is no era answer: initialize would
+      // log in again. By code: the OAuth error class stays out of bundles without the OAuth client.
+      if (e instanceof YadaError && e.code === "oauth") throw e;
       if (signal.aborted) throw e;
       if (e instanceof JsonRpcError && isModernErrorCode(e.rpcCode)) {
         if (e.rpcCode !== MODERN_ERRORS.unsupportedProtocolVersion) throw e;

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { startTimer } from "../util/sleep.js";
+import { heldDeadline } from "../transport/hold.js";
 import {
   CancelledError,
   ConfigError,
@@ -46,7 +46,10 @@ export type TransportFactory = (server: McpServerConfig, context: TransportConte
 
 /** Options of {@link connectMcp} (its third argument). */
 export interface ConnectOptions {
-  /** Overrides the server's `timeoutMs`: bound on setup, each discovery request and each call (T10). */
+  /**
+   * Overrides the server's `timeoutMs`: bound on setup, each discovery request and each
+   * call (T10). The user's time in an interactive OAuth login is not counted (A2).
+   */
   timeoutMs?: number;
   /** Aborts the setup (handshake and discovery). Calls take their own signal. */
   signal?: AbortSignal;
@@ -127,7 +130,8 @@ export const httpTransportFactory: TransportFactory = (server, context) => {
  * - T5, T6: arguments are validated against the input schema and bounded to 32,000 UTF-8 bytes.
  * - T7, T8, T9: results are rendered and bounded; `isError` becomes `tool_failed`;
  *   structured content is checked against the output schema.
- * - T10: `timeoutMs` bounds setup, discovery requests and calls; signals cancel.
+ * - T10: `timeoutMs` bounds setup, discovery requests and calls; signals cancel. Time the
+ *   user spends in an interactive OAuth login does not count against it (A2).
  * - T11: `resources: true` adds `server__list_resources` and `server__read_resource`.
  * - T12: `prompts` and `getPrompt` are host calls with the same checks.
  * - T13: on `notifications/tools/list_changed` the catalog is read again; a changed
@@ -217,7 +221,8 @@ export async function connectMcp(server: McpServerConfig, access: McpAccess, opt
 
   const setupMs = timeoutMs ?? DEFAULT_HANDSHAKE_TIMEOUT_MS;
   const deadline = new AbortController();
-  const timer = startTimer(() => deadline.abort(), setupMs);
+  // A2: the time the user spends in an interactive login does not count.
+  const timer = heldDeadline(transport, setupMs, () => deadline.abort());
   const signal = options.signal ? AbortSignal.any([options.signal, deadline.signal]) : deadline.signal;
   let client: McpClient | undefined;
   let changedDuringSetup = false;
@@ -333,6 +338,6 @@ export async function connectMcp(server: McpServerConfig, access: McpAccess, opt
     }
     throw e;
   } finally {
-    clearTimeout(timer);
+    timer.clear();
   }
 }

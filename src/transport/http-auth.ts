@@ -17,6 +17,13 @@ export interface AuthRequest {
   attempt: number;
   /** Aborts with the request (the caller's signal, the transport's close). */
   readonly signal: AbortSignal;
+  /**
+   * Starts waiting on the user for this request (the host's interactive login
+   * step): until the returned function is called, the request's time bound and a
+   * connect's deadline stop (A2, S5, S6). Call it for that wait only; discovery and
+   * token requests count against the bounds as usual.
+   */
+  readonly hold?: () => () => void;
 }
 
 /**

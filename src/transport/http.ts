@@ -45,6 +45,7 @@ import {
   type HeaderList,
 } from "./http-headers.js";
 import type { AuthRequest, HttpAuth } from "./http-auth.js";
+import { createHolds } from "./hold.js";
 import { createSseParser } from "./sse.js";
 import type { LegacySseOptions } from "./legacy-sse.js";
 import type { SendOptions, Transport, TransportSink } from "./types.js";
@@ -175,6 +176,7 @@ export class HttpTransport implements Transport {
   readonly #decoder = new TextDecoder();
   readonly #closer = new AbortController();
   readonly #tasks = new Set<Promise<unknown>>();
+  readonly #holds = createHolds();
   #sink: TransportSink | undefined;
   #sessionId: string | undefined;
   #version: string | undefined;
@@ -238,6 +240,15 @@ export class HttpTransport implements Transport {
   legacyFallback(): Transport | undefined {
     const { fetch, logger, idleTimeoutMs, maxEventBytes, fallback } = this.#options;
     return fallback?.(this.#url, { fetch, logger, idleTimeoutMs, maxEventBytes, headers: this.#headers });
+  }
+
+  /**
+   * Tells `listener` when a request starts waiting on the user (`true`: the `auth`
+   * layer runs its interactive login) and when none does any more (`false`); see
+   * {@link AuthRequest.hold}. Returns a function that removes the listener.
+   */
+  onHold(listener: (held: boolean) => void): () => void {
+    return this.#holds.on(listener);
   }
 
   /** @inheritDoc */
@@ -366,11 +377,11 @@ export class HttpTransport implements Transport {
     return new Exchange(this.#idleMs, signal, this.#closer.signal, this.description, what);
   }
 
-  async #request(method: string, headers: Record<string, string>, ex: Exchange, body?: string): Promise<Response> {
+  async #request(method: string, headers: Record<string, string>, ex: Exchange, body?: string, id?: RequestId): Promise<Response> {
     const auth = this.#options.auth;
     if (auth === undefined) return this.#fetch(this.#url, { method, headers, body, redirect: "manual", signal: ex.signal });
     // A5: the auth layer adds its headers to each attempt and judges each 401 / 403.
-    const request: AuthRequest = { url: this.#url, method, attempt: 0, signal: ex.signal };
+    const request: AuthRequest = { url: this.#url, method, attempt: 0, signal: ex.signal, hold: () => this.#holds.hold(id === undefined ? undefined : (held) => this.#sink?.hold?.(id, held)) };
     for (;;) {
       ex.suspend(); // a refresh or a login is the client's own wait, not an idle server
       const extra = await auth.headers(request);
@@ -488,7 +499,7 @@ export class HttpTransport implements Transport {
     let handedOff = false;
     try {
       const sentSession = this.#sessionId;
-      const res = await this.#request("POST", headers, ex, body);
+      const res = await this.#request("POST", headers, ex, body, id);
       ex.touch();
       // An answer stream that stays open by design (subscriptions/listen) may be quiet
       // for hours: once it is answered, the idle bound no longer applies.

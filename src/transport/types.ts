@@ -19,6 +19,11 @@ export interface TransportSink {
   requestError(id: RequestId, error: YadaError): void;
   /** The transport ended for good; every pending request fails with `error`. */
   closed(error: YadaError): void;
+  /**
+   * Request `id` waits on the user (`held` true: an interactive login runs for it)
+   * or no longer does (`false`): its time bound stops meanwhile (A2, S6).
+   */
+  hold?(id: RequestId, held: boolean): void;
 }
 
 /** Per-message options of {@link Transport.send}. */
@@ -78,4 +83,10 @@ export interface Transport {
   readonly serverKey?: string | undefined;
   /** A short description for error messages: "stdio server 'x'", "HTTP server http://...". */
   readonly description: string;
+  /**
+   * Tells `listener` when some request starts waiting on the user (`true`: an
+   * interactive login is under way) and when none does any more (`false`), so that
+   * a connect's deadline stops meanwhile (A2, S5). Returns a function that removes it.
+   */
+  onHold?(listener: (held: boolean) => void): () => void;
 }
