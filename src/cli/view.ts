@@ -89,7 +89,9 @@ export function textView(io: Io, options: TextViewOptions = {}): RunView {
           progress.delete(event.callId);
           endLine();
           const status = event.isError ? s.red("error") : s.green("ok");
-          write(`${s.cyan("←")} ${s.bold(oneLine(event.toolName, 80))} ${status}\n`);
+          // A resumed run's fed-back outcome was executed by a worker, not by this run (W8).
+          const from = event.resumed ? ` ${s.dim("(from the action store)")}` : "";
+          write(`${s.cyan("←")} ${s.bold(oneLine(event.toolName, 80))} ${status}${from}\n`);
           const text = clip(partsText(event.content), RUN_RESULT_LINES, RUN_RESULT_CHARS);
           if (text !== "") write(`${indent(text, "    ")}\n`);
           return;
