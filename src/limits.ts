@@ -427,3 +427,8 @@ export const MAX_CLI_SAMPLING_OUTPUT_CHARS = 100_000;
 export const MAX_LISTENED_TASKS = 64;
 /** Shortest wait before re-opening a dropped HTTP+SSE event stream, whatever `retry` the server sent (H14; ours: a `retry: 0` cannot make the reconnect loop tight). */
 export const MIN_LEGACY_RECONNECT_MS = 250;
+
+// ── HTTP+SSE reconnect under a hostile server (src/transport/legacy-sse.ts) ──
+
+/** An HTTP+SSE event stream open at least this long ends a run of failed reconnects; one that drops sooner counts as one (H14; ours: a server that announces and drops at once cannot reconnect forever). */
+export const MIN_LEGACY_HEALTHY_STREAM_MS = 5_000;

@@ -18,6 +18,7 @@ import {
   MAX_SSE_EVENT_BYTES,
   MAX_SSE_RESUME_ATTEMPTS,
   MAX_SSE_RETRY_MS,
+  MIN_LEGACY_HEALTHY_STREAM_MS,
   MIN_LEGACY_RECONNECT_MS,
 } from "../limits.js";
 import { silentLogger, type Logger } from "../log.js";
@@ -41,7 +42,7 @@ export interface LegacySseOptions {
   endpointTimeoutMs?: number;
   /** Largest SSE event (default `MAX_SSE_EVENT_BYTES`). */
   maxEventBytes?: number;
-  /** Reconnects in a row that bring no fresh `endpoint` event before the transport ends (default `MAX_SSE_RESUME_ATTEMPTS`). */
+  /** Reconnects in a row that bring no stream lasting `MIN_LEGACY_HEALTHY_STREAM_MS` before the transport ends (default `MAX_SSE_RESUME_ATTEMPTS`). */
   maxReconnectAttempts?: number;
   /** Receives diagnostics; never given header values. */
   logger?: Logger;
@@ -58,8 +59,23 @@ interface Handshake {
   message: JsonRpcMessage & { id: RequestId };
   /** The protocol version the server answered; a new session must answer the same. */
   version?: unknown;
+  /** The capabilities the server answered (key order aside); a new session must answer the same. */
+  capabilities?: string;
   /** Whether `notifications/initialized` was sent. */
   initialized: boolean;
+}
+
+/** A JSON value as text with its object keys sorted: equal for the same capabilities in another order. */
+function sortedJson(v: unknown): string {
+  return JSON.stringify(v, (_k, x: unknown) =>
+    typeof x === "object" && x !== null && !Array.isArray(x) ? Object.fromEntries(Object.entries(x).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : x,
+  ) ?? "";
+}
+
+/** The protocol version and capabilities of an initialize answer. */
+function initAnswer(reply: { result?: unknown } | undefined): { version: unknown; capabilities: string } {
+  const result = reply?.result as { protocolVersion?: unknown; capabilities?: unknown } | null | undefined;
+  return { version: result?.protocolVersion, capabilities: sortedJson(result?.capabilities) };
 }
 
 /** Errors of a reconnect that mean the server will not be reached this way at all. */
@@ -81,10 +97,12 @@ function refusesReconnect(e: YadaError): boolean {
  * - A stream that ends or breaks after its endpoint is opened again, after the
  *   server's `retry` delay (else `DEFAULT_SSE_RETRY_MS`; at least
  *   `MIN_LEGACY_RECONNECT_MS`) doubled per failed attempt up to `MAX_SSE_RETRY_MS`,
- *   at most `maxReconnectAttempts` times in a row. Each new stream must send a
+ *   at most `maxReconnectAttempts` times in a row (a stream that drops within
+ *   `MIN_LEGACY_HEALTHY_STREAM_MS` of opening counts as a failed attempt, endpoint
+ *   or not, so announce-and-drop cannot loop forever). Each new stream must send a
  *   fresh `endpoint` within `endpointTimeoutMs`, checked for the same origin again. When it names a new session, the `initialize` request
  *   and `notifications/initialized` the client sent are replayed to it first (the
- *   same protocol version must be answered). Requests whose POST went out before the
+ *   same protocol version and capabilities must be answered). Requests whose POST went out before the
  *   drop fail with `connection_closed` and `info.maybeDelivered: true` (the server
  *   may have carried them out); they are never sent again. Messages sent while it
  *   reconnects wait for the new endpoint.
@@ -323,7 +341,9 @@ export class LegacySseTransport implements Transport {
       await this.#post(endpoint, { ...init.message, id: mine.id }, "initialize");
       const answer = await reply;
       if (this.#replay !== mine) return; // the stream dropped meanwhile
-      if (init.version === undefined || (answer?.result as { protocolVersion?: unknown } | null | undefined)?.protocolVersion !== init.version) {
+      // Another version or other capabilities is another server: what the client knows of it no longer holds.
+      const now = initAnswer(answer);
+      if (init.version === undefined || now.version !== init.version || now.capabilities !== init.capabilities) {
         return this.#end(new ProtocolError(`${this.description}: the new session refused the replayed initialize`));
       }
       if (init.initialized) await this.#post(endpoint, { jsonrpc: "2.0", method: "notifications/initialized" }, "notifications/initialized");
@@ -342,6 +362,8 @@ export class LegacySseTransport implements Transport {
     this.#endpoint = undefined;
     this.#replay?.settle(undefined);
     this.#replay = undefined;
+    // Sends still waiting since an earlier drop look again and wait for the next stream.
+    this.#readyNow();
     this.#ready = new Promise((resolve) => (this.#readyNow = resolve));
     const dropped = [...this.#outstanding];
     this.#outstanding.clear();
@@ -364,7 +386,7 @@ export class LegacySseTransport implements Transport {
       const reply = value as { id: RequestId; result?: unknown; error?: unknown };
       if (reply.id === this.#replay?.id) return this.#replay.settle(reply);
       const init = this.#init;
-      if (reply.id === init?.message.id) init.version = (reply.result as { protocolVersion?: unknown } | null | undefined)?.protocolVersion;
+      if (init && init.version === undefined && reply.id === init.message.id) Object.assign(init, initAnswer(reply));
       this.#outstanding.delete(reply.id);
     }
     try {
@@ -378,11 +400,13 @@ export class LegacySseTransport implements Transport {
   // endpoint; a later one that drops is followed by another, within the bounds.
   async #run(): Promise<void> {
     for (let failures = 0, first = true; ; first = false) {
+      const opened = performance.now();
       const { error, announced } = await this.#readStream(first);
       if (this.#ended) return;
       if ((first && !announced) || refusesReconnect(error)) return this.#end(error);
       this.#dropped();
-      failures = announced ? 1 : failures + 1;
+      // Only a stream that stayed up ends a run of failures: one that announces and drops at once is one more.
+      failures = announced && performance.now() - opened >= MIN_LEGACY_HEALTHY_STREAM_MS ? 1 : failures + 1;
       if (failures > this.#maxReconnects) {
         return this.#end(new ConnectionClosedError(`${this.description}: the event stream ended and ${this.#maxReconnects} reconnects failed`, {}, { cause: error }));
       }
