@@ -273,3 +273,26 @@ describe("V8: task status on the listen stream against a hostile server", { conc
     );
   });
 });
+
+// V6 through yada/node: a form handler passed without compileSchema still has its
+// answers checked against the server's requestedSchema (server-everything, stdio).
+test("V6: yada/node's McpClient checks a form answer against the requested schema: an invalid answer never reaches the server", T, async () => {
+  const { McpClient: NodeMcpClient } = await import("../../src/node/client.js");
+  const { repoPath } = await import("../helpers/paths.js");
+  const everything = repoPath("node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js");
+  let asked = 0;
+  const client = await NodeMcpClient.connectStdio("node", [everything, "stdio"], undefined, {
+    handlers: { elicitation: { form: async () => (asked++, { action: "accept", content: { name: "Ada", check: true, email: "ada@example.com", integer: "NOT-A-NUMBER" } }) } },
+  });
+  try {
+    await new Promise((r) => setTimeout(r, 200)); // capability-dependent tools register after the handshake
+    const outcome = await client.callTool("trigger-elicitation-request", {}).then(
+      (r) => JSON.stringify(r.content),
+      (e: Error) => e.message,
+    );
+    assert.equal(asked, 1, "the form handler was asked");
+    assert.doesNotMatch(outcome, /NOT-A-NUMBER/, "the invalid answer was not sent to the server");
+  } finally {
+    await client.close();
+  }
+});
