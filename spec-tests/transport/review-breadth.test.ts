@@ -15,7 +15,7 @@ type Coded = Error & { code?: string; info?: { maybeDelivered?: boolean } };
 type Msg = { jsonrpc: "2.0"; id?: string | number; method?: string; params?: Record<string, unknown>; result?: unknown; error?: unknown };
 
 /** What the server does with the n-th GET (1-based): serve a session, refuse, or announce and cut. */
-type GetPlan = { kind: "serve"; session: string } | { kind: "status"; status: number } | { kind: "announce-and-cut"; session: string };
+type GetPlan = { kind: "serve"; session: string; endpoint?: string } | { kind: "status"; status: number } | { kind: "announce-and-cut"; session: string };
 
 interface Options {
   plan(n: number): GetPlan;
@@ -62,7 +62,7 @@ async function hostile(o: Options): Promise<Hostile> {
       res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
       res.write("retry: 0\n\n");
       state.sessions[plan.session] ??= [];
-      sse(res, "endpoint", `/message?sessionId=${plan.session}`);
+      sse(res, "endpoint", (plan.kind === "serve" && plan.endpoint) || `/message?sessionId=${plan.session}`);
       if (plan.kind === "announce-and-cut") return void setTimeout(() => res.destroy(), 5);
       streams.set(plan.session, res);
       res.on("close", () => streams.get(plan.session) === res && streams.delete(plan.session));
@@ -234,4 +234,26 @@ describe("H14: HTTP+SSE reconnect against a hostile server", { concurrency: true
       },
     ),
   );
+
+  for (const [what, endpoint] of [
+    ["credentials", (port: string) => `http://user:pw@127.0.0.1:${port}/message?sessionId=s2`],
+    ["another port", (port: string) => `http://127.0.0.1:${Number(port) + 1}/message?sessionId=s2`],
+    ["another scheme", (port: string) => `https://127.0.0.1:${port}/message?sessionId=s2`],
+    ["a host smuggled as userinfo", (port: string) => `http://127.0.0.1:${port}@evil.example/message?sessionId=s2`],
+  ] as const) {
+    test(`H14: a reconnect whose endpoint has ${what} is refused and ends the transport; nothing is sent to it`, T, async () => {
+      let port = "";
+      await withHostile(
+        { plan: (n) => (n === 1 ? { kind: "serve", session: "s1" } : { kind: "serve", session: "s2", endpoint: endpoint(port) }) },
+        {},
+        async (client, server) => {
+          port = new URL(server.url).port;
+          await assert.rejects(client.callTool("drop", {}), droppedInFlight);
+          await assert.rejects(client.callTool("echo", { text: "x" }), (e: Coded) => e.code === "protocol" && /another origin/.test(e.message));
+          assert.equal(server.gets, 2);
+          assert.deepEqual(server.sessions.s2, []);
+        },
+      );
+    });
+  }
 });
