@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { McpClient } from "../../src/mcp/client.js";
+import type { ClientHandlers } from "../../src/mcp/handlers.js";
 import { LegacySseTransport, type LegacySseOptions } from "../../src/transport/legacy-sse.js";
 
 const T = { timeout: 40_000 };
@@ -23,6 +24,8 @@ interface Options {
   initialize?(session: string, msg: Msg): Record<string, unknown>;
   /** Called on tools/call `drop`: answer later on whatever stream `session` has then. */
   onDrop?(server: Hostile, msg: Msg): void;
+  /** Cut the stream this long after the `drop` call (default at once). */
+  dropDelayMs?: number;
 }
 
 interface Hostile {
@@ -89,7 +92,9 @@ async function hostile(o: Options): Promise<Hostile> {
       if (!initialized.has(sid)) return void state.send(sid, { jsonrpc: "2.0", id: msg.id, error: { code: -32600, message: "not initialized" } });
       if (msg.method === "tools/call" && name === "drop") {
         o.onDrop?.(state, msg);
-        return void streams.get(sid)?.destroy();
+        const stream = streams.get(sid);
+        if (o.dropDelayMs === undefined) return void stream?.destroy();
+        return void setTimeout(() => stream?.destroy(), o.dropDelayMs);
       }
       if (msg.method === "tools/call") return answer({ content: [{ type: "text", text: String((msg.params?.arguments as { text?: unknown })?.text) }] });
       if (msg.method === "tools/list") return answer({ tools: [] });
@@ -112,10 +117,15 @@ async function hostile(o: Options): Promise<Hostile> {
   return state;
 }
 
-async function withHostile(o: Options, transport: LegacySseOptions, body: (client: McpClient, server: Hostile) => Promise<void>): Promise<void> {
+async function withHostile(
+  o: Options,
+  transport: LegacySseOptions,
+  body: (client: McpClient, server: Hostile) => Promise<void>,
+  handlers?: ClientHandlers,
+): Promise<void> {
   const server = await hostile(o);
   try {
-    const client = await McpClient.connect(new LegacySseTransport(server.url, transport), { era: "legacy", callTimeoutMs: 10_000 });
+    const client = await McpClient.connect(new LegacySseTransport(server.url, transport), { era: "legacy", callTimeoutMs: 10_000, ...(handlers && { handlers }) });
     try {
       await body(client, server);
     } finally {
@@ -256,4 +266,55 @@ describe("H14: HTTP+SSE reconnect against a hostile server", { concurrency: true
       );
     });
   }
+
+  test("H14: the answer to a request of the old session is never POSTed to the new one (its ids are the new session's too)", T, async () => {
+    let hostileServer: Hostile | undefined;
+    const newSessionReady = async (): Promise<void> => {
+      for (let i = 0; i < 200 && !hostileServer?.sessions.s2?.includes("notifications/initialized"); i++) await new Promise((r) => setTimeout(r, 25));
+    };
+    await withHostile(
+      {
+        plan: (n) => ({ kind: "serve", session: `s${n}` }),
+        // Session s1 asks for the roots (id 0, as a new session would number its first request too), then its stream drops.
+        onDrop: (server) => void server.send("s1", { jsonrpc: "2.0", id: 0, method: "roots/list" }),
+        dropDelayMs: 100,
+      },
+      {},
+      async (client, server) => {
+        hostileServer = server;
+        await assert.rejects(client.callTool("drop", {}), droppedInFlight);
+        await newSessionReady();
+        const r = await client.callTool("echo", { text: "after" });
+        assert.deepEqual(r.content, [{ type: "text", text: "after" }]);
+        await new Promise((r) => setTimeout(r, 300)); // let a stray answer arrive
+        assert.deepEqual(server.sessions.s2, ["initialize", "notifications/initialized", "tools/call echo"], "no answer to s1's request reached s2");
+      },
+      {
+        roots: async () => {
+          await newSessionReady(); // answered only once the new session is up
+          return [{ uri: "file:///s1-only", name: "s1" }];
+        },
+      },
+    );
+  });
+
+  test("H14: the answer to a server request is still POSTed when the reconnect resumes the same session", T, async () => {
+    let hostileServer: Hostile | undefined;
+    const resumed = async (): Promise<void> => {
+      for (let i = 0; i < 200 && (hostileServer?.gets ?? 0) < 2; i++) await new Promise((r) => setTimeout(r, 25));
+      await new Promise((r) => setTimeout(r, 100));
+    };
+    await withHostile(
+      { plan: () => ({ kind: "serve", session: "s1" }), onDrop: (server) => void server.send("s1", { jsonrpc: "2.0", id: 0, method: "roots/list" }), dropDelayMs: 100 },
+      {},
+      async (client, server) => {
+        hostileServer = server;
+        await assert.rejects(client.callTool("drop", {}), droppedInFlight);
+        await resumed();
+        for (let i = 0; i < 200 && !server.sessions.s1?.includes("response"); i++) await new Promise((r) => setTimeout(r, 25));
+        assert.ok(server.sessions.s1?.includes("response"), JSON.stringify(server.sessions));
+      },
+      { roots: async () => (await resumed(), [{ uri: "file:///s1", name: "s1" }]) },
+    );
+  });
 });

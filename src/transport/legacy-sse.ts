@@ -17,6 +17,7 @@ import {
   MAX_QUOTED_CHARS,
   MAX_SSE_EVENT_BYTES,
   MAX_SSE_RESUME_ATTEMPTS,
+  MAX_SERVER_REQUESTS_IN_FLIGHT,
   MAX_SSE_RETRY_MS,
   MIN_LEGACY_HEALTHY_STREAM_MS,
   MIN_LEGACY_RECONNECT_MS,
@@ -105,7 +106,8 @@ function refusesReconnect(e: YadaError): boolean {
  *   same protocol version and capabilities must be answered). Requests whose POST went out before the
  *   drop fail with `connection_closed` and `info.maybeDelivered: true` (the server
  *   may have carried them out); they are never sent again. Messages sent while it
- *   reconnects wait for the new endpoint.
+ *   reconnects wait for the new endpoint; an answer to a request of an earlier
+ *   session is dropped, never POSTed to the new one (which numbers its own alike).
  * - A refused reconnect (another origin, a 4xx, not an event stream) or too many
  *   failed ones end the transport (`connection_closed`, or the refusal's own code).
  *
@@ -138,7 +140,11 @@ export class LegacySseTransport implements Transport {
   readonly #closer = new AbortController();
   /** Requests sent and waiting for their answer, with their method. */
   readonly #outstanding = new Map<RequestId, string>();
+  /** Server requests awaiting the client's answer, with the endpoint of the session that sent them. */
+  readonly #asked = new Map<RequestId, string | undefined>();
   #sink: TransportSink | undefined;
+  /** The endpoint the current stream announced (its session), made ready or not. */
+  #streamEndpoint: string | undefined;
   /** The endpoint to POST to; undefined while the stream reconnects. */
   #endpoint: string | undefined;
   /** The endpoint of the last session made ready: a different one on a reconnect is a new session. */
@@ -207,6 +213,7 @@ export class LegacySseTransport implements Transport {
     const sink = this.#sink;
     if (!sink || this.#announced === undefined) throw new TransportError(`${this.description}: send() before start()`);
     const id = "id" in message && "method" in message ? message.id : undefined;
+    const answers = "id" in message && !("method" in message) ? message.id : undefined;
     const what = "method" in message ? message.method : "a response to a server request";
     // The handshake is kept to be replayed to a new session after a reconnect.
     if (what === "initialize" && id !== undefined) this.#init = { message: message as JsonRpcMessage & { id: RequestId }, initialized: false };
@@ -219,6 +226,12 @@ export class LegacySseTransport implements Transport {
         this.#assertOpen();
       }
       if (options.signal?.aborted) return;
+      // An answer goes only to the session that asked: another session numbers its own requests alike.
+      if (answers !== undefined && answers !== null) {
+        const asker = this.#asked.get(answers);
+        this.#asked.delete(answers);
+        if (asker !== endpoint) return this.#log("warn", `${this.description}: dropped the answer to a request of an earlier session`);
+      }
       if (id !== undefined) this.#watch(id, what, options.signal);
       await this.#post(endpoint, message, what);
     } catch (e) {
@@ -266,6 +279,7 @@ export class LegacySseTransport implements Transport {
     this.#closer.abort();
     clearTimeout(this.#idleTimer);
     this.#outstanding.clear();
+    this.#asked.clear();
     this.#readyNow(); // start() and sends waiting for a reconnect see the end
     this.#sink?.closed(error);
   }
@@ -318,6 +332,7 @@ export class LegacySseTransport implements Transport {
   }
 
   #useEndpoint(endpoint: string, ex: Exchange): void {
+    this.#streamEndpoint = endpoint;
     const previous = this.#announced;
     if (previous !== undefined && previous !== endpoint && this.#init) return void this.#replayHandshake(endpoint, this.#init, ex);
     ex.disarm();
@@ -382,7 +397,12 @@ export class LegacySseTransport implements Transport {
       this.#log("warn", `${this.description}: skipped an event whose data is not JSON`);
       return;
     }
-    if (typeof value === "object" && value !== null && !("method" in value) && "id" in value) {
+    if (typeof value === "object" && value !== null && "method" in value && "id" in value) {
+      const id = (value as { id: unknown }).id;
+      // The session answers (or refuses) each one and has at most MAX_SERVER_REQUESTS_IN_FLIGHT running; twice that holds them all.
+      if (this.#asked.size >= 2 * MAX_SERVER_REQUESTS_IN_FLIGHT) this.#asked.delete(this.#asked.keys().next().value as RequestId);
+      if (typeof id === "string" || typeof id === "number") this.#asked.set(id, this.#streamEndpoint);
+    } else if (typeof value === "object" && value !== null && "id" in value) {
       const reply = value as { id: RequestId; result?: unknown; error?: unknown };
       if (reply.id === this.#replay?.id) return this.#replay.settle(reply);
       const init = this.#init;
