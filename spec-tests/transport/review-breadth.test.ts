@@ -20,8 +20,8 @@ type GetPlan = { kind: "serve"; session: string; endpoint?: string } | { kind: "
 
 interface Options {
   plan(n: number): GetPlan;
-  /** The initialize result of a session (default 2024-11-05 with tools). */
-  initialize?(session: string, msg: Msg): Record<string, unknown>;
+  /** The initialize result of a session (default 2024-11-05 with tools); null: never answered. */
+  initialize?(session: string, msg: Msg): Record<string, unknown> | null;
   /** Called on tools/call `drop`: answer later on whatever stream `session` has then. */
   onDrop?(server: Hostile, msg: Msg): void;
   /** Cut the stream this long after the `drop` call (default at once). */
@@ -87,7 +87,8 @@ async function hostile(o: Options): Promise<Hostile> {
       if (msg.id === undefined || msg.method === undefined) return;
       const answer = (result: unknown): void => void state.send(sid, { jsonrpc: "2.0", id: msg.id, result });
       if (msg.method === "initialize") {
-        return answer(o.initialize?.(sid, msg) ?? { protocolVersion: "2024-11-05", capabilities: { tools: {} }, serverInfo: { name: "hostile", version: "1" } });
+        const result = o.initialize ? o.initialize(sid, msg) : { protocolVersion: "2024-11-05", capabilities: { tools: {} }, serverInfo: { name: "hostile", version: "1" } };
+        return result === null ? undefined : answer(result);
       }
       if (!initialized.has(sid)) return void state.send(sid, { jsonrpc: "2.0", id: msg.id, error: { code: -32600, message: "not initialized" } });
       if (msg.method === "tools/call" && name === "drop") {
@@ -315,6 +316,26 @@ describe("H14: HTTP+SSE reconnect against a hostile server", { concurrency: true
         assert.ok(server.sessions.s1?.includes("response"), JSON.stringify(server.sessions));
       },
       { roots: async () => (await resumed(), [{ uri: "file:///s1", name: "s1" }]) },
+    );
+  });
+
+  test("H14: a new session that never answers the replayed initialize is given up within the endpoint bound and the bounded attempts; nothing else is sent to it", T, async () => {
+    await withHostile(
+      {
+        plan: (n) => ({ kind: "serve", session: `s${n}` }),
+        initialize: (sid) => (sid === "s1" ? { protocolVersion: "2024-11-05", capabilities: { tools: {} }, serverInfo: { name: "h", version: "1" } } : null),
+      },
+      { endpointTimeoutMs: 400, maxReconnectAttempts: 2 },
+      async (client, server) => {
+        const closed = closedOnce(client);
+        await assert.rejects(client.callTool("drop", {}), droppedInFlight);
+        const waiting = client.callTool("echo", { text: "never" });
+        const why = await Promise.race([closed, new Promise<undefined>((r) => setTimeout(r, 12_000))]);
+        assert.ok(why, `still reconnecting after 12 s (${server.gets} GETs)`);
+        await assert.rejects(waiting, (e: Coded) => e.code === "connection_closed");
+        assert.equal(server.gets, 3);
+        assert.deepEqual([server.sessions.s2, server.sessions.s3], [["initialize"], ["initialize"]]);
+      },
     );
   });
 });
