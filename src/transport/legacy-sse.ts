@@ -66,15 +66,22 @@ interface Handshake {
   initialized: boolean;
 }
 
-/** A JSON value as text with its object keys sorted: equal for the same capabilities in another order. */
-function sortedJson(v: unknown): string {
-  return JSON.stringify(v, (_k, x: unknown) =>
-    typeof x === "object" && x !== null && !Array.isArray(x) ? Object.fromEntries(Object.entries(x).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : x,
-  ) ?? "";
+/**
+ * A JSON value as text with its object keys sorted: equal for the same capabilities in
+ * another order. Undefined for a value too deep to write out (it equals nothing).
+ */
+function sortedJson(v: unknown): string | undefined {
+  try {
+    return JSON.stringify(v, (_k, x: unknown) =>
+      typeof x === "object" && x !== null && !Array.isArray(x) ? Object.fromEntries(Object.entries(x).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : x,
+    ) ?? "";
+  } catch {
+    return undefined;
+  }
 }
 
 /** The protocol version and capabilities of an initialize answer. */
-function initAnswer(reply: { result?: unknown } | undefined): { version: unknown; capabilities: string } {
+function initAnswer(reply: { result?: unknown } | undefined): { version: unknown; capabilities: string | undefined } {
   const result = reply?.result as { protocolVersion?: unknown; capabilities?: unknown } | null | undefined;
   return { version: result?.protocolVersion, capabilities: sortedJson(result?.capabilities) };
 }
@@ -358,7 +365,7 @@ export class LegacySseTransport implements Transport {
       if (this.#replay !== mine) return; // the stream dropped meanwhile
       // Another version or other capabilities is another server: what the client knows of it no longer holds.
       const now = initAnswer(answer);
-      if (init.version === undefined || now.version !== init.version || now.capabilities !== init.capabilities) {
+      if (init.version === undefined || now.version !== init.version || now.capabilities === undefined || now.capabilities !== init.capabilities) {
         return this.#end(new ProtocolError(`${this.description}: the new session refused the replayed initialize`));
       }
       if (init.initialized) await this.#post(endpoint, { jsonrpc: "2.0", method: "notifications/initialized" }, "notifications/initialized");
