@@ -431,3 +431,8 @@ export const MIN_LEGACY_RECONNECT_MS = 250;
 
 /** Open authorization flows kept in a token store; past it the oldest is deleted (A3; ours: a user has a few logins open, not dozens). */
 export const MAX_OPEN_FLOWS = 16;
+
+// ── HTTP+SSE reconnect under a hostile server (src/transport/legacy-sse.ts) ──
+
+/** An HTTP+SSE event stream open at least this long ends a run of failed reconnects; one that drops sooner counts as one (H14; ours: a server that announces and drops at once cannot reconnect forever). */
+export const MIN_LEGACY_HEALTHY_STREAM_MS = 5_000;

@@ -176,20 +176,19 @@ export function outcomeResult(a: ActionRecord): ToolResult {
 
 /**
  * The events of the outcomes a resumed run feeds back (W8), in the order of its
- * pending calls: per call a `tool_execution_start` (the arguments of the model's
- * call) and a `tool_execution_end` (the outcome read from the store), both marked
+ * pending calls: per call a `tool_execution_start` (the arguments the store holds:
+ * those approved and run, whatever the run state's conversation claims) and a
+ * `tool_execution_end` (the outcome read from the store), both marked
  * `resumed: true`, with turn 0 (before the run's own first turn), so a host that
  * renders a transcript shows them.
  */
-export function resumedEvents(messages: readonly Message[], state: RunState, results: ReadonlyMap<string, ToolResult>): AgentEvent[] {
-  const answer = lastAnswer(messages);
-  const calls = answer ? toolCallsOf(answer) : [];
+export function resumedEvents(state: RunState, results: ReadonlyMap<string, ToolResult>, ran: ReadonlyMap<string, Record<string, unknown>>): AgentEvent[] {
   const events: AgentEvent[] = [];
   for (const p of state.pending) {
     const r = results.get(p.callId);
     if (!r) continue;
     const base = { turn: 0, callId: p.callId, toolName: p.toolName, resumed: true as const };
-    events.push({ type: "tool_execution_start", ...base, arguments: calls.find((c) => c.id === p.callId)?.arguments ?? {} });
+    events.push({ type: "tool_execution_start", ...base, arguments: ran.get(p.callId) ?? {} });
     events.push({ type: "tool_execution_end", ...base, content: r.content, isError: r.isError });
   }
   return events;
@@ -202,20 +201,26 @@ export function resumedEvents(messages: readonly Message[], state: RunState, res
  * @throws ValidationError (`validation`) when a named action does not exist or is not
  * this run's call for this identity (a forged or mixed-up state).
  */
-export async function readOutcomes(store: ActionStore, state: RunState): Promise<{ results?: Map<string, ToolResult>; waiting: ProposedCall[] }> {
+export async function readOutcomes(
+  store: ActionStore,
+  state: RunState,
+): Promise<{ results?: Map<string, ToolResult>; waiting: ProposedCall[]; ran: Map<string, Record<string, unknown>> }> {
   const results = new Map<string, ToolResult>();
+  const ran = new Map<string, Record<string, unknown>>(); // the stored arguments, by call id
   const waiting: ProposedCall[] = [];
   for (const p of state.pending) {
     const a = await store.get(p.actionId);
     if (!a || a.runId !== state.runId || a.callId !== p.callId || a.actorId !== state.actorId || a.tenantId !== state.tenantId || a.tool !== p.toolName) {
       throw new ValidationError("run: resume state names an action that is not this run's call");
     }
-    if (isTerminal(a.state)) results.set(p.callId, outcomeResult(a));
-    else {
+    if (isTerminal(a.state)) {
+      results.set(p.callId, outcomeResult(a));
+      ran.set(p.callId, a.arguments);
+    } else {
       const w: ProposedCall = { callId: p.callId, toolName: p.toolName, effect: a.effect, arguments: a.arguments, actionId: a.id, state: a.state };
       if (a.preview !== undefined) w.preview = a.preview;
       waiting.push(w);
     }
   }
-  return waiting.length ? { waiting } : { results, waiting };
+  return waiting.length ? { waiting, ran } : { results, waiting, ran };
 }

@@ -158,9 +158,9 @@ async function runLoop(options: RunOptions, emitTo: (event: AgentEvent) => void)
   try {
     if (resumed && actions) {
       // W8: outcomes come from the store, never from the state.
-      const { results, waiting } = await readOutcomes(actions.store, resumed);
+      const { results, waiting, ran } = await readOutcomes(actions.store, resumed);
       if (!results) return finish("approval_required", { proposedCalls: waiting, state: await pausedState(actions, runId, identity, messages, resumed.pending) });
-      for (const event of resumedEvents(messages, resumed, results)) emit(event);
+      for (const event of resumedEvents(resumed, results, ran)) emit(event);
       for (const p of resumed.pending) {
         const r = results.get(p.callId) as ToolResult;
         messages.push({ role: "tool", toolCallId: p.callId, toolName: p.toolName, content: r.content, isError: r.isError });

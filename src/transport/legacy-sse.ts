@@ -17,7 +17,9 @@ import {
   MAX_QUOTED_CHARS,
   MAX_SSE_EVENT_BYTES,
   MAX_SSE_RESUME_ATTEMPTS,
+  MAX_SERVER_REQUESTS_IN_FLIGHT,
   MAX_SSE_RETRY_MS,
+  MIN_LEGACY_HEALTHY_STREAM_MS,
   MIN_LEGACY_RECONNECT_MS,
 } from "../limits.js";
 import { silentLogger, type Logger } from "../log.js";
@@ -41,7 +43,7 @@ export interface LegacySseOptions {
   endpointTimeoutMs?: number;
   /** Largest SSE event (default `MAX_SSE_EVENT_BYTES`). */
   maxEventBytes?: number;
-  /** Reconnects in a row that bring no fresh `endpoint` event before the transport ends (default `MAX_SSE_RESUME_ATTEMPTS`). */
+  /** Reconnects in a row that bring no stream lasting `MIN_LEGACY_HEALTHY_STREAM_MS` before the transport ends (default `MAX_SSE_RESUME_ATTEMPTS`). */
   maxReconnectAttempts?: number;
   /** Receives diagnostics; never given header values. */
   logger?: Logger;
@@ -58,8 +60,30 @@ interface Handshake {
   message: JsonRpcMessage & { id: RequestId };
   /** The protocol version the server answered; a new session must answer the same. */
   version?: unknown;
+  /** The capabilities the server answered (key order aside); a new session must answer the same. */
+  capabilities?: string;
   /** Whether `notifications/initialized` was sent. */
   initialized: boolean;
+}
+
+/**
+ * A JSON value as text with its object keys sorted: equal for the same capabilities in
+ * another order. Undefined for a value too deep to write out (it equals nothing).
+ */
+function sortedJson(v: unknown): string | undefined {
+  try {
+    return JSON.stringify(v, (_k, x: unknown) =>
+      typeof x === "object" && x !== null && !Array.isArray(x) ? Object.fromEntries(Object.entries(x).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : x,
+    ) ?? "";
+  } catch {
+    return undefined;
+  }
+}
+
+/** The protocol version and capabilities of an initialize answer. */
+function initAnswer(reply: { result?: unknown } | undefined): { version: unknown; capabilities: string | undefined } {
+  const result = reply?.result as { protocolVersion?: unknown; capabilities?: unknown } | null | undefined;
+  return { version: result?.protocolVersion, capabilities: sortedJson(result?.capabilities) };
 }
 
 /** Errors of a reconnect that mean the server will not be reached this way at all. */
@@ -81,13 +105,16 @@ function refusesReconnect(e: YadaError): boolean {
  * - A stream that ends or breaks after its endpoint is opened again, after the
  *   server's `retry` delay (else `DEFAULT_SSE_RETRY_MS`; at least
  *   `MIN_LEGACY_RECONNECT_MS`) doubled per failed attempt up to `MAX_SSE_RETRY_MS`,
- *   at most `maxReconnectAttempts` times in a row. Each new stream must send a
+ *   at most `maxReconnectAttempts` times in a row (a stream that drops within
+ *   `MIN_LEGACY_HEALTHY_STREAM_MS` of opening counts as a failed attempt, endpoint
+ *   or not, so announce-and-drop cannot loop forever). Each new stream must send a
  *   fresh `endpoint` within `endpointTimeoutMs`, checked for the same origin again. When it names a new session, the `initialize` request
  *   and `notifications/initialized` the client sent are replayed to it first (the
- *   same protocol version must be answered). Requests whose POST went out before the
+ *   same protocol version and capabilities must be answered). Requests whose POST went out before the
  *   drop fail with `connection_closed` and `info.maybeDelivered: true` (the server
  *   may have carried them out); they are never sent again. Messages sent while it
- *   reconnects wait for the new endpoint.
+ *   reconnects wait for the new endpoint; an answer to a request of an earlier
+ *   session is dropped, never POSTed to the new one (which numbers its own alike).
  * - A refused reconnect (another origin, a 4xx, not an event stream) or too many
  *   failed ones end the transport (`connection_closed`, or the refusal's own code).
  *
@@ -120,7 +147,11 @@ export class LegacySseTransport implements Transport {
   readonly #closer = new AbortController();
   /** Requests sent and waiting for their answer, with their method. */
   readonly #outstanding = new Map<RequestId, string>();
+  /** Server requests awaiting the client's answer, with the endpoint of the session that sent them. */
+  readonly #asked = new Map<RequestId, string | undefined>();
   #sink: TransportSink | undefined;
+  /** The endpoint the current stream announced (its session), made ready or not. */
+  #streamEndpoint: string | undefined;
   /** The endpoint to POST to; undefined while the stream reconnects. */
   #endpoint: string | undefined;
   /** The endpoint of the last session made ready: a different one on a reconnect is a new session. */
@@ -189,6 +220,7 @@ export class LegacySseTransport implements Transport {
     const sink = this.#sink;
     if (!sink || this.#announced === undefined) throw new TransportError(`${this.description}: send() before start()`);
     const id = "id" in message && "method" in message ? message.id : undefined;
+    const answers = "id" in message && !("method" in message) ? message.id : undefined;
     const what = "method" in message ? message.method : "a response to a server request";
     // The handshake is kept to be replayed to a new session after a reconnect.
     if (what === "initialize" && id !== undefined) this.#init = { message: message as JsonRpcMessage & { id: RequestId }, initialized: false };
@@ -201,6 +233,12 @@ export class LegacySseTransport implements Transport {
         this.#assertOpen();
       }
       if (options.signal?.aborted) return;
+      // An answer goes only to the session that asked: another session numbers its own requests alike.
+      if (answers !== undefined && answers !== null) {
+        const asker = this.#asked.get(answers);
+        this.#asked.delete(answers);
+        if (asker !== endpoint) return this.#log("warn", `${this.description}: dropped the answer to a request of an earlier session`);
+      }
       if (id !== undefined) this.#watch(id, what, options.signal);
       await this.#post(endpoint, message, what);
     } catch (e) {
@@ -248,6 +286,7 @@ export class LegacySseTransport implements Transport {
     this.#closer.abort();
     clearTimeout(this.#idleTimer);
     this.#outstanding.clear();
+    this.#asked.clear();
     this.#readyNow(); // start() and sends waiting for a reconnect see the end
     this.#sink?.closed(error);
   }
@@ -300,6 +339,7 @@ export class LegacySseTransport implements Transport {
   }
 
   #useEndpoint(endpoint: string, ex: Exchange): void {
+    this.#streamEndpoint = endpoint;
     const previous = this.#announced;
     if (previous !== undefined && previous !== endpoint && this.#init) return void this.#replayHandshake(endpoint, this.#init, ex);
     ex.disarm();
@@ -323,7 +363,9 @@ export class LegacySseTransport implements Transport {
       await this.#post(endpoint, { ...init.message, id: mine.id }, "initialize");
       const answer = await reply;
       if (this.#replay !== mine) return; // the stream dropped meanwhile
-      if (init.version === undefined || (answer?.result as { protocolVersion?: unknown } | null | undefined)?.protocolVersion !== init.version) {
+      // Another version or other capabilities is another server: what the client knows of it no longer holds.
+      const now = initAnswer(answer);
+      if (init.version === undefined || now.version !== init.version || now.capabilities === undefined || now.capabilities !== init.capabilities) {
         return this.#end(new ProtocolError(`${this.description}: the new session refused the replayed initialize`));
       }
       if (init.initialized) await this.#post(endpoint, { jsonrpc: "2.0", method: "notifications/initialized" }, "notifications/initialized");
@@ -342,6 +384,8 @@ export class LegacySseTransport implements Transport {
     this.#endpoint = undefined;
     this.#replay?.settle(undefined);
     this.#replay = undefined;
+    // Sends still waiting since an earlier drop look again and wait for the next stream.
+    this.#readyNow();
     this.#ready = new Promise((resolve) => (this.#readyNow = resolve));
     const dropped = [...this.#outstanding];
     this.#outstanding.clear();
@@ -360,11 +404,16 @@ export class LegacySseTransport implements Transport {
       this.#log("warn", `${this.description}: skipped an event whose data is not JSON`);
       return;
     }
-    if (typeof value === "object" && value !== null && !("method" in value) && "id" in value) {
+    if (typeof value === "object" && value !== null && "method" in value && "id" in value) {
+      const id = (value as { id: unknown }).id;
+      // The session answers (or refuses) each one and has at most MAX_SERVER_REQUESTS_IN_FLIGHT running; twice that holds them all.
+      if (this.#asked.size >= 2 * MAX_SERVER_REQUESTS_IN_FLIGHT) this.#asked.delete(this.#asked.keys().next().value as RequestId);
+      if (typeof id === "string" || typeof id === "number") this.#asked.set(id, this.#streamEndpoint);
+    } else if (typeof value === "object" && value !== null && "id" in value) {
       const reply = value as { id: RequestId; result?: unknown; error?: unknown };
       if (reply.id === this.#replay?.id) return this.#replay.settle(reply);
       const init = this.#init;
-      if (reply.id === init?.message.id) init.version = (reply.result as { protocolVersion?: unknown } | null | undefined)?.protocolVersion;
+      if (init && init.version === undefined && reply.id === init.message.id) Object.assign(init, initAnswer(reply));
       this.#outstanding.delete(reply.id);
     }
     try {
@@ -378,11 +427,13 @@ export class LegacySseTransport implements Transport {
   // endpoint; a later one that drops is followed by another, within the bounds.
   async #run(): Promise<void> {
     for (let failures = 0, first = true; ; first = false) {
+      const opened = performance.now();
       const { error, announced } = await this.#readStream(first);
       if (this.#ended) return;
       if ((first && !announced) || refusesReconnect(error)) return this.#end(error);
       this.#dropped();
-      failures = announced ? 1 : failures + 1;
+      // Only a stream that stayed up ends a run of failures: one that announces and drops at once is one more.
+      failures = announced && performance.now() - opened >= MIN_LEGACY_HEALTHY_STREAM_MS ? 1 : failures + 1;
       if (failures > this.#maxReconnects) {
         return this.#end(new ConnectionClosedError(`${this.description}: the event stream ended and ${this.#maxReconnects} reconnects failed`, {}, { cause: error }));
       }
