@@ -421,3 +421,13 @@ export const CLI_SAMPLING_TIMEOUT_MS = 120_000;
 export const MAX_CLI_SAMPLING_INPUT_CHARS = 200_000;
 /** Characters of the model's text returned to the server for one sampling request (V6; ours). */
 export const MAX_CLI_SAMPLING_OUTPUT_CHARS = 100_000;
+// ── Action throughput (src/actions: batched claims and transitions, worker concurrency) ──
+
+/** Actions one `claimMany` leases at most (W12; ours: one statement's worth, as a pass's `MAX_ACTIONS_PER_PASS`). */
+export const MAX_CLAIM_BATCH = 100;
+/** Compare-and-swaps one `transitionMany` applies at most (W12; ours: one statement's worth, as `MAX_CLAIM_BATCH`). */
+export const MAX_TRANSITION_BATCH = 100;
+/** Actions one worker keeps in flight when not told otherwise (W12; ours: a few sends overlap, one batch per statement). */
+export const DEFAULT_WORKER_CONCURRENCY = 8;
+/** Most actions one worker keeps in flight (W12; ours: a claim batch, `MAX_CLAIM_BATCH`). */
+export const MAX_WORKER_CONCURRENCY = 100;

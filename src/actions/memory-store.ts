@@ -6,8 +6,9 @@
  * @module
  */
 import { MAX_FILE_STORE_ACTIONS } from "../limits.js";
+import { checkBatch, checkClaimMany, eachItem } from "./batch.js";
 import { RecordTable } from "./table.js";
-import type { ActionExpectation, ActionPatch, ActionQuery, ActionRecord, ActionStore, ClaimOptions } from "./types.js";
+import type { ActionExpectation, ActionPatch, ActionQuery, ActionRecord, ActionStore, ActionTransition, ClaimManyOptions, ClaimOptions, TransitionOutcome } from "./types.js";
 
 /** Options of {@link MemoryActionStore}. */
 export interface MemoryStoreOptions {
@@ -69,5 +70,20 @@ export class MemoryActionStore implements ActionStore {
     const leased = this.#table.pickClaim(options);
     if (leased) this.#table.commit(leased, JSON.stringify(leased));
     return leased && structuredClone(leased);
+  }
+
+  async claimMany(options: ClaimManyOptions): Promise<ActionRecord[]> {
+    const leased = this.#table.pickClaims(options, checkClaimMany(options));
+    for (const r of leased) this.#table.commit(r, JSON.stringify(r));
+    return leased.map((r) => structuredClone(r));
+  }
+
+  async transitionMany(items: readonly ActionTransition[], now: number): Promise<TransitionOutcome[]> {
+    checkBatch(items, now);
+    return eachItem(items, (item) => {
+      const next = this.#table.checkTransition(item.id, item.expected, item.patch, now);
+      this.#table.commit(next, JSON.stringify(next));
+      return { ok: true, record: structuredClone(next) };
+    });
   }
 }

@@ -21,16 +21,17 @@
  *
  * @module
  */
-import { ActionConflictError, LimitError, StoreError, ValidationError, YadaError } from "../errors.js";
+import { ActionConflictError, StoreError, ValidationError, YadaError } from "../errors.js";
 import { MAX_ACTION_RECORD_BYTES, PG_POLL_INTERVAL_MS, PG_QUERY_TIMEOUT_MS } from "../limits.js";
 import { isRec } from "../util/record.js";
 import { sleep, startTimer } from "../util/sleep.js";
 import { quote } from "../util/text.js";
-import { checkPatch, listStates } from "./record-check.js";
-import { checkClaim, parseNewRecord, queryLimit, utf8Length } from "./record.js";
+import { checkBatch, checkClaimMany, failed, itemError } from "./batch.js";
+import { itemRow, transitionManySql, type Prepared } from "./postgres-batch.js";
+import { listStates } from "./record-check.js";
+import { byAge, checkClaim, parseNewRecord, queryLimit } from "./record.js";
 import { MUTABLE_COLUMNS, ROW_SELECT, parseRows, recordBody } from "./postgres-rows.js";
-import { ACTION_STATES, canTransition, isActionState } from "./states.js";
-import type { ActionExpectation, ActionPatch, ActionQuery, ActionRecord, ActionStore, ClaimOptions } from "./types.js";
+import type { ActionExpectation, ActionPatch, ActionQuery, ActionRecord, ActionStore, ActionTransition, ClaimManyOptions, ClaimOptions, TransitionOutcome } from "./types.js";
 import { migrationSql, SCHEMA_VERSION } from "./postgres-schema.js";
 
 /**
@@ -81,9 +82,6 @@ export interface MigrationResult {
 
 const TABLE_NAME = /^[a-z_][a-z0-9_]{0,47}$/;
 
-// The move list of states.ts, as literals for the SQL compare-and-swap.
-const MOVES_SQL = ACTION_STATES.flatMap((from) => ACTION_STATES.filter((to) => canTransition(from, to)).map((to) => `'${from}>${to}'`)).join(", ");
-
 const param = (v: unknown, type: "text" | "bigint" | "float8" | "json"): string | null =>
   v === undefined || v === null ? null : type === "json" ? JSON.stringify(v) : String(v);
 
@@ -122,7 +120,7 @@ export class PostgresActionStore implements ActionStore {
   #listening: Promise<void> | undefined;
   #wakers = new Set<() => void>();
   #pendingWake = false;
-  readonly #sql: Readonly<Record<"insert" | "get" | "list" | "claimWork" | "claimExpiry", string>>;
+  readonly #sql: Readonly<Record<"insert" | "get" | "list" | "claimWork" | "claimExpiry" | "transitionMany", string>>;
 
   constructor(options: PostgresActionStoreOptions) {
     if (!isRec(options) || typeof options.query !== "function") throw new ValidationError("postgres store: options.query must be a function");
@@ -135,7 +133,7 @@ export class PostgresActionStore implements ActionStore {
     this.#pollMs = positive(options.pollIntervalMs, PG_POLL_INTERVAL_MS);
     this.#listen = typeof options.listen === "function" ? options.listen : undefined;
     const t = table;
-    const claimTail = `ORDER BY %ORDER% LIMIT 1 FOR UPDATE SKIP LOCKED
+    const claimTail = `ORDER BY %ORDER% LIMIT $4::int FOR UPDATE SKIP LOCKED
 ), u AS (
   UPDATE ${t} a SET fence = a.fence + 1, lease_owner = $2, lease_until = $1::float8 + $3::float8, updated_at = $1::float8
   FROM next CROSS JOIN (SELECT set_config('synchronous_commit', 'off', true)) AS async_commit
@@ -148,6 +146,7 @@ VALUES ($1, $2, $3, $4, $5, $6::float8, $7::float8, $8::json, $9, $10::bigint, $
   $15::float8, $16::json, $17::json, $18::json, $19::json)
 ON CONFLICT DO NOTHING RETURNING id`,
       get: ROW_SELECT(`${t} WHERE id = $1`),
+      transitionMany: transitionManySql(t),
       list: ROW_SELECT(`(SELECT * FROM ${t} WHERE tenant_id = $1
   AND ($2::json IS NULL OR state IN (SELECT json_array_elements_text($2::json)))
   AND ($3::text IS NULL OR run_id = $3) ORDER BY created_at, id LIMIT $4::int) l`),
@@ -224,58 +223,80 @@ ON CONFLICT DO NOTHING RETURNING id`,
 
   async transition(id: string, expected: ActionExpectation, patch: ActionPatch, now: number): Promise<ActionRecord> {
     if (typeof id !== "string" || id.length === 0) throw new ValidationError(`${this.#where}: transition needs an action id`);
-    if (!isRec(expected) || !isActionState(expected.state) || !Number.isSafeInteger(expected.fence)) {
-      throw new ValidationError(`${this.#where}: transition of ${quote(id)} needs the expected state and fence`);
-    }
     if (typeof now !== "number" || !Number.isFinite(now)) throw new ValidationError(`${this.#where}: transition of ${quote(id)} needs a finite now`);
-    checkPatch(expected.state, patch);
-    if (!canTransition(expected.state, patch.state)) {
-      // Still one read, so an unknown id is a store error and an impossible row says so.
-      const current = await this.get(id);
-      if (!current) throw new StoreError(`${this.#where}: transition: no action ${quote(id)}`);
-      throw new ActionConflictError(id, `${this.#where}: transition of ${quote(id)} from ${expected.state} to ${patch.state} is not allowed`);
+    const [done] = await this.transitionMany([{ id, expected, patch }], now);
+    if (!done) throw new StoreError(`${this.#where}: transition of ${quote(id)} had no outcome`);
+    if (!done.ok) throw done.error;
+    return done.record;
+  }
+
+  /**
+   * Applies each compare-and-swap that holds in ONE statement (postgres-batch.ts),
+   * committed as the database is configured (synchronously by default): one WAL flush
+   * for the whole batch. An item that changed nothing costs one read, to say why.
+   */
+  async transitionMany(items: readonly ActionTransition[], now: number): Promise<TransitionOutcome[]> {
+    checkBatch(items, now);
+    const seen = new Set<string>();
+    const prepared = items.map((item, i): Prepared => {
+      const bad = itemError(item, seen);
+      return bad ? { kind: "error", error: bad } : itemRow(item, i, this.#where);
+    });
+    const rows = prepared.flatMap((p) => (p.kind === "row" ? [p.row] : []));
+    const done = new Map<number, ActionRecord>();
+    if (rows.length > 0) {
+      const got = await this.#run("transition", this.#sql.transitionMany, [JSON.stringify(rows), String(now)]);
+      const records = parseRows(got, rows.length, this.#where);
+      got.forEach((row, k) => {
+        const i = Number(isRec(row) ? row["batch_item"] : NaN);
+        const r = records[k]!;
+        if (!Number.isSafeInteger(i) || items[i]?.id !== r.id || done.has(i)) throw new StoreError(`${this.#where}: transition read back another action`);
+        done.set(i, r);
+      });
     }
-    const params: (string | null)[] = [id, expected.state, String(expected.fence), patch.state, String(now)];
-    const sets = ["state = $4", "updated_at = $5::float8"];
-    for (const key of Object.keys(patch)) {
-      const column = MUTABLE_COLUMNS[key];
-      if (!column || key === "state") continue;
-      params.push(param((patch as Record<string, unknown>)[key], column[1]));
-      sets.push(`${column[0]} = $${params.length}::${column[1]}`);
+    const out: TransitionOutcome[] = [];
+    for (const [i, p] of prepared.entries()) {
+      const r = done.get(i);
+      if (r) out.push({ ok: true, record: r });
+      else if (p.kind === "error") out.push({ ok: false, error: p.error });
+      else out.push(await this.#whyNot(items[i]!, p.kind === "refused" ? p.message : undefined).catch((e: unknown) => failed(e)));
     }
-    if (params.reduce((n, p) => n + (p === null ? 0 : utf8Length(p)), 0) > MAX_ACTION_RECORD_BYTES) {
-      throw new LimitError("MAX_ACTION_RECORD_BYTES", MAX_ACTION_RECORD_BYTES, `${this.#where}: transition of ${quote(id)} is larger than ${MAX_ACTION_RECORD_BYTES} bytes`);
-    }
-    // What depends on the stored record is part of the compare: a decision of the
-    // action's own tenant; a confirm action never reconciles, a write never ends unknown.
-    const decided = patch.approval ?? patch.rejection;
-    params.push(decided ? decided.tenantId : null);
-    const n = params.length;
-    const sql = `WITH u AS (UPDATE ${this.#table} SET ${sets.join(", ")}
-  WHERE id = $1 AND state = $2 AND fence = $3::bigint AND (state || '>' || $4::text) IN (${MOVES_SQL})
-  AND ($${n}::text IS NULL OR tenant_id = $${n}::text)
-  AND NOT (effect = 'confirm' AND $4::text = 'reconciling') AND NOT (effect = 'write' AND $4::text = 'outcome_unknown')
-  RETURNING *) ${ROW_SELECT("u")}`;
-    const done = parseRows(await this.#run("transition", sql, params), 1, this.#where)[0];
-    if (done) return done;
-    // Nothing changed: say why (one read, for the error only).
+    return out;
+  }
+
+  /** Why an item changed nothing (one read, for the error only). */
+  async #whyNot({ id, expected, patch }: ActionTransition, refused: string | undefined): Promise<TransitionOutcome> {
     const current = await this.get(id);
-    if (!current) throw new StoreError(`${this.#where}: transition: no action ${quote(id)}`);
+    if (!current) return { ok: false, error: new StoreError(`${this.#where}: transition: no action ${quote(id)}`) };
+    if (refused) return { ok: false, error: new ActionConflictError(id, refused) };
     if (current.state === expected.state && current.fence === expected.fence) {
-      throw new ValidationError(`${this.#where}: transition of ${quote(id)} to ${patch.state} does not fit the action (its tenant or effect)`);
+      return { ok: false, error: new ValidationError(`${this.#where}: transition of ${quote(id)} to ${patch.state} does not fit the action (its tenant or effect)`) };
     }
-    throw new ActionConflictError(
-      id,
-      `${this.#where}: transition of ${quote(id)} expected ${expected.state} at fence ${expected.fence}, found ${current.state} at fence ${current.fence}`,
-    );
+    const message = `${this.#where}: transition of ${quote(id)} expected ${expected.state} at fence ${expected.fence}, found ${current.state} at fence ${current.fence}`;
+    return { ok: false, error: new ActionConflictError(id, message) };
   }
 
   async claim(options: ClaimOptions): Promise<ActionRecord | undefined> {
     checkClaim(options);
-    const params = [String(options.now), options.workerId, String(options.leaseMs)];
-    const work = parseRows(await this.#run("claim", this.#sql.claimWork, params), 1, this.#where)[0];
-    if (work) return work;
-    return parseRows(await this.#run("claim", this.#sql.claimExpiry, params), 1, this.#where)[0];
+    return (await this.#claim(options, 1))[0];
+  }
+
+  /**
+   * Leases up to `limit` actions in one statement (`FOR UPDATE SKIP LOCKED LIMIT n`,
+   * each row its own fence bump and lease), oldest first; a second statement looks
+   * for expired proposals only when the first found fewer than `limit`.
+   */
+  async claimMany(options: ClaimManyOptions): Promise<ActionRecord[]> {
+    return this.#claim(options, checkClaimMany(options));
+  }
+
+  async #claim(options: ClaimOptions, limit: number): Promise<ActionRecord[]> {
+    const params = [String(options.now), options.workerId, String(options.leaseMs), String(limit)];
+    const work = parseRows(await this.#run("claim", this.#sql.claimWork, params), limit, this.#where).sort(byAge);
+    if (work.length >= limit) return work;
+    params[3] = String(limit - work.length);
+    const expiring = parseRows(await this.#run("claim", this.#sql.claimExpiry, params), limit - work.length, this.#where);
+    return [...work, ...expiring.sort((a, b) => a.expiresAt - b.expiresAt || byAge(a, b))];
   }
 
   /**
