@@ -19,7 +19,7 @@ const root = fileURLToPath(new URL("..", import.meta.url));
 // X3: the ceilings held by spec-tests/build/bundles.test.ts. The web entry carries the action layer
 // (approvals, worker, memory / PostgreSQL / Durable Object stores) and the OAuth client, each of which a
 // consumer's bundler drops when unused; the McpClient + HttpTransport row is what the SDK rows hold.
-export const CEILINGS = { web: 80_000, client: 36_000 };
+export const CEILINGS = { web: 81_000, client: 36_000 };
 
 /** One selection bundled, minified and gzipped: `{ min, gzip }` bytes. */
 export async function measure({ entry, contents, platform, loader = "js" }, metafile = false) {

@@ -60,3 +60,4 @@ export { argumentsHash } from "./actions/hash.js";
 export { createActions, type Actions, type ActionsOptions, type ApprovalBinding, type MayApprove, type ProposeContext } from "./actions/approvals.js";
 export { createWorker, type ActionWorker, type WorkerOptions, type ToolResolver } from "./actions/worker.js";
 export type { RunActions, RunState, PendingCall } from "./agent/run-actions.js";
+export type { ClaimManyOptions, ActionTransition, TransitionOutcome } from "./actions/types.js";

@@ -429,5 +429,5 @@ export const MAX_CLAIM_BATCH = 100;
 export const MAX_TRANSITION_BATCH = 100;
 /** Actions one worker keeps in flight when not told otherwise (W12; ours: a few sends overlap, one batch per statement). */
 export const DEFAULT_WORKER_CONCURRENCY = 8;
-/** Most actions one worker keeps in flight (W12; ours: a claim batch, `MAX_CLAIM_BATCH`). */
+/** Most actions one worker keeps in flight (W12; ours: a claim batch, `MAX_CLAIM_BATCH`; never over `MAX_TRANSITION_BATCH`, one batch holds all their moves). */
 export const MAX_WORKER_CONCURRENCY = 100;

@@ -9,7 +9,7 @@ import { MemoryActionStore } from "../../src/actions/memory-store.js";
 import { PostgresActionStore } from "../../src/actions/postgres-store.js";
 import { createWorker } from "../../src/actions/worker.js";
 import type { ActionRecord, ActionStore } from "../../src/actions/types.js";
-import { MAX_WORKER_CONCURRENCY } from "../../src/limits.js";
+import { MAX_TRANSITION_BATCH, MAX_WORKER_CONCURRENCY } from "../../src/limits.js";
 import type { ActionOutcome, ApprovedAction, WriteTool } from "../../src/tools/types.js";
 import { freshTable, startPostgres, type TestPostgres } from "../helpers/postgres.js";
 import { alice, bob, performed, renameTool, startContract, type ContractServer } from "./support.js";
@@ -105,6 +105,8 @@ describe("W12: worker concurrency", { timeout: 90_000 }, () => {
   });
 
   test("W12: concurrency must be an integer from 1 to MAX_WORKER_CONCURRENCY", () => {
+    // One batch of transitions holds every pending move of a worker's actions.
+    assert.ok(MAX_WORKER_CONCURRENCY <= MAX_TRANSITION_BATCH);
     const store = new MemoryActionStore();
     for (const concurrency of [0, -1, 1.5, MAX_WORKER_CONCURRENCY + 1, Number.NaN]) {
       assert.throws(() => createWorker({ store, resolveTool: () => undefined, concurrency }), (e: unknown) => (e as { code?: string }).code === "validation", String(concurrency));

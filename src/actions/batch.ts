@@ -10,14 +10,14 @@ import { StoreError, ValidationError, YadaError } from "../errors.js";
 import { MAX_CLAIM_BATCH, MAX_TRANSITION_BATCH } from "../limits.js";
 import { isRec } from "../util/record.js";
 import { checkClaim } from "./record.js";
-import type { ActionTransition, ClaimManyOptions, TransitionOutcome } from "./types.js";
+import type { ActionRecord, ActionTransition, ClaimManyOptions, TransitionOutcome } from "./types.js";
 
 /** The checked limit of a `claimMany`. @throws ValidationError (`validation`). */
 export function checkClaimMany(options: ClaimManyOptions): number {
   checkClaim(options);
   const limit = options.limit;
   if (!Number.isSafeInteger(limit) || limit < 1 || limit > MAX_CLAIM_BATCH) {
-    throw new ValidationError(`a batched claim needs a limit from 1 to ${MAX_CLAIM_BATCH} (MAX_CLAIM_BATCH)`);
+    throw new ValidationError(`a claim limit is from 1 to ${MAX_CLAIM_BATCH} (MAX_CLAIM_BATCH)`);
   }
   return limit;
 }
@@ -25,22 +25,30 @@ export function checkClaimMany(options: ClaimManyOptions): number {
 /** Checks the shape of a `transitionMany` call. @throws ValidationError (`validation`). */
 export function checkBatch(items: readonly ActionTransition[], now: number): void {
   if (!Array.isArray(items) || items.length > MAX_TRANSITION_BATCH) {
-    throw new ValidationError(`a batch of transitions is an array of at most ${MAX_TRANSITION_BATCH} (MAX_TRANSITION_BATCH)`);
+    throw new ValidationError(`a batch holds at most ${MAX_TRANSITION_BATCH} transitions (MAX_TRANSITION_BATCH)`);
   }
-  if (typeof now !== "number" || !Number.isFinite(now)) throw new ValidationError("a batch of transitions needs a finite now");
+  if (typeof now !== "number" || !Number.isFinite(now)) throw new ValidationError("a transition needs a finite now");
 }
 
 /** The error of an item that is not `{ id, expected, patch }`, or repeats an id of the batch; else `undefined`. */
 export function itemError(item: unknown, seen: Set<string>): YadaError | undefined {
-  if (!isRec(item) || typeof item["id"] !== "string" || item["id"].length === 0) return new ValidationError("a batched transition needs an action id");
-  if (seen.has(item["id"])) return new ValidationError("an action appears twice in one batch of transitions");
+  if (!isRec(item) || typeof item["id"] !== "string" || item["id"].length === 0) return new ValidationError("a transition needs an action id");
+  if (seen.has(item["id"])) return new ValidationError("an action appears twice in one batch");
   seen.add(item["id"]);
   return undefined;
 }
 
 /** An item's outcome from what its own transition threw: a typed error as it is, anything else as a `store` error. */
 export function failed(e: unknown): TransitionOutcome {
-  return { ok: false, error: e instanceof YadaError ? e : new StoreError("a batched transition failed", { cause: e }) };
+  return { ok: false, error: e instanceof YadaError ? e : new StoreError("a transition failed", { cause: e }) };
+}
+
+/** The one outcome of a batch of one, as {@link ActionStore.transition} answers: the record, or its error thrown. */
+export function single(outcomes: TransitionOutcome[]): ActionRecord {
+  const o = outcomes[0];
+  if (!o) throw new StoreError("a transition had no outcome");
+  if (!o.ok) throw o.error;
+  return o.record;
 }
 
 /**

@@ -1,7 +1,8 @@
 /**
  * Group commit for a worker's moves (W12): the compare-and-swaps a worker's actions
  * in flight ask for are gathered and sent as one {@link ActionStore.transitionMany}
- * (at most `MAX_TRANSITION_BATCH` each). A move waits only while the batch before
+ * (a worker has at most `MAX_WORKER_CONCURRENCY` ≤ `MAX_TRANSITION_BATCH` actions in flight, each
+ * with at most one move pending, so a batch is never over the bound). A move waits only while the batch before
  * it is being written, never for another action's execute, so batching adds no
  * wait to a send and "`executing` is durable before the send" holds for each action:
  * its send starts only after the batch that holds its `executing` committed.
@@ -9,7 +10,6 @@
  * @module
  */
 import { StoreError } from "../errors.js";
-import { MAX_TRANSITION_BATCH } from "../limits.js";
 import type { ActionRecord, ActionStore, ActionTransition } from "./types.js";
 
 interface Pending {
@@ -35,8 +35,9 @@ export function coalescingTransition(store: ActionStore, now: () => number): Tra
 
   async function flush(): Promise<void> {
     while (queue.length > 0) {
-      const batch = queue.slice(0, MAX_TRANSITION_BATCH);
-      queue = queue.slice(batch.length);
+      // At most one move per action in flight, and at most MAX_WORKER_CONCURRENCY (≤ MAX_TRANSITION_BATCH) of those.
+      const batch = queue;
+      queue = [];
       try {
         const outcomes = await many!(batch.map((p) => p.item), now());
         if (!Array.isArray(outcomes) || outcomes.length !== batch.length) throw new StoreError("the store answered a batch of transitions out of shape");

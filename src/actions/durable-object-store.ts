@@ -21,7 +21,7 @@ import { quote } from "../util/text.js";
 import { listStates } from "./record-check.js";
 import { applyTransition, checkClaim, isClaimable, leaseRecord, matchesQuery, parseActionRecord, parseNewRecord, queryLimit } from "./record.js";
 import { isTerminal } from "./states.js";
-import { checkBatch, checkClaimMany, eachItem } from "./batch.js";
+import { checkBatch, checkClaimMany, eachItem, single } from "./batch.js";
 import type { ActionExpectation, ActionPatch, ActionQuery, ActionRecord, ActionStore, ActionTransition, ClaimManyOptions, ClaimOptions, TransitionOutcome } from "./types.js";
 
 /** The storage operations the store uses: a subset of `DurableObjectStorage` and of its transaction. */
@@ -114,15 +114,7 @@ export class DurableObjectActionStore implements ActionStore {
   }
 
   async transition(id: string, expected: ActionExpectation, patch: ActionPatch, now: number): Promise<ActionRecord> {
-    if (typeof id !== "string" || id.length === 0) throw new ValidationError(`${this.#where}: transition needs an action id`);
-    return this.#tx("transition", async (txn) => {
-      const found = await this.#find(txn, id);
-      if (!found) throw new StoreError(`${this.#where}: transition: no action ${quote(id)}`);
-      const next = applyTransition(found.record, expected, patch, now);
-      await txn.put({ [`a:${found.key}`]: next });
-      if (isTerminal(next.state)) await txn.delete(`w:${found.key}`);
-      return next;
-    });
+    return single(await this.transitionMany([{ id, expected, patch }], now));
   }
 
   async claim(options: ClaimOptions): Promise<ActionRecord | undefined> {
@@ -133,13 +125,13 @@ export class DurableObjectActionStore implements ActionStore {
   /** Leases up to `limit` actions in one storage transaction (see ActionStore.claimMany). */
   async claimMany(options: ClaimManyOptions): Promise<ActionRecord[]> {
     const limit = checkClaimMany(options);
-    return this.#tx("claimMany", (txn) => this.#claim(txn, options, limit));
+    return this.#tx("claim", (txn) => this.#claim(txn, options, limit));
   }
 
   /** Applies each compare-and-swap that holds, in one storage transaction (see ActionStore.transitionMany). */
   async transitionMany(items: readonly ActionTransition[], now: number): Promise<TransitionOutcome[]> {
     checkBatch(items, now);
-    return this.#tx("transitionMany", (txn) =>
+    return this.#tx("transition", (txn) =>
       eachItem(items, async (item) => {
         const found = await this.#find(txn, item.id);
         if (!found) throw new StoreError(`${this.#where}: transition: no action ${quote(item.id)}`);

@@ -6,7 +6,7 @@
  * @module
  */
 import { MAX_FILE_STORE_ACTIONS } from "../limits.js";
-import { checkBatch, checkClaimMany, eachItem } from "./batch.js";
+import { checkBatch, checkClaimMany, eachItem, single } from "./batch.js";
 import { RecordTable } from "./table.js";
 import type { ActionExpectation, ActionPatch, ActionQuery, ActionRecord, ActionStore, ActionTransition, ClaimManyOptions, ClaimOptions, TransitionOutcome } from "./types.js";
 
@@ -61,19 +61,19 @@ export class MemoryActionStore implements ActionStore {
   }
 
   async transition(id: string, expected: ActionExpectation, patch: ActionPatch, now: number): Promise<ActionRecord> {
-    const next = this.#table.checkTransition(id, expected, patch, now);
-    this.#table.commit(next, JSON.stringify(next));
-    return structuredClone(next);
+    return single(await this.transitionMany([{ id, expected, patch }], now));
   }
 
   async claim(options: ClaimOptions): Promise<ActionRecord | undefined> {
-    const leased = this.#table.pickClaim(options);
-    if (leased) this.#table.commit(leased, JSON.stringify(leased));
-    return leased && structuredClone(leased);
+    return this.#claim(options, 1)[0];
   }
 
   async claimMany(options: ClaimManyOptions): Promise<ActionRecord[]> {
-    const leased = this.#table.pickClaims(options, checkClaimMany(options));
+    return this.#claim(options, checkClaimMany(options));
+  }
+
+  #claim(options: ClaimOptions, limit: number): ActionRecord[] {
+    const leased = this.#table.pickClaims(options, limit);
     for (const r of leased) this.#table.commit(r, JSON.stringify(r));
     return leased.map((r) => structuredClone(r));
   }

@@ -21,18 +21,19 @@ import type { ActionTransition } from "./types.js";
 // The move list of states.ts, as literals for the SQL compare-and-swap.
 const MOVES_SQL = ACTION_STATES.flatMap((from) => ACTION_STATES.filter((to) => canTransition(from, to)).map((to) => `'${from}>${to}'`)).join(", ");
 
-/** The columns a patch may set (beside `state`), with the record key each comes from. */
-const SETTABLE = Object.entries(MUTABLE_COLUMNS).filter(([k]) => k !== "state" && k !== "fence" && k !== "updatedAt");
+/** The columns a transition writes: every field a patch may change, `state` and `updatedAt` (never `fence`). */
+const WRITTEN = Object.entries(MUTABLE_COLUMNS).filter(([k]) => k !== "fence");
 
 /**
- * The statement: `$1` is a JSON array of items (see {@link itemRow}), `$2` now. It
- * returns the changed rows (bounded, as every read) and the item number `batch_item` of each.
+ * The statement: `$1` is a JSON array of items (see {@link itemRow}). Each item's
+ * `p` holds the columns its patch names (null clears one); `json_populate_record`
+ * keeps the stored value of every column it does not name. It returns the changed
+ * rows (bounded, as every read) and the item number `batch_item` of each.
  */
 export function transitionManySql(t: string): string {
-  const cols = ["i int", "id text", "es text", "ef bigint", "ns text", "tenant text", ...SETTABLE.flatMap(([, [c, type]]) => [`s_${c} boolean`, `${c} ${type === "float8" ? "double precision" : type}`])];
-  const sets = ["state = x.ns", "updated_at = $2::float8", ...SETTABLE.map(([, [c]]) => `${c} = CASE WHEN x.s_${c} THEN x.${c} ELSE a.${c} END`)];
-  return `WITH x AS (SELECT * FROM json_to_recordset($1::json) AS x(${cols.join(", ")})),
-u AS (UPDATE ${t} a SET ${sets.join(", ")}
+  const cols = WRITTEN.map(([, [c]]) => c);
+  return `WITH x AS (SELECT * FROM json_to_recordset($1::json) AS x(i int, id text, es text, ef bigint, ns text, tenant text, p json)),
+u AS (UPDATE ${t} a SET (${cols.join(", ")}) = (SELECT ${cols.map((c) => `r.${c}`).join(", ")} FROM json_populate_record(a, x.p) r)
   FROM x WHERE a.id = x.id AND a.state = x.es AND a.fence = x.ef AND (a.state || '>' || x.ns) IN (${MOVES_SQL})
   AND (x.tenant IS NULL OR a.tenant_id = x.tenant)
   AND NOT (a.effect = 'confirm' AND x.ns = 'reconciling') AND NOT (a.effect = 'write' AND x.ns = 'outcome_unknown')
@@ -41,41 +42,28 @@ ${ROW_SELECT("u", "batch_item")}`;
 }
 
 /** What checking one item before the statement found. */
-export type Prepared =
-  | { kind: "row"; row: Record<string, unknown> }
-  | { kind: "error"; error: YadaError }
-  /** A move the state machine never allows: a conflict if the action exists (one read says which). */
-  | { kind: "refused"; message: string };
+export type Prepared = { kind: "row"; row: Record<string, unknown> } | { kind: "error"; error: YadaError } | { kind: "refused" };
 
 /**
- * Checks one item as a single transition would, and builds its JSON row: every
- * column the patch names gets its value and `s_<column>: true` (a member set to
- * `undefined` clears the column); the decision's tenant is compared in SQL.
+ * Checks one item as a single transition would, and builds its JSON row; the
+ * decision's tenant and the effect's rules are compared in SQL.
  */
-export function itemRow(item: ActionTransition, index: number, where: string): Prepared {
-  const { id, expected, patch } = item;
+export function itemRow({ id, expected, patch }: ActionTransition, index: number, now: number, where: string): Prepared {
   try {
     if (!isRec(expected) || !isActionState(expected.state) || !Number.isSafeInteger(expected.fence)) {
       throw new ValidationError(`${where}: transition of ${quote(id)} needs the expected state and fence`);
     }
     checkPatch(expected.state, patch);
-    if (!canTransition(expected.state, patch.state)) {
-      return { kind: "refused", message: `${where}: transition of ${quote(id)} from ${expected.state} to ${patch.state} is not allowed` };
-    }
-    const decided = patch.approval ?? patch.rejection;
-    const row: Record<string, unknown> = { i: index, id, es: expected.state, ef: expected.fence, ns: patch.state, tenant: decided ? decided.tenantId : null };
-    let bytes = 0;
-    for (const [key, [column]] of SETTABLE) {
-      if (!Object.hasOwn(patch, key)) continue;
-      const v = (patch as Record<string, unknown>)[key];
-      row[`s_${column}`] = true;
-      row[column] = v === undefined ? null : v;
-      if (v !== undefined && v !== null) bytes += utf8Length(typeof v === "string" ? v : JSON.stringify(v));
-    }
-    if (bytes > MAX_ACTION_RECORD_BYTES) {
+    // A move the state machine never allows: a conflict if the action exists (one read says which).
+    if (!canTransition(expected.state, patch.state)) return { kind: "refused" };
+    const p: Record<string, unknown> = { updated_at: now };
+    for (const [key, [column]] of WRITTEN) if (Object.hasOwn(patch, key)) p[column] = (patch as Record<string, unknown>)[key] ?? null;
+    const text = JSON.stringify(p);
+    if (utf8Length(text) > MAX_ACTION_RECORD_BYTES) {
       throw new LimitError("MAX_ACTION_RECORD_BYTES", MAX_ACTION_RECORD_BYTES, `${where}: transition of ${quote(id)} is larger than ${MAX_ACTION_RECORD_BYTES} bytes`);
     }
-    return { kind: "row", row };
+    const decided = patch.approval ?? patch.rejection;
+    return { kind: "row", row: { i: index, id, es: expected.state, ef: expected.fence, ns: patch.state, tenant: decided ? decided.tenantId : null, p } };
   } catch (e) {
     if (e instanceof ValidationError || e instanceof LimitError) return { kind: "error", error: e };
     throw e;

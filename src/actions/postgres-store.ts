@@ -6,9 +6,10 @@
  * - Every transition is ONE `UPDATE … WHERE id AND state AND fence AND <allowed move>`
  *   statement: a compare-and-swap that also enforces the state machine, so a stale
  *   worker (its lease lapsed and another claimed the action, bumping the fence) can
- *   never commit over a newer one.
- * - A claim is one statement: `SELECT … FOR UPDATE SKIP LOCKED LIMIT 1` of the oldest
- *   action that needs a worker, then the fence bump and the lease, in the same
+ *   never commit over a newer one. A batch of transitions is one statement too, each
+ *   row its own compare-and-swap (postgres-batch.ts).
+ * - A claim is one statement: `SELECT … FOR UPDATE SKIP LOCKED LIMIT n` of the oldest
+ *   actions that need a worker, then each one's fence bump and lease, in the same
  *   statement; concurrent claims skip each other's rows instead of waiting. A claim
  *   commits asynchronously (no WAL flush wait): a database crash can lose only the
  *   lease, never a send, because nothing is sent before the synchronous commit of
@@ -26,7 +27,8 @@ import { MAX_ACTION_RECORD_BYTES, PG_POLL_INTERVAL_MS, PG_QUERY_TIMEOUT_MS } fro
 import { isRec } from "../util/record.js";
 import { sleep, startTimer } from "../util/sleep.js";
 import { quote } from "../util/text.js";
-import { checkBatch, checkClaimMany, failed, itemError } from "./batch.js";
+import { checkBatch, checkClaimMany, failed, itemError, single } from "./batch.js";
+import { canTransition } from "./states.js";
 import { itemRow, transitionManySql, type Prepared } from "./postgres-batch.js";
 import { listStates } from "./record-check.js";
 import { byAge, checkClaim, parseNewRecord, queryLimit } from "./record.js";
@@ -120,7 +122,7 @@ export class PostgresActionStore implements ActionStore {
   #listening: Promise<void> | undefined;
   #wakers = new Set<() => void>();
   #pendingWake = false;
-  readonly #sql: Readonly<Record<"insert" | "get" | "list" | "claimWork" | "claimExpiry" | "transitionMany", string>>;
+  readonly #sql: Readonly<Record<"insert" | "get" | "list" | "claim" | "transitionMany", string>>;
 
   constructor(options: PostgresActionStoreOptions) {
     if (!isRec(options) || typeof options.query !== "function") throw new ValidationError("postgres store: options.query must be a function");
@@ -133,12 +135,6 @@ export class PostgresActionStore implements ActionStore {
     this.#pollMs = positive(options.pollIntervalMs, PG_POLL_INTERVAL_MS);
     this.#listen = typeof options.listen === "function" ? options.listen : undefined;
     const t = table;
-    const claimTail = `ORDER BY %ORDER% LIMIT $4::int FOR UPDATE SKIP LOCKED
-), u AS (
-  UPDATE ${t} a SET fence = a.fence + 1, lease_owner = $2, lease_until = $1::float8 + $3::float8, updated_at = $1::float8
-  FROM next CROSS JOIN (SELECT set_config('synchronous_commit', 'off', true)) AS async_commit
-  WHERE a.id = next.id RETURNING a.*
-) ${ROW_SELECT("u")}`;
     this.#sql = {
       insert: `INSERT INTO ${t} (id, operation_id, tenant_id, run_id, effect, created_at, expires_at, body,
   state, fence, lease_owner, lease_until, attempts, not_before, updated_at, state_version, approval, rejection, outcome)
@@ -150,19 +146,16 @@ ON CONFLICT DO NOTHING RETURNING id`,
       list: ROW_SELECT(`(SELECT * FROM ${t} WHERE tenant_id = $1
   AND ($2::json IS NULL OR state IN (SELECT json_array_elements_text($2::json)))
   AND ($3::text IS NULL OR run_id = $3) ORDER BY created_at, id LIMIT $4::int) l`),
-      // Work first (approved; reconciling past its back-off; executing whose lease lapsed), oldest first.
+      // Work first (approved; reconciling past its back-off; executing whose lease lapsed), oldest first,
+      // then actions awaiting approval past their expiry (to expire them), soonest expired first.
       // A negative fence or count is impossible: such a row is never leased (and reads as a store error).
-      claimWork: `WITH next AS (
-  SELECT id FROM ${t} WHERE state IN ('approved', 'reconciling', 'executing')
-  AND (lease_until IS NULL OR lease_until <= $1::float8)
-  AND (state <> 'reconciling' OR not_before IS NULL OR not_before <= $1::float8)
-  AND fence >= 0 AND attempts >= 0
-  ${claimTail.replace("%ORDER%", "created_at, id")}`,
-      // Then an action awaiting approval past its expiry, to expire it.
-      claimExpiry: `WITH next AS (
-  SELECT id FROM ${t} WHERE state = 'awaiting_approval' AND expires_at <= $1::float8
+      claim: `WITH next AS (SELECT id FROM ${t} WHERE (state IN ('approved', 'executing')
+  OR (state = 'reconciling' AND (not_before IS NULL OR not_before <= $1::float8)) OR (state = 'awaiting_approval' AND expires_at <= $1::float8))
   AND (lease_until IS NULL OR lease_until <= $1::float8) AND fence >= 0 AND attempts >= 0
-  ${claimTail.replace("%ORDER%", "expires_at, id")}`,
+  ORDER BY state = 'awaiting_approval', CASE WHEN state = 'awaiting_approval' THEN expires_at ELSE created_at END, id LIMIT $4::int FOR UPDATE SKIP LOCKED
+), u AS (UPDATE ${t} a SET fence = a.fence + 1, lease_owner = $2, lease_until = $1::float8 + $3::float8, updated_at = $1::float8
+  FROM next CROSS JOIN (SELECT set_config('synchronous_commit', 'off', true)) AS async_commit
+  WHERE a.id = next.id RETURNING a.*) ${ROW_SELECT("u")}`,
     };
   }
 
@@ -222,12 +215,7 @@ ON CONFLICT DO NOTHING RETURNING id`,
   }
 
   async transition(id: string, expected: ActionExpectation, patch: ActionPatch, now: number): Promise<ActionRecord> {
-    if (typeof id !== "string" || id.length === 0) throw new ValidationError(`${this.#where}: transition needs an action id`);
-    if (typeof now !== "number" || !Number.isFinite(now)) throw new ValidationError(`${this.#where}: transition of ${quote(id)} needs a finite now`);
-    const [done] = await this.transitionMany([{ id, expected, patch }], now);
-    if (!done) throw new StoreError(`${this.#where}: transition of ${quote(id)} had no outcome`);
-    if (!done.ok) throw done.error;
-    return done.record;
+    return single(await this.transitionMany([{ id, expected, patch }], now));
   }
 
   /**
@@ -240,12 +228,12 @@ ON CONFLICT DO NOTHING RETURNING id`,
     const seen = new Set<string>();
     const prepared = items.map((item, i): Prepared => {
       const bad = itemError(item, seen);
-      return bad ? { kind: "error", error: bad } : itemRow(item, i, this.#where);
+      return bad ? { kind: "error", error: bad } : itemRow(item, i, now, this.#where);
     });
     const rows = prepared.flatMap((p) => (p.kind === "row" ? [p.row] : []));
     const done = new Map<number, ActionRecord>();
     if (rows.length > 0) {
-      const got = await this.#run("transition", this.#sql.transitionMany, [JSON.stringify(rows), String(now)]);
+      const got = await this.#run("transition", this.#sql.transitionMany, [JSON.stringify(rows)]);
       const records = parseRows(got, rows.length, this.#where);
       got.forEach((row, k) => {
         const i = Number(isRec(row) ? row["batch_item"] : NaN);
@@ -259,16 +247,18 @@ ON CONFLICT DO NOTHING RETURNING id`,
       const r = done.get(i);
       if (r) out.push({ ok: true, record: r });
       else if (p.kind === "error") out.push({ ok: false, error: p.error });
-      else out.push(await this.#whyNot(items[i]!, p.kind === "refused" ? p.message : undefined).catch((e: unknown) => failed(e)));
+      else out.push(await this.#whyNot(items[i]!).catch(failed));
     }
     return out;
   }
 
   /** Why an item changed nothing (one read, for the error only). */
-  async #whyNot({ id, expected, patch }: ActionTransition, refused: string | undefined): Promise<TransitionOutcome> {
+  async #whyNot({ id, expected, patch }: ActionTransition): Promise<TransitionOutcome> {
     const current = await this.get(id);
     if (!current) return { ok: false, error: new StoreError(`${this.#where}: transition: no action ${quote(id)}`) };
-    if (refused) return { ok: false, error: new ActionConflictError(id, refused) };
+    if (!canTransition(expected.state, patch.state)) {
+      return { ok: false, error: new ActionConflictError(id, `${this.#where}: transition of ${quote(id)} from ${expected.state} to ${patch.state} is not allowed`) };
+    }
     if (current.state === expected.state && current.fence === expected.fence) {
       return { ok: false, error: new ValidationError(`${this.#where}: transition of ${quote(id)} to ${patch.state} does not fit the action (its tenant or effect)`) };
     }
@@ -283,20 +273,16 @@ ON CONFLICT DO NOTHING RETURNING id`,
 
   /**
    * Leases up to `limit` actions in one statement (`FOR UPDATE SKIP LOCKED LIMIT n`,
-   * each row its own fence bump and lease), oldest first; a second statement looks
-   * for expired proposals only when the first found fewer than `limit`.
+   * each row its own fence bump and lease): work oldest first, then expired proposals.
    */
   async claimMany(options: ClaimManyOptions): Promise<ActionRecord[]> {
     return this.#claim(options, checkClaimMany(options));
   }
 
   async #claim(options: ClaimOptions, limit: number): Promise<ActionRecord[]> {
-    const params = [String(options.now), options.workerId, String(options.leaseMs), String(limit)];
-    const work = parseRows(await this.#run("claim", this.#sql.claimWork, params), limit, this.#where).sort(byAge);
-    if (work.length >= limit) return work;
-    params[3] = String(limit - work.length);
-    const expiring = parseRows(await this.#run("claim", this.#sql.claimExpiry, params), limit - work.length, this.#where);
-    return [...work, ...expiring.sort((a, b) => a.expiresAt - b.expiresAt || byAge(a, b))];
+    const rows = await this.#run("claim", this.#sql.claim, [String(options.now), options.workerId, String(options.leaseMs), String(limit)]);
+    const order = (r: ActionRecord): number => (r.state === "awaiting_approval" ? 1 : 0);
+    return parseRows(rows, limit, this.#where).sort((a, b) => order(a) - order(b) || (order(a) ? a.expiresAt - b.expiresAt : 0) || byAge(a, b));
   }
 
   /**

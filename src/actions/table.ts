@@ -108,12 +108,6 @@ export class RecordTable {
     return applyTransition(this.#read(id, raw), expected, patch, now);
   }
 
-  /** The leased copy of the oldest claimable action, not yet stored. */
-  pickClaim(options: ClaimOptions): ActionRecord | undefined {
-    checkClaim(options);
-    return this.pickClaims(options, 1)[0];
-  }
-
   /** The leased copies of the `limit` oldest claimable actions, oldest first, not yet stored. */
   pickClaims(options: ClaimOptions, limit: number): ActionRecord[] {
     checkClaim(options);

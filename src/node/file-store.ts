@@ -13,7 +13,7 @@ import { dirname, join } from "node:path";
 import { LimitError, StoreError } from "../errors.js";
 import { FILE_STORE_COMPACT_BYTES, FILE_STORE_MAX_JOURNAL_BYTES, MAX_ACTION_RECORD_BYTES, MAX_FILE_STORE_ACTIONS } from "../limits.js";
 import { RecordTable } from "../actions/table.js";
-import { checkBatch, checkClaimMany, eachItem } from "../actions/batch.js";
+import { checkBatch, checkClaimMany, eachItem, single } from "../actions/batch.js";
 import type { ActionExpectation, ActionPatch, ActionQuery, ActionRecord, ActionStore, ActionTransition, ClaimManyOptions, ClaimOptions, TransitionOutcome } from "../actions/types.js";
 
 /** Where {@link openFileStore} keeps its journal when given no path: `.yada/actions.jsonl` under the working directory. */
@@ -282,27 +282,22 @@ export class FileActionStore implements ActionStore, AsyncDisposable {
   }
 
   async transition(id: string, expected: ActionExpectation, patch: ActionPatch, now: number): Promise<ActionRecord> {
-    return this.#serial(async () => {
-      this.#open();
-      const r = await this.#append(this.#table.checkTransition(id, expected, patch, now));
-      await this.#maybeCompact();
-      return r;
-    });
+    return single(await this.transitionMany([{ id, expected, patch }], now));
   }
 
   async claim(options: ClaimOptions): Promise<ActionRecord | undefined> {
-    return this.#serial(async () => {
-      this.#open();
-      const leased = this.#table.pickClaim(options);
-      return leased && this.#append(leased);
-    });
+    return (await this.#claim(options, 1))[0];
   }
 
   /** Leases up to `limit` actions with one journal append and one flush (see ActionStore.claimMany). */
   async claimMany(options: ClaimManyOptions): Promise<ActionRecord[]> {
+    return this.#claim(options, checkClaimMany(options));
+  }
+
+  #claim(options: ClaimOptions, limit: number): Promise<ActionRecord[]> {
     return this.#serial(async () => {
       this.#open();
-      return this.#appendAll(this.#table.pickClaims(options, checkClaimMany(options)));
+      return this.#appendAll(this.#table.pickClaims(options, limit));
     });
   }
 
