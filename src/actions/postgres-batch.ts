@@ -25,7 +25,8 @@ const MOVES_SQL = ACTION_STATES.flatMap((from) => ACTION_STATES.filter((to) => c
 const WRITTEN = Object.entries(MUTABLE_COLUMNS).filter(([k]) => k !== "fence");
 
 /**
- * The statement: `$1` is a JSON array of items (see {@link itemRow}). Each item's
+ * The statement: `$1` is a JSON array of items (see {@link itemRow}), `$2` their ids
+ * (so the rows are found by the primary key, never by a scan of the table). Each item's
  * `p` holds the columns its patch names (null clears one); `json_populate_record`
  * keeps the stored value of every column it does not name. It returns the changed
  * rows (bounded, as every read) and the item number `batch_item` of each.
@@ -34,7 +35,7 @@ export function transitionManySql(t: string): string {
   const cols = WRITTEN.map(([, [c]]) => c);
   return `WITH x AS (SELECT * FROM json_to_recordset($1::json) AS x(i int, id text, es text, ef bigint, ns text, tenant text, p json)),
 u AS (UPDATE ${t} a SET (${cols.join(", ")}) = (SELECT ${cols.map((c) => `r.${c}`).join(", ")} FROM json_populate_record(a, x.p) r)
-  FROM x WHERE a.id = x.id AND a.state = x.es AND a.fence = x.ef AND (a.state || '>' || x.ns) IN (${MOVES_SQL})
+  FROM x WHERE a.id = ANY(ARRAY(SELECT json_array_elements_text($2::json))) AND a.id = x.id AND a.state = x.es AND a.fence = x.ef AND (a.state || '>' || x.ns) IN (${MOVES_SQL})
   AND (x.tenant IS NULL OR a.tenant_id = x.tenant)
   AND NOT (a.effect = 'confirm' AND x.ns = 'reconciling') AND NOT (a.effect = 'write' AND x.ns = 'outcome_unknown')
   RETURNING a.*, x.i AS batch_item)

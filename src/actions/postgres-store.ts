@@ -233,7 +233,7 @@ ON CONFLICT DO NOTHING RETURNING id`,
     const rows = prepared.flatMap((p) => (p.kind === "row" ? [p.row] : []));
     const done = new Map<number, ActionRecord>();
     if (rows.length > 0) {
-      const got = await this.#run("transition", this.#sql.transitionMany, [JSON.stringify(rows)]);
+      const got = await this.#run("transition", this.#sql.transitionMany, [JSON.stringify(rows), JSON.stringify(rows.map((r) => r["id"]))]);
       const records = parseRows(got, rows.length, this.#where);
       got.forEach((row, k) => {
         const i = Number(isRec(row) ? row["batch_item"] : NaN);
