@@ -1,6 +1,7 @@
-// W12: what the PostgreSQL store asks of the database stays bounded as the table
-// grows, on a real PostgreSQL: a batch of transitions finds its rows by the primary
-// key (EXPLAIN of the very statement the store sends shows no scan of the table).
+// W12: the PostgreSQL store on a real PostgreSQL, past the contract: what it asks of
+// the database stays bounded as the table grows (EXPLAIN of the very statement it
+// sends shows no scan of the table), and leases are judged by the database's clock,
+// so workers whose clocks are off can neither steal a live lease nor set a lapsed one.
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { PostgresActionStore } from "../../src/actions/postgres-store.js";
@@ -46,4 +47,28 @@ test("W12: a batch of transitions finds its rows by primary key, never by a scan
   const plan = JSON.stringify((await db.query(`EXPLAIN (FORMAT JSON) ${text}`, params)).rows);
   assert.doesNotMatch(plan, /"Seq Scan"/, "no sequential scan of the action table");
   assert.match(plan, new RegExp(`"Index Name":"${table}_pkey"`), "the rows are found by the primary key");
+});
+
+test("W12: leases follow the database's clock: a worker clock 10 minutes ahead cannot steal a live lease, one 10 minutes behind cannot set a lapsed one", { timeout: 60_000 }, async () => {
+  const table = freshTable();
+  const store = new PostgresActionStore({ query: db.query, table });
+  await store.migrate();
+  const now = Date.now() - 60_000;
+  await fill(table, 2, now);
+  const skew = 10 * 60_000;
+  const owner = await store.claim({ workerId: "on-time", now: Date.now(), leaseMs: 60_000 });
+  assert.equal(owner?.id, "p-1");
+  // A clock 10 minutes ahead sees the 60 s lease as lapsed long ago: the database does not.
+  const ahead = await store.claimMany({ workerId: "ahead", now: Date.now() + skew, leaseMs: 60_000, limit: 10 });
+  assert.deepEqual(ahead.map((a) => a.id), ["p-2"], "the live lease of p-1 is not taken over");
+  assert.ok(ahead[0]!.leaseUntil! <= Date.now() + 61_000, "the lease runs from the database's clock, not 10 minutes on");
+  // A clock 10 minutes behind marks executing with a lease that, in its clock, ends in 60 s.
+  const behindNow = Date.now() - skew;
+  const executing = await store.transition("p-2", { state: "approved", fence: ahead[0]!.fence }, { state: "executing", leaseUntil: behindNow + 60_000 }, behindNow);
+  assert.ok(executing.leaseUntil! >= Date.now() + 50_000, "stored as 60 s from the database's now");
+  assert.equal(await store.claim({ workerId: "third", now: Date.now(), leaseMs: 60_000 }), undefined, "neither lease is taken over");
+  // A back-off is read the same way: 60 s from the caller's now, whatever its clock.
+  const reconciling = await store.transition("p-2", { state: "executing", fence: executing.fence }, { state: "reconciling", attempts: 0, notBefore: behindNow + 60_000, leaseOwner: undefined, leaseUntil: undefined }, behindNow);
+  assert.ok(reconciling.notBefore! >= Date.now() + 50_000);
+  assert.equal(await store.claim({ workerId: "third", now: Date.now() + skew, leaseMs: 60_000 }), undefined, "not before its back-off ends");
 });

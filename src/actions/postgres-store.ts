@@ -15,6 +15,11 @@
  *   lease, never a send, because nothing is sent before the synchronous commit of
  *   `executing`, which flushes the claim with it. Every transition commits as the
  *   database is configured (synchronously by default).
+ * - Leases are judged by the database's clock, never a worker's: a claim takes a lease
+ *   that lapsed by the database's `statement_timestamp()` and runs the new one from it;
+ *   a transition's `leaseUntil` and `notBefore` are read relative to the `now` it is
+ *   given and stored relative to the database's clock. A worker whose clock is off can
+ *   neither steal a live lease nor set one that has already lapsed.
  * - Rows are read back bounded and parsed by the shared record rules (postgres-rows.ts):
  *   a row edited by hand into an impossible state is a `store` error, never executed.
  * - Optional wake-up: `LISTEN`/`NOTIFY` (a trigger notifies when an action becomes
@@ -29,7 +34,7 @@ import { sleep, startTimer } from "../util/sleep.js";
 import { quote } from "../util/text.js";
 import { checkBatch, checkClaimMany, failed, itemError, single } from "./batch.js";
 import { canTransition } from "./states.js";
-import { itemRow, transitionManySql, type Prepared } from "./postgres-batch.js";
+import { DB_NOW, itemRow, transitionManySql, type Prepared } from "./postgres-batch.js";
 import { listStates } from "./record-check.js";
 import { byAge, checkClaim, parseNewRecord, queryLimit } from "./record.js";
 import { MUTABLE_COLUMNS, ROW_SELECT, parseRows, recordBody } from "./postgres-rows.js";
@@ -150,10 +155,10 @@ ON CONFLICT DO NOTHING RETURNING id`,
       // then actions awaiting approval past their expiry (to expire them), soonest expired first.
       // A negative fence or count is impossible: such a row is never leased (and reads as a store error).
       claim: `WITH next AS (SELECT id FROM ${t} WHERE (state IN ('approved', 'executing')
-  OR (state = 'reconciling' AND (not_before IS NULL OR not_before <= $1::float8)) OR (state = 'awaiting_approval' AND expires_at <= $1::float8))
-  AND (lease_until IS NULL OR lease_until <= $1::float8) AND fence >= 0 AND attempts >= 0
-  ORDER BY state = 'awaiting_approval', CASE WHEN state = 'awaiting_approval' THEN expires_at ELSE created_at END, id LIMIT $4::int FOR UPDATE SKIP LOCKED
-), u AS (UPDATE ${t} a SET fence = a.fence + 1, lease_owner = $2, lease_until = $1::float8 + $3::float8, updated_at = $1::float8
+  OR (state = 'reconciling' AND (not_before IS NULL OR not_before <= ${DB_NOW})) OR (state = 'awaiting_approval' AND expires_at <= ${DB_NOW}))
+  AND (lease_until IS NULL OR lease_until <= ${DB_NOW}) AND fence >= 0 AND attempts >= 0
+  ORDER BY state = 'awaiting_approval', CASE WHEN state = 'awaiting_approval' THEN expires_at ELSE created_at END, id LIMIT $3::int FOR UPDATE SKIP LOCKED
+), u AS (UPDATE ${t} a SET fence = a.fence + 1, lease_owner = $1, lease_until = ${DB_NOW} + $2::float8, updated_at = ${DB_NOW}
   FROM next CROSS JOIN (SELECT set_config('synchronous_commit', 'off', true)) AS async_commit
   WHERE a.id = next.id RETURNING a.*) ${ROW_SELECT("u")}`,
     };
@@ -280,7 +285,7 @@ ON CONFLICT DO NOTHING RETURNING id`,
   }
 
   async #claim(options: ClaimOptions, limit: number): Promise<ActionRecord[]> {
-    const rows = await this.#run("claim", this.#sql.claim, [String(options.now), options.workerId, String(options.leaseMs), String(limit)]);
+    const rows = await this.#run("claim", this.#sql.claim, [options.workerId, String(options.leaseMs), String(limit)]);
     const order = (r: ActionRecord): number => (r.state === "awaiting_approval" ? 1 : 0);
     return parseRows(rows, limit, this.#where).sort((a, b) => order(a) - order(b) || (order(a) ? a.expiresAt - b.expiresAt : 0) || byAge(a, b));
   }
