@@ -30,15 +30,21 @@ async function fill(table: string, n: number, now: number): Promise<void> {
   await db.query(`ANALYZE ${table}`);
 }
 
-test("W12: a batch of transitions finds its rows by primary key, never by a scan of the table", { timeout: 60_000 }, async () => {
+test("W12: a batched claim stops at its batch on the work index, and a batch of transitions finds its rows by primary key, whatever the backlog", { timeout: 60_000 }, async () => {
   const table = freshTable();
   const sent: Array<{ text: string; params: (string | null)[] }> = [];
   const store = new PostgresActionStore({ query: (text, params) => (sent.push({ text, params: params ?? [] }), db.query(text, params)), table });
   await store.migrate();
   const now = Date.now() - 60_000;
   await fill(table, 3_000, now);
+  sent.length = 0;
   const leased = await store.claimMany({ workerId: "w1", now: Date.now(), leaseMs: 60_000, limit: 8 });
   assert.equal(leased.length, 8);
+  assert.equal(sent.length, 1, "a full batch is one statement");
+  // The claim walks the work index in its order and stops at the batch: no sort of the backlog.
+  const claimPlan = JSON.stringify((await db.query(`EXPLAIN (FORMAT JSON) ${sent[0]!.text}`, sent[0]!.params)).rows);
+  assert.match(claimPlan, new RegExp(`"Index Name":"${table}_work"`), "the claim reads the work index");
+  assert.doesNotMatch(claimPlan, /"Node Type":"Sort"|"Seq Scan"/, "no sort or scan of the whole backlog");
   sent.length = 0;
   const moved = await store.transitionMany(leased.map((a) => ({ id: a.id, expected: { state: a.state, fence: a.fence }, patch: { state: "executing" } })), Date.now());
   assert.ok(moved.every((o) => o.ok), "every item applied");

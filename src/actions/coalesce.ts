@@ -40,7 +40,7 @@ export function coalescingTransition(store: ActionStore, now: () => number): Tra
       queue = [];
       try {
         const outcomes = await many!(batch.map((p) => p.item), now());
-        if (!Array.isArray(outcomes) || outcomes.length !== batch.length) throw new StoreError("the store answered a batch of transitions out of shape");
+        if (!Array.isArray(outcomes) || outcomes.length !== batch.length) throw new StoreError("a batch of transitions answered out of shape");
         batch.forEach((p, i) => {
           const o = outcomes[i]!;
           if (o.ok) p.resolve(o.record);

@@ -202,6 +202,7 @@ export function remoteActionStore(target: ActionStoreFetcher, options: RemoteAct
     if (msg["ok"]) return msg["value"];
     throw errorFromWire(msg["error"], `${where}: ${op} failed`);
   }
+  const shape = (op: Op): StoreError => new StoreError(`${where}: ${op}: the answer is out of shape`);
   const record = (v: unknown): ActionRecord => parseActionRecord(v, (m) => new StoreError(`${where}: answered ${m}`));
   const maybe = (v: unknown): ActionRecord | undefined => (v === null || v === undefined ? undefined : record(v));
 
@@ -214,7 +215,7 @@ export function remoteActionStore(target: ActionStoreFetcher, options: RemoteAct
     },
     list: async (q) => {
       const v = await call("list", [q]);
-      if (!Array.isArray(v) || v.length > MAX_ACTIONS_LISTED) throw new StoreError(`${where}: list: the answer is out of shape`);
+      if (!Array.isArray(v) || v.length > MAX_ACTIONS_LISTED) throw shape("list");
       return v.map(record);
     },
     transition: async (id, expected, patch, now) => record(await call("transition", [id, expected, toWire(patch), now])),
@@ -222,18 +223,18 @@ export function remoteActionStore(target: ActionStoreFetcher, options: RemoteAct
     claimMany: async (o) => {
       const v = await call("claimMany", [o]);
       if (!Array.isArray(v) || v.length > Math.min(MAX_CLAIM_BATCH, isRec(o) && typeof o.limit === "number" ? o.limit : 0)) {
-        throw new StoreError(`${where}: claimMany: the answer is out of shape`);
+        throw shape("claimMany");
       }
       return v.map(record);
     },
     transitionMany: async (items, now) => {
       const wire = Array.isArray(items) ? items.map((i) => (isRec(i) && isRec(i.patch) ? { ...i, patch: toWire(i.patch as ActionPatch) } : i)) : items;
       const v = await call("transitionMany", [wire, now]);
-      if (!Array.isArray(v) || v.length !== items.length) throw new StoreError(`${where}: transitionMany: the answer is out of shape`);
+      if (!Array.isArray(v) || v.length !== items.length) throw shape("transitionMany");
       return v.map((o: unknown): TransitionOutcome => {
         if (isRec(o) && o["ok"] === true) return { ok: true, record: record(o["value"]) };
         if (isRec(o) && o["ok"] === false) return { ok: false, error: errorFromWire(o["error"], `${where}: transitionMany failed`) };
-        throw new StoreError(`${where}: transitionMany: the answer is out of shape`);
+        throw shape("transitionMany");
       });
     },
   };

@@ -127,7 +127,7 @@ export class PostgresActionStore implements ActionStore {
   #listening: Promise<void> | undefined;
   #wakers = new Set<() => void>();
   #pendingWake = false;
-  readonly #sql: Readonly<Record<"insert" | "get" | "list" | "claim" | "transitionMany", string>>;
+  readonly #sql: Readonly<Record<"insert" | "get" | "list" | "claimWork" | "claimExpiry" | "transitionMany", string>>;
 
   constructor(options: PostgresActionStoreOptions) {
     if (!isRec(options) || typeof options.query !== "function") throw new ValidationError("postgres store: options.query must be a function");
@@ -151,16 +151,13 @@ ON CONFLICT DO NOTHING RETURNING id`,
       list: ROW_SELECT(`(SELECT * FROM ${t} WHERE tenant_id = $1
   AND ($2::json IS NULL OR state IN (SELECT json_array_elements_text($2::json)))
   AND ($3::text IS NULL OR run_id = $3) ORDER BY created_at, id LIMIT $4::int) l`),
-      // Work first (approved; reconciling past its back-off; executing whose lease lapsed), oldest first,
-      // then actions awaiting approval past their expiry (to expire them), soonest expired first.
+      // Work (approved; reconciling past its back-off; executing whose lease lapsed), oldest first: the
+      // order of the work index, so the scan stops after `limit` rows whatever the backlog.
       // A negative fence or count is impossible: such a row is never leased (and reads as a store error).
-      claim: `WITH next AS (SELECT id FROM ${t} WHERE (state IN ('approved', 'executing')
-  OR (state = 'reconciling' AND (not_before IS NULL OR not_before <= ${DB_NOW})) OR (state = 'awaiting_approval' AND expires_at <= ${DB_NOW}))
-  AND (lease_until IS NULL OR lease_until <= ${DB_NOW}) AND fence >= 0 AND attempts >= 0
-  ORDER BY state = 'awaiting_approval', CASE WHEN state = 'awaiting_approval' THEN expires_at ELSE created_at END, id LIMIT $3::int FOR UPDATE SKIP LOCKED
-), u AS (UPDATE ${t} a SET fence = a.fence + 1, lease_owner = $1, lease_until = ${DB_NOW} + $2::float8, updated_at = ${DB_NOW}
-  FROM next CROSS JOIN (SELECT set_config('synchronous_commit', 'off', true)) AS async_commit
-  WHERE a.id = next.id RETURNING a.*) ${ROW_SELECT("u")}`,
+      claimWork: claimSql(t, `state IN ('approved', 'reconciling', 'executing')
+  AND (state <> 'reconciling' OR not_before IS NULL OR not_before <= ${DB_NOW})`, "created_at, id"),
+      // Then actions awaiting approval past their expiry (to expire them), soonest expired first.
+      claimExpiry: claimSql(t, `state = 'awaiting_approval' AND expires_at <= ${DB_NOW}`, "expires_at, id"),
     };
   }
 
@@ -278,16 +275,20 @@ ON CONFLICT DO NOTHING RETURNING id`,
 
   /**
    * Leases up to `limit` actions in one statement (`FOR UPDATE SKIP LOCKED LIMIT n`,
-   * each row its own fence bump and lease): work oldest first, then expired proposals.
+   * each row its own fence bump and lease), oldest first; a second statement looks for
+   * expired proposals only when the first found fewer than `limit`.
    */
   async claimMany(options: ClaimManyOptions): Promise<ActionRecord[]> {
     return this.#claim(options, checkClaimMany(options));
   }
 
   async #claim(options: ClaimOptions, limit: number): Promise<ActionRecord[]> {
-    const rows = await this.#run("claim", this.#sql.claim, [options.workerId, String(options.leaseMs), String(limit)]);
-    const order = (r: ActionRecord): number => (r.state === "awaiting_approval" ? 1 : 0);
-    return parseRows(rows, limit, this.#where).sort((a, b) => order(a) - order(b) || (order(a) ? a.expiresAt - b.expiresAt : 0) || byAge(a, b));
+    const params = [options.workerId, String(options.leaseMs), String(limit)];
+    const work = parseRows(await this.#run("claim", this.#sql.claimWork, params), limit, this.#where).sort(byAge);
+    if (work.length >= limit) return work;
+    params[2] = String(limit - work.length);
+    const expiring = parseRows(await this.#run("claim", this.#sql.claimExpiry, params), limit - work.length, this.#where);
+    return [...work, ...expiring.sort((a, b) => a.expiresAt - b.expiresAt || byAge(a, b))];
   }
 
   /**
@@ -366,6 +367,16 @@ ON CONFLICT DO NOTHING RETURNING id`,
     if (!Array.isArray(rows)) throw new StoreError(`${this.#where}: ${op}: the query function did not resolve with { rows }`);
     return rows;
   }
+}
+
+/** A claim of up to `$3` rows of `t` matching `where`, in `order`: `$1` the worker, `$2` the lease in ms (from the database's clock). */
+function claimSql(t: string, where: string, order: string): string {
+  return `WITH next AS (SELECT id FROM ${t} WHERE ${where}
+  AND (lease_until IS NULL OR lease_until <= ${DB_NOW}) AND fence >= 0 AND attempts >= 0
+  ORDER BY ${order} LIMIT $3::int FOR UPDATE SKIP LOCKED
+), u AS (UPDATE ${t} a SET fence = a.fence + 1, lease_owner = $1, lease_until = ${DB_NOW} + $2::float8, updated_at = ${DB_NOW}
+  FROM next CROSS JOIN (SELECT set_config('synchronous_commit', 'off', true)) AS async_commit
+  WHERE a.id = next.id RETURNING a.*) ${ROW_SELECT("u")}`;
 }
 
 function positive(v: unknown, fallback: number): number {

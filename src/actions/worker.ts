@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { isYadaError, ValidationError } from "../errors.js";
+import { isYadaError, StoreError, ValidationError } from "../errors.js";
 import {
   DEFAULT_ACTION_LEASE_MS,
   DEFAULT_WORKER_CONCURRENCY,
@@ -290,7 +290,7 @@ export function createWorker(options: WorkerOptions): ActionWorker {
     const claim = { workerId, now: now(), leaseMs };
     if (n > 1 && store.claimMany) {
       const got = await store.claimMany({ ...claim, limit: Math.min(n, MAX_CLAIM_BATCH) });
-      if (!Array.isArray(got) || got.length > n) throw new ValidationError("the store answered a batched claim out of shape");
+      if (!Array.isArray(got) || got.length > n) throw new StoreError("a batched claim answered out of shape");
       return got;
     }
     const one = await store.claim(claim);
