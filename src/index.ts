@@ -64,3 +64,4 @@ export { taskCalls, type TaskCalls } from "./mcp/task-module.js";
 export { legacySse } from "./transport/legacy-fallback.js";
 export type { LegacyFallback } from "./transport/http.js";
 export type { SchemaCompiler } from "./mcp/handlers.js";
+export type { ClaimManyOptions, ActionTransition, TransitionOutcome } from "./actions/types.js";

@@ -436,3 +436,13 @@ export const MAX_OPEN_FLOWS = 16;
 
 /** An HTTP+SSE event stream open at least this long ends a run of failed reconnects; one that drops sooner counts as one (H14; ours: a server that announces and drops at once cannot reconnect forever). */
 export const MIN_LEGACY_HEALTHY_STREAM_MS = 5_000;
+// ── Action throughput (src/actions: batched claims and transitions, worker concurrency) ──
+
+/** Actions one `claimMany` leases at most (W12; ours: one statement's worth, as a pass's `MAX_ACTIONS_PER_PASS`). */
+export const MAX_CLAIM_BATCH = 100;
+/** Compare-and-swaps one `transitionMany` applies at most (W12; ours: one statement's worth, as `MAX_CLAIM_BATCH`). */
+export const MAX_TRANSITION_BATCH = 100;
+/** Actions one worker keeps in flight when not told otherwise (W12; ours: a few sends overlap, one batch per statement). */
+export const DEFAULT_WORKER_CONCURRENCY = 8;
+/** Most actions one worker keeps in flight (W12; ours: a claim batch, `MAX_CLAIM_BATCH`; never over `MAX_TRANSITION_BATCH`, one batch holds all their moves). */
+export const MAX_WORKER_CONCURRENCY = 100;

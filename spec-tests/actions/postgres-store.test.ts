@@ -174,17 +174,19 @@ test("W9: a lost database connection mid-transition leaves the action as it was,
 test("W12: a lease that lapses during a slow execute: the late commit is refused by the fence and the action goes to reconciliation", async () => {
   const store = await freshStore();
   const a = await approved(store);
-  const first = await store.claim({ workerId: "slow", now: 5_000, leaseMs: 1_000 });
+  // Leases are judged by the database's clock: this one lapses for real.
+  const first = await store.claim({ workerId: "slow", now: Date.now(), leaseMs: 300 });
   assert.ok(first);
-  await store.transition(a.id, { state: "approved", fence: first.fence }, { state: "executing" }, 5_001);
-  // The slow worker's send is in flight past 6,000; another worker claims the lapsed lease.
-  const second = await store.claim({ workerId: "fast", now: 6_500, leaseMs: 1_000 });
+  await store.transition(a.id, { state: "approved", fence: first.fence }, { state: "executing" }, Date.now());
+  await new Promise((r) => setTimeout(r, 400));
+  // The slow worker's send is still in flight; another worker claims the lapsed lease.
+  const second = await store.claim({ workerId: "fast", now: Date.now(), leaseMs: 60_000 });
   assert.equal(second?.id, a.id);
   assert.equal(second?.state, "executing");
   assert.equal(second?.fence, first.fence + 1);
-  const reconciling = await store.transition(a.id, { state: "executing", fence: second.fence }, { state: "reconciling", attempts: 0 }, 6_501);
+  const reconciling = await store.transition(a.id, { state: "executing", fence: second.fence }, { state: "reconciling", attempts: 0 }, Date.now());
   await assert.rejects(
-    store.transition(a.id, { state: "executing", fence: first.fence }, { state: "succeeded", outcome: { result: { content: [], isError: false } } }, 7_000),
+    store.transition(a.id, { state: "executing", fence: first.fence }, { state: "succeeded", outcome: { result: { content: [], isError: false } } }, Date.now()),
     (e: unknown) => isYadaError(e, "conflict"),
   );
   assert.deepEqual(await store.get(a.id), reconciling);

@@ -14,9 +14,9 @@ import { argumentsHash } from "../../src/actions/hash.js";
 import { freshTable, startPostgres, type TestPostgres } from "../helpers/postgres.js";
 import { alice, performed, renameLines, renameTool, startContract, type ContractServer } from "./support.js";
 
-// The Bind message's text parameter "executing" (length-prefixed): only a transition
-// to executing carries it (the SQL texts name the state inside quotes).
-const EXECUTING_PARAM = Buffer.concat([Buffer.from([0, 0, 0, 9]), Buffer.from("executing")]);
+// The Bind message's JSON parameter of a transition batch names its new state as
+// `"ns":"executing"`: only a transition to executing carries it.
+const EXECUTING_PARAM = Buffer.from('"ns":"executing"');
 
 type Cut = "none" | "before-database" | "after-commit";
 

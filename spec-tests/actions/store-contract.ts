@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import type { ActionRecord, ActionState, ActionStore } from "../../src/actions/types.js";
 import { ACTION_STATES, canTransition, isTerminal } from "../../src/actions/states.js";
 import { MAX_ACTION_RECORD_BYTES, MAX_ACTIONS_LISTED, MAX_OPERATION_ID_CHARS } from "../../src/limits.js";
+import { batchContract } from "./store-contract-batch.js";
 
 /** What a store under test gives the suite. Each `open()` is a fresh, empty store. */
 export interface StoreHarness {
@@ -50,7 +51,7 @@ export function newRecord(overrides: Partial<ActionRecord> = {}): ActionRecord {
 
 const approval = { actorId: "bob", tenantId: "acme", at: 1 };
 const rejection = { actorId: "bob", tenantId: "acme", at: 1, reason: "no" };
-const okResult = { result: { content: [{ type: "text" as const, text: "done" }], isError: false } };
+export const okResult = { result: { content: [{ type: "text" as const, text: "done" }], isError: false } };
 
 /** The patch that makes a move valid for the record's consistency rules. */
 function patchFor(to: ActionState): { state: ActionState } & Record<string, unknown> {
@@ -74,13 +75,13 @@ const PATHS: Record<ActionState, ActionState[]> = {
 };
 
 /** Creates a record (confirm for outcome_unknown) and drives it to `state` by allowed moves. */
-async function inState(store: ActionStore, state: ActionState, overrides: Partial<ActionRecord> = {}): Promise<ActionRecord> {
+export async function inState(store: ActionStore, state: ActionState, overrides: Partial<ActionRecord> = {}): Promise<ActionRecord> {
   let r = await store.create(newRecord({ effect: state === "outcome_unknown" ? "confirm" : "write", ...overrides }));
   for (const s of PATHS[state]) r = await store.transition(r.id, { state: r.state, fence: r.fence }, patchFor(s) as never, Date.now());
   return r;
 }
 
-async function rejectsWith(p: Promise<unknown>, code: string, what: string): Promise<void> {
+export async function rejectsWith(p: Promise<unknown>, code: string, what: string): Promise<void> {
   await assert.rejects(p, (e: unknown) => {
     assert.equal((e as { code?: unknown }).code, code, `${what}: expected code ${code}, got ${String(e)}`);
     return true;
@@ -350,6 +351,8 @@ export function storeContract(label: string, open: () => Promise<StoreHarness>):
         await h.tamper(r.id, { ...r, state: "failed", outcome: { reason: "restored" } });
       }
     }));
+
+    batchContract(withStore);
 
     test("W9: records survive a reopen with every field", withStore(async (h) => {
       const a = await inState(h.store, "reconciling", { runId: "r9", callId: "c9" });

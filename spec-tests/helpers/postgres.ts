@@ -58,6 +58,8 @@ export interface StartOptions {
   durable?: boolean;
   /** Most connections (default 40). */
   maxConnections?: number;
+  /** More server settings, as `-c name=value` pairs (a benchmark's profile: `shared_preload_libraries=pg_stat_statements`). */
+  settings?: readonly string[];
 }
 
 /** Starts a cluster; the caller must `stop()` it (in an `after` hook). */
@@ -68,6 +70,7 @@ export async function startPostgres(options: StartOptions = {}): Promise<TestPos
   const password = "yada-test";
   const flags = ["-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories=", "-c", `max_connections=${options.maxConnections ?? 40}`];
   if (!options.durable) flags.push("-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off");
+  for (const s of options.settings ?? []) flags.push("-c", s);
   let lastError: unknown;
   for (let attempt = 0; attempt < 3; attempt++) {
     const port = await freePort();

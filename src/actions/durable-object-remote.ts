@@ -9,18 +9,18 @@
  * @module
  */
 import { ActionConflictError, LimitError, StoreError, ValidationError, YadaError } from "../errors.js";
-import { MAX_ACTIONS_LISTED, MAX_DO_MESSAGE_BYTES } from "../limits.js";
+import { MAX_ACTIONS_LISTED, MAX_CLAIM_BATCH, MAX_DO_MESSAGE_BYTES } from "../limits.js";
 import { concatBytes } from "../util/bytes.js";
 import { isRec } from "../util/record.js";
 import { parseActionRecord, utf8Length } from "./record.js";
-import type { ActionExpectation, ActionPatch, ActionQuery, ActionRecord, ActionStore, ClaimOptions } from "./types.js";
+import type { ActionExpectation, ActionPatch, ActionQuery, ActionRecord, ActionStore, ActionTransition, ClaimManyOptions, ClaimOptions, TransitionOutcome } from "./types.js";
 
 /** Something with a fetch: a Durable Object stub, or `{ fetch }` for plain HTTP. */
 export interface ActionStoreFetcher {
   fetch(input: string, init: { method: string; headers: Record<string, string>; body: string }): Promise<Response>;
 }
 
-const OPS = ["create", "get", "list", "transition", "claim"] as const;
+const OPS = ["create", "get", "list", "transition", "claim", "claimMany", "transitionMany"] as const;
 type Op = (typeof OPS)[number];
 
 /** Reads at most `max` bytes of a body as text; more is a limit error. */
@@ -88,24 +88,66 @@ export async function serveActionStore(store: ActionStore, request: Request): Pr
       case "list":
         value = await store.list(a[0] as ActionQuery);
         break;
-      case "transition": {
-        // A cleared field crosses as null (JSON has no undefined): it is undefined again here.
-        const patch: Record<string, unknown> = isRec(a[2]) ? { ...a[2] } : {};
-        for (const [k, v] of Object.entries(patch)) if (v === null) patch[k] = undefined;
-        value = await store.transition(a[0] as string, a[1] as ActionExpectation, (isRec(a[2]) ? patch : a[2]) as ActionPatch, a[3] as number);
+      case "transition":
+        value = await store.transition(a[0] as string, a[1] as ActionExpectation, fromWire(a[2]) as ActionPatch, a[3] as number);
         break;
-      }
       case "claim":
         value = (await store.claim(a[0] as ClaimOptions)) ?? null;
         break;
+      case "claimMany":
+        if (!store.claimMany) throw new ValidationError("action store: this store has no batched claim");
+        value = await store.claimMany(a[0] as ClaimManyOptions);
+        break;
+      case "transitionMany": {
+        if (!store.transitionMany) throw new ValidationError("action store: this store has no batched transition");
+        const items = Array.isArray(a[0]) ? a[0].map((i: unknown) => (isRec(i) ? { ...i, patch: fromWire(i["patch"]) } : i)) : a[0];
+        const outcomes = await store.transitionMany(items as ActionTransition[], a[1] as number);
+        value = outcomes.map((o) => (o.ok ? { ok: true, value: o.record } : { ok: false, error: errorToWire(o.error) }));
+        break;
+      }
     }
     return json(200, { ok: true, value });
   } catch (e) {
-    const error: Record<string, unknown> =
-      e instanceof YadaError ? { code: e.code, message: e.message } : { code: "store", message: "action store: the operation failed" };
-    if (e instanceof ActionConflictError) error["actionId"] = e.actionId;
-    if (e instanceof LimitError) Object.assign(error, { limit: e.limit, max: e.max });
-    return json(200, { ok: false, error });
+    return json(200, { ok: false, error: errorToWire(e) });
+  }
+}
+
+/** A cleared field crosses as null (JSON has no undefined): it is undefined again here. */
+function fromWire(patch: unknown): unknown {
+  if (!isRec(patch)) return patch;
+  const out: Record<string, unknown> = { ...patch };
+  for (const [k, v] of Object.entries(out)) if (v === null) out[k] = undefined;
+  return out;
+}
+
+/** Explicit undefined (clear a field) does not survive JSON: it is sent as null. */
+function toWire(patch: ActionPatch): Record<string, unknown> {
+  const wire: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(patch)) wire[k] = v === undefined ? null : v;
+  return wire;
+}
+
+function errorToWire(e: unknown): Record<string, unknown> {
+  const error: Record<string, unknown> =
+    e instanceof YadaError ? { code: e.code, message: e.message } : { code: "store", message: "action store: the operation failed" };
+  if (e instanceof ActionConflictError) error["actionId"] = e.actionId;
+  if (e instanceof LimitError) Object.assign(error, { limit: e.limit, max: e.max });
+  return error;
+}
+
+/** The typed error an answer's `error` member names. */
+function errorFromWire(value: unknown, fallback: string): YadaError {
+  const err = isRec(value) ? value : {};
+  const message = typeof err["message"] === "string" ? err["message"].slice(0, 2_000) : fallback;
+  switch (err["code"]) {
+    case "conflict":
+      return new ActionConflictError(typeof err["actionId"] === "string" ? err["actionId"] : "", message);
+    case "validation":
+      return new ValidationError(message);
+    case "limit":
+      return new LimitError(typeof err["limit"] === "string" ? err["limit"] : "MAX_ACTION_RECORD_BYTES", typeof err["max"] === "number" ? err["max"] : 0, message);
+    default:
+      return new StoreError(message);
   }
 }
 
@@ -158,19 +200,9 @@ export function remoteActionStore(target: ActionStoreFetcher, options: RemoteAct
     }
     if (!isRec(msg) || typeof msg["ok"] !== "boolean") throw new StoreError(`${where}: ${op}: the answer is out of shape (HTTP ${res.status})`);
     if (msg["ok"]) return msg["value"];
-    const err = isRec(msg["error"]) ? msg["error"] : {};
-    const message = typeof err["message"] === "string" ? err["message"].slice(0, 2_000) : `${where}: ${op} failed`;
-    switch (err["code"]) {
-      case "conflict":
-        throw new ActionConflictError(typeof err["actionId"] === "string" ? err["actionId"] : "", message);
-      case "validation":
-        throw new ValidationError(message);
-      case "limit":
-        throw new LimitError(typeof err["limit"] === "string" ? err["limit"] : "MAX_ACTION_RECORD_BYTES", typeof err["max"] === "number" ? err["max"] : 0, message);
-      default:
-        throw new StoreError(message);
-    }
+    throw errorFromWire(msg["error"], `${where}: ${op} failed`);
   }
+  const shape = (op: Op): StoreError => new StoreError(`${where}: ${op}: the answer is out of shape`);
   const record = (v: unknown): ActionRecord => parseActionRecord(v, (m) => new StoreError(`${where}: answered ${m}`));
   const maybe = (v: unknown): ActionRecord | undefined => (v === null || v === undefined ? undefined : record(v));
 
@@ -183,15 +215,27 @@ export function remoteActionStore(target: ActionStoreFetcher, options: RemoteAct
     },
     list: async (q) => {
       const v = await call("list", [q]);
-      if (!Array.isArray(v) || v.length > MAX_ACTIONS_LISTED) throw new StoreError(`${where}: list: the answer is out of shape`);
+      if (!Array.isArray(v) || v.length > MAX_ACTIONS_LISTED) throw shape("list");
       return v.map(record);
     },
-    transition: async (id, expected, patch, now) => {
-      // Explicit undefined (clear a field) does not survive JSON: send it as null.
-      const wire: Record<string, unknown> = {};
-      for (const [k, v] of Object.entries(patch)) wire[k] = v === undefined ? null : v;
-      return record(await call("transition", [id, expected, wire, now]));
-    },
+    transition: async (id, expected, patch, now) => record(await call("transition", [id, expected, toWire(patch), now])),
     claim: async (o) => maybe(await call("claim", [o])),
+    claimMany: async (o) => {
+      const v = await call("claimMany", [o]);
+      if (!Array.isArray(v) || v.length > Math.min(MAX_CLAIM_BATCH, isRec(o) && typeof o.limit === "number" ? o.limit : 0)) {
+        throw shape("claimMany");
+      }
+      return v.map(record);
+    },
+    transitionMany: async (items, now) => {
+      const wire = Array.isArray(items) ? items.map((i) => (isRec(i) && isRec(i.patch) ? { ...i, patch: toWire(i.patch as ActionPatch) } : i)) : items;
+      const v = await call("transitionMany", [wire, now]);
+      if (!Array.isArray(v) || v.length !== items.length) throw shape("transitionMany");
+      return v.map((o: unknown): TransitionOutcome => {
+        if (isRec(o) && o["ok"] === true) return { ok: true, record: record(o["value"]) };
+        if (isRec(o) && o["ok"] === false) return { ok: false, error: errorFromWire(o["error"], `${where}: transitionMany failed`) };
+        throw shape("transitionMany");
+      });
+    },
   };
 }

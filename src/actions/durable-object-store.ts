@@ -21,7 +21,8 @@ import { quote } from "../util/text.js";
 import { listStates } from "./record-check.js";
 import { applyTransition, checkClaim, isClaimable, leaseRecord, matchesQuery, parseActionRecord, parseNewRecord, queryLimit } from "./record.js";
 import { isTerminal } from "./states.js";
-import type { ActionExpectation, ActionPatch, ActionQuery, ActionRecord, ActionStore, ClaimOptions } from "./types.js";
+import { checkBatch, checkClaimMany, eachItem, single } from "./batch.js";
+import type { ActionExpectation, ActionPatch, ActionQuery, ActionRecord, ActionStore, ActionTransition, ClaimManyOptions, ClaimOptions, TransitionOutcome } from "./types.js";
 
 /** The storage operations the store uses: a subset of `DurableObjectStorage` and of its transaction. */
 export interface DurableObjectStorageOps {
@@ -113,41 +114,53 @@ export class DurableObjectActionStore implements ActionStore {
   }
 
   async transition(id: string, expected: ActionExpectation, patch: ActionPatch, now: number): Promise<ActionRecord> {
-    if (typeof id !== "string" || id.length === 0) throw new ValidationError(`${this.#where}: transition needs an action id`);
-    return this.#tx("transition", async (txn) => {
-      const found = await this.#find(txn, id);
-      if (!found) throw new StoreError(`${this.#where}: transition: no action ${quote(id)}`);
-      const next = applyTransition(found.record, expected, patch, now);
-      await txn.put({ [`a:${found.key}`]: next });
-      if (isTerminal(next.state)) await txn.delete(`w:${found.key}`);
-      return next;
-    });
+    return single(await this.transitionMany([{ id, expected, patch }], now));
   }
 
   async claim(options: ClaimOptions): Promise<ActionRecord | undefined> {
     checkClaim(options);
-    return this.#tx("claim", async (txn) => {
-      let picked: { key: string; record: ActionRecord } | undefined;
-      let impossible: unknown;
-      await this.#scan(
-        txn,
-        "w:",
-        (r, key) => {
-          if (!isClaimable(r, options.now)) return false;
-          picked = { key, record: r };
-          return true;
-        },
-        (e) => (impossible ??= e),
-      );
-      if (!picked) {
-        // An impossible record never blocks the others; it is reported once nothing else is due.
-        if (impossible) throw impossible;
-        return undefined;
-      }
-      const next = leaseRecord(picked.record, options);
-      await txn.put({ [`a:${picked.key}`]: next });
-      return next;
-    });
+    return (await this.#tx("claim", (txn) => this.#claim(txn, options, 1)))[0];
+  }
+
+  /** Leases up to `limit` actions in one storage transaction (see ActionStore.claimMany). */
+  async claimMany(options: ClaimManyOptions): Promise<ActionRecord[]> {
+    const limit = checkClaimMany(options);
+    return this.#tx("claim", (txn) => this.#claim(txn, options, limit));
+  }
+
+  /** Applies each compare-and-swap that holds, in one storage transaction (see ActionStore.transitionMany). */
+  async transitionMany(items: readonly ActionTransition[], now: number): Promise<TransitionOutcome[]> {
+    checkBatch(items, now);
+    return this.#tx("transition", (txn) =>
+      eachItem(items, async (item) => {
+        const found = await this.#find(txn, item.id);
+        if (!found) throw new StoreError(`${this.#where}: transition: no action ${quote(item.id)}`);
+        const next = applyTransition(found.record, item.expected, item.patch, now);
+        await txn.put({ [`a:${found.key}`]: next });
+        if (isTerminal(next.state)) await txn.delete(`w:${found.key}`);
+        return { ok: true, record: next };
+      }),
+    );
+  }
+
+  async #claim(txn: DurableObjectStorageOps, options: ClaimOptions, limit: number): Promise<ActionRecord[]> {
+    const picked: { key: string; record: ActionRecord }[] = [];
+    let impossible: unknown;
+    await this.#scan(
+      txn,
+      "w:",
+      (r, key) => {
+        if (!isClaimable(r, options.now)) return false;
+        picked.push({ key, record: r });
+        return picked.length >= limit;
+      },
+      (e) => (impossible ??= e),
+    );
+    // An impossible record never blocks the others; it is reported once nothing else is due.
+    if (picked.length === 0 && impossible) throw impossible;
+    const leased = picked.map((p) => ({ key: p.key, record: leaseRecord(p.record, options) }));
+    if (leased.length > 0) await txn.put(Object.fromEntries(leased.map((p) => [`a:${p.key}`, p.record])));
+    return leased.map((p) => p.record);
   }
 
   /** The record of an id, with its seq key; parsed. */

@@ -6,8 +6,9 @@
  * @module
  */
 import { MAX_FILE_STORE_ACTIONS } from "../limits.js";
+import { checkBatch, checkClaimMany, eachItem, single } from "./batch.js";
 import { RecordTable } from "./table.js";
-import type { ActionExpectation, ActionPatch, ActionQuery, ActionRecord, ActionStore, ClaimOptions } from "./types.js";
+import type { ActionExpectation, ActionPatch, ActionQuery, ActionRecord, ActionStore, ActionTransition, ClaimManyOptions, ClaimOptions, TransitionOutcome } from "./types.js";
 
 /** Options of {@link MemoryActionStore}. */
 export interface MemoryStoreOptions {
@@ -60,14 +61,29 @@ export class MemoryActionStore implements ActionStore {
   }
 
   async transition(id: string, expected: ActionExpectation, patch: ActionPatch, now: number): Promise<ActionRecord> {
-    const next = this.#table.checkTransition(id, expected, patch, now);
-    this.#table.commit(next, JSON.stringify(next));
-    return structuredClone(next);
+    return single(await this.transitionMany([{ id, expected, patch }], now));
   }
 
   async claim(options: ClaimOptions): Promise<ActionRecord | undefined> {
-    const leased = this.#table.pickClaim(options);
-    if (leased) this.#table.commit(leased, JSON.stringify(leased));
-    return leased && structuredClone(leased);
+    return this.#claim(options, 1)[0];
+  }
+
+  async claimMany(options: ClaimManyOptions): Promise<ActionRecord[]> {
+    return this.#claim(options, checkClaimMany(options));
+  }
+
+  #claim(options: ClaimOptions, limit: number): ActionRecord[] {
+    const leased = this.#table.pickClaims(options, limit);
+    for (const r of leased) this.#table.commit(r, JSON.stringify(r));
+    return leased.map((r) => structuredClone(r));
+  }
+
+  async transitionMany(items: readonly ActionTransition[], now: number): Promise<TransitionOutcome[]> {
+    checkBatch(items, now);
+    return eachItem(items, (item) => {
+      const next = this.#table.checkTransition(item.id, item.expected, item.patch, now);
+      this.#table.commit(next, JSON.stringify(next));
+      return { ok: true, record: structuredClone(next) };
+    });
   }
 }

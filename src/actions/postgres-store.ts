@@ -6,14 +6,20 @@
  * - Every transition is ONE `UPDATE … WHERE id AND state AND fence AND <allowed move>`
  *   statement: a compare-and-swap that also enforces the state machine, so a stale
  *   worker (its lease lapsed and another claimed the action, bumping the fence) can
- *   never commit over a newer one.
- * - A claim is one statement: `SELECT … FOR UPDATE SKIP LOCKED LIMIT 1` of the oldest
- *   action that needs a worker, then the fence bump and the lease, in the same
+ *   never commit over a newer one. A batch of transitions is one statement too, each
+ *   row its own compare-and-swap (postgres-batch.ts).
+ * - A claim is one statement: `SELECT … FOR UPDATE SKIP LOCKED LIMIT n` of the oldest
+ *   actions that need a worker, then each one's fence bump and lease, in the same
  *   statement; concurrent claims skip each other's rows instead of waiting. A claim
  *   commits asynchronously (no WAL flush wait): a database crash can lose only the
  *   lease, never a send, because nothing is sent before the synchronous commit of
  *   `executing`, which flushes the claim with it. Every transition commits as the
  *   database is configured (synchronously by default).
+ * - Leases are judged by the database's clock, never a worker's: a claim takes a lease
+ *   that lapsed by the database's `statement_timestamp()` and runs the new one from it;
+ *   a transition's `leaseUntil` and `notBefore` are read relative to the `now` it is
+ *   given and stored relative to the database's clock. A worker whose clock is off can
+ *   neither steal a live lease nor set one that has already lapsed.
  * - Rows are read back bounded and parsed by the shared record rules (postgres-rows.ts):
  *   a row edited by hand into an impossible state is a `store` error, never executed.
  * - Optional wake-up: `LISTEN`/`NOTIFY` (a trigger notifies when an action becomes
@@ -21,16 +27,18 @@
  *
  * @module
  */
-import { ActionConflictError, LimitError, StoreError, ValidationError, YadaError } from "../errors.js";
+import { ActionConflictError, StoreError, ValidationError, YadaError } from "../errors.js";
 import { MAX_ACTION_RECORD_BYTES, PG_POLL_INTERVAL_MS, PG_QUERY_TIMEOUT_MS } from "../limits.js";
 import { isRec } from "../util/record.js";
 import { sleep, startTimer } from "../util/sleep.js";
 import { quote } from "../util/text.js";
-import { checkPatch, listStates } from "./record-check.js";
-import { checkClaim, parseNewRecord, queryLimit, utf8Length } from "./record.js";
+import { checkBatch, checkClaimMany, failed, itemError, single } from "./batch.js";
+import { canTransition } from "./states.js";
+import { DB_NOW, itemRow, transitionManySql, type Prepared } from "./postgres-batch.js";
+import { listStates } from "./record-check.js";
+import { byAge, checkClaim, parseNewRecord, queryLimit } from "./record.js";
 import { MUTABLE_COLUMNS, ROW_SELECT, parseRows, recordBody } from "./postgres-rows.js";
-import { ACTION_STATES, canTransition, isActionState } from "./states.js";
-import type { ActionExpectation, ActionPatch, ActionQuery, ActionRecord, ActionStore, ClaimOptions } from "./types.js";
+import type { ActionExpectation, ActionPatch, ActionQuery, ActionRecord, ActionStore, ActionTransition, ClaimManyOptions, ClaimOptions, TransitionOutcome } from "./types.js";
 import { migrationSql, SCHEMA_VERSION } from "./postgres-schema.js";
 
 /**
@@ -81,9 +89,6 @@ export interface MigrationResult {
 
 const TABLE_NAME = /^[a-z_][a-z0-9_]{0,47}$/;
 
-// The move list of states.ts, as literals for the SQL compare-and-swap.
-const MOVES_SQL = ACTION_STATES.flatMap((from) => ACTION_STATES.filter((to) => canTransition(from, to)).map((to) => `'${from}>${to}'`)).join(", ");
-
 const param = (v: unknown, type: "text" | "bigint" | "float8" | "json"): string | null =>
   v === undefined || v === null ? null : type === "json" ? JSON.stringify(v) : String(v);
 
@@ -122,7 +127,7 @@ export class PostgresActionStore implements ActionStore {
   #listening: Promise<void> | undefined;
   #wakers = new Set<() => void>();
   #pendingWake = false;
-  readonly #sql: Readonly<Record<"insert" | "get" | "list" | "claimWork" | "claimExpiry", string>>;
+  readonly #sql: Readonly<Record<"insert" | "get" | "list" | "claimWork" | "claimExpiry" | "transitionMany", string>>;
 
   constructor(options: PostgresActionStoreOptions) {
     if (!isRec(options) || typeof options.query !== "function") throw new ValidationError("postgres store: options.query must be a function");
@@ -135,12 +140,6 @@ export class PostgresActionStore implements ActionStore {
     this.#pollMs = positive(options.pollIntervalMs, PG_POLL_INTERVAL_MS);
     this.#listen = typeof options.listen === "function" ? options.listen : undefined;
     const t = table;
-    const claimTail = `ORDER BY %ORDER% LIMIT 1 FOR UPDATE SKIP LOCKED
-), u AS (
-  UPDATE ${t} a SET fence = a.fence + 1, lease_owner = $2, lease_until = $1::float8 + $3::float8, updated_at = $1::float8
-  FROM next CROSS JOIN (SELECT set_config('synchronous_commit', 'off', true)) AS async_commit
-  WHERE a.id = next.id RETURNING a.*
-) ${ROW_SELECT("u")}`;
     this.#sql = {
       insert: `INSERT INTO ${t} (id, operation_id, tenant_id, run_id, effect, created_at, expires_at, body,
   state, fence, lease_owner, lease_until, attempts, not_before, updated_at, state_version, approval, rejection, outcome)
@@ -148,22 +147,17 @@ VALUES ($1, $2, $3, $4, $5, $6::float8, $7::float8, $8::json, $9, $10::bigint, $
   $15::float8, $16::json, $17::json, $18::json, $19::json)
 ON CONFLICT DO NOTHING RETURNING id`,
       get: ROW_SELECT(`${t} WHERE id = $1`),
+      transitionMany: transitionManySql(t),
       list: ROW_SELECT(`(SELECT * FROM ${t} WHERE tenant_id = $1
   AND ($2::json IS NULL OR state IN (SELECT json_array_elements_text($2::json)))
   AND ($3::text IS NULL OR run_id = $3) ORDER BY created_at, id LIMIT $4::int) l`),
-      // Work first (approved; reconciling past its back-off; executing whose lease lapsed), oldest first.
+      // Work (approved; reconciling past its back-off; executing whose lease lapsed), oldest first: the
+      // order of the work index, so the scan stops after `limit` rows whatever the backlog.
       // A negative fence or count is impossible: such a row is never leased (and reads as a store error).
-      claimWork: `WITH next AS (
-  SELECT id FROM ${t} WHERE state IN ('approved', 'reconciling', 'executing')
-  AND (lease_until IS NULL OR lease_until <= $1::float8)
-  AND (state <> 'reconciling' OR not_before IS NULL OR not_before <= $1::float8)
-  AND fence >= 0 AND attempts >= 0
-  ${claimTail.replace("%ORDER%", "created_at, id")}`,
-      // Then an action awaiting approval past its expiry, to expire it.
-      claimExpiry: `WITH next AS (
-  SELECT id FROM ${t} WHERE state = 'awaiting_approval' AND expires_at <= $1::float8
-  AND (lease_until IS NULL OR lease_until <= $1::float8) AND fence >= 0 AND attempts >= 0
-  ${claimTail.replace("%ORDER%", "expires_at, id")}`,
+      claimWork: claimSql(t, `state IN ('approved', 'reconciling', 'executing')
+  AND (state <> 'reconciling' OR not_before IS NULL OR not_before <= ${DB_NOW})`, "created_at, id"),
+      // Then actions awaiting approval past their expiry (to expire them), soonest expired first.
+      claimExpiry: claimSql(t, `state = 'awaiting_approval' AND expires_at <= ${DB_NOW}`, "expires_at, id"),
     };
   }
 
@@ -223,59 +217,78 @@ ON CONFLICT DO NOTHING RETURNING id`,
   }
 
   async transition(id: string, expected: ActionExpectation, patch: ActionPatch, now: number): Promise<ActionRecord> {
-    if (typeof id !== "string" || id.length === 0) throw new ValidationError(`${this.#where}: transition needs an action id`);
-    if (!isRec(expected) || !isActionState(expected.state) || !Number.isSafeInteger(expected.fence)) {
-      throw new ValidationError(`${this.#where}: transition of ${quote(id)} needs the expected state and fence`);
+    return single(await this.transitionMany([{ id, expected, patch }], now));
+  }
+
+  /**
+   * Applies each compare-and-swap that holds in ONE statement (postgres-batch.ts),
+   * committed as the database is configured (synchronously by default): one WAL flush
+   * for the whole batch. An item that changed nothing costs one read, to say why.
+   */
+  async transitionMany(items: readonly ActionTransition[], now: number): Promise<TransitionOutcome[]> {
+    checkBatch(items, now);
+    const seen = new Set<string>();
+    const prepared = items.map((item, i): Prepared => {
+      const bad = itemError(item, seen);
+      return bad ? { kind: "error", error: bad } : itemRow(item, i, now, this.#where);
+    });
+    const rows = prepared.flatMap((p) => (p.kind === "row" ? [p.row] : []));
+    const done = new Map<number, ActionRecord>();
+    if (rows.length > 0) {
+      const got = await this.#run("transition", this.#sql.transitionMany, [JSON.stringify(rows), JSON.stringify(rows.map((r) => r["id"]))]);
+      const records = parseRows(got, rows.length, this.#where);
+      got.forEach((row, k) => {
+        const i = Number(isRec(row) ? row["batch_item"] : NaN);
+        const r = records[k]!;
+        if (!Number.isSafeInteger(i) || items[i]?.id !== r.id || done.has(i)) throw new StoreError(`${this.#where}: transition read back another action`);
+        done.set(i, r);
+      });
     }
-    if (typeof now !== "number" || !Number.isFinite(now)) throw new ValidationError(`${this.#where}: transition of ${quote(id)} needs a finite now`);
-    checkPatch(expected.state, patch);
-    if (!canTransition(expected.state, patch.state)) {
-      // Still one read, so an unknown id is a store error and an impossible row says so.
-      const current = await this.get(id);
-      if (!current) throw new StoreError(`${this.#where}: transition: no action ${quote(id)}`);
-      throw new ActionConflictError(id, `${this.#where}: transition of ${quote(id)} from ${expected.state} to ${patch.state} is not allowed`);
+    const out: TransitionOutcome[] = [];
+    for (const [i, p] of prepared.entries()) {
+      const r = done.get(i);
+      if (r) out.push({ ok: true, record: r });
+      else if (p.kind === "error") out.push({ ok: false, error: p.error });
+      else out.push(await this.#whyNot(items[i]!).catch(failed));
     }
-    const params: (string | null)[] = [id, expected.state, String(expected.fence), patch.state, String(now)];
-    const sets = ["state = $4", "updated_at = $5::float8"];
-    for (const key of Object.keys(patch)) {
-      const column = MUTABLE_COLUMNS[key];
-      if (!column || key === "state") continue;
-      params.push(param((patch as Record<string, unknown>)[key], column[1]));
-      sets.push(`${column[0]} = $${params.length}::${column[1]}`);
-    }
-    if (params.reduce((n, p) => n + (p === null ? 0 : utf8Length(p)), 0) > MAX_ACTION_RECORD_BYTES) {
-      throw new LimitError("MAX_ACTION_RECORD_BYTES", MAX_ACTION_RECORD_BYTES, `${this.#where}: transition of ${quote(id)} is larger than ${MAX_ACTION_RECORD_BYTES} bytes`);
-    }
-    // What depends on the stored record is part of the compare: a decision of the
-    // action's own tenant; a confirm action never reconciles, a write never ends unknown.
-    const decided = patch.approval ?? patch.rejection;
-    params.push(decided ? decided.tenantId : null);
-    const n = params.length;
-    const sql = `WITH u AS (UPDATE ${this.#table} SET ${sets.join(", ")}
-  WHERE id = $1 AND state = $2 AND fence = $3::bigint AND (state || '>' || $4::text) IN (${MOVES_SQL})
-  AND ($${n}::text IS NULL OR tenant_id = $${n}::text)
-  AND NOT (effect = 'confirm' AND $4::text = 'reconciling') AND NOT (effect = 'write' AND $4::text = 'outcome_unknown')
-  RETURNING *) ${ROW_SELECT("u")}`;
-    const done = parseRows(await this.#run("transition", sql, params), 1, this.#where)[0];
-    if (done) return done;
-    // Nothing changed: say why (one read, for the error only).
+    return out;
+  }
+
+  /** Why an item changed nothing (one read, for the error only). */
+  async #whyNot({ id, expected, patch }: ActionTransition): Promise<TransitionOutcome> {
     const current = await this.get(id);
-    if (!current) throw new StoreError(`${this.#where}: transition: no action ${quote(id)}`);
-    if (current.state === expected.state && current.fence === expected.fence) {
-      throw new ValidationError(`${this.#where}: transition of ${quote(id)} to ${patch.state} does not fit the action (its tenant or effect)`);
+    if (!current) return { ok: false, error: new StoreError(`${this.#where}: transition: no action ${quote(id)}`) };
+    if (!canTransition(expected.state, patch.state)) {
+      return { ok: false, error: new ActionConflictError(id, `${this.#where}: transition of ${quote(id)} from ${expected.state} to ${patch.state} is not allowed`) };
     }
-    throw new ActionConflictError(
-      id,
-      `${this.#where}: transition of ${quote(id)} expected ${expected.state} at fence ${expected.fence}, found ${current.state} at fence ${current.fence}`,
-    );
+    if (current.state === expected.state && current.fence === expected.fence) {
+      return { ok: false, error: new ValidationError(`${this.#where}: transition of ${quote(id)} to ${patch.state} does not fit the action (its tenant or effect)`) };
+    }
+    const message = `${this.#where}: transition of ${quote(id)} expected ${expected.state} at fence ${expected.fence}, found ${current.state} at fence ${current.fence}`;
+    return { ok: false, error: new ActionConflictError(id, message) };
   }
 
   async claim(options: ClaimOptions): Promise<ActionRecord | undefined> {
     checkClaim(options);
-    const params = [String(options.now), options.workerId, String(options.leaseMs)];
-    const work = parseRows(await this.#run("claim", this.#sql.claimWork, params), 1, this.#where)[0];
-    if (work) return work;
-    return parseRows(await this.#run("claim", this.#sql.claimExpiry, params), 1, this.#where)[0];
+    return (await this.#claim(options, 1))[0];
+  }
+
+  /**
+   * Leases up to `limit` actions in one statement (`FOR UPDATE SKIP LOCKED LIMIT n`,
+   * each row its own fence bump and lease), oldest first; a second statement looks for
+   * expired proposals only when the first found fewer than `limit`.
+   */
+  async claimMany(options: ClaimManyOptions): Promise<ActionRecord[]> {
+    return this.#claim(options, checkClaimMany(options));
+  }
+
+  async #claim(options: ClaimOptions, limit: number): Promise<ActionRecord[]> {
+    const params = [options.workerId, String(options.leaseMs), String(limit)];
+    const work = parseRows(await this.#run("claim", this.#sql.claimWork, params), limit, this.#where).sort(byAge);
+    if (work.length >= limit) return work;
+    params[2] = String(limit - work.length);
+    const expiring = parseRows(await this.#run("claim", this.#sql.claimExpiry, params), limit - work.length, this.#where);
+    return [...work, ...expiring.sort((a, b) => a.expiresAt - b.expiresAt || byAge(a, b))];
   }
 
   /**
@@ -354,6 +367,16 @@ ON CONFLICT DO NOTHING RETURNING id`,
     if (!Array.isArray(rows)) throw new StoreError(`${this.#where}: ${op}: the query function did not resolve with { rows }`);
     return rows;
   }
+}
+
+/** A claim of up to `$3` rows of `t` matching `where`, in `order`: `$1` the worker, `$2` the lease in ms (from the database's clock). */
+function claimSql(t: string, where: string, order: string): string {
+  return `WITH next AS (SELECT id FROM ${t} WHERE ${where}
+  AND (lease_until IS NULL OR lease_until <= ${DB_NOW}) AND fence >= 0 AND attempts >= 0
+  ORDER BY ${order} LIMIT $3::int FOR UPDATE SKIP LOCKED
+), u AS (UPDATE ${t} a SET fence = a.fence + 1, lease_owner = $1, lease_until = ${DB_NOW} + $2::float8, updated_at = ${DB_NOW}
+  FROM next CROSS JOIN (SELECT set_config('synchronous_commit', 'off', true)) AS async_commit
+  WHERE a.id = next.id RETURNING a.*) ${ROW_SELECT("u")}`;
 }
 
 function positive(v: unknown, fallback: number): number {

@@ -108,11 +108,11 @@ export class RecordTable {
     return applyTransition(this.#read(id, raw), expected, patch, now);
   }
 
-  /** The leased copy of the oldest claimable action, not yet stored. */
-  pickClaim(options: ClaimOptions): ActionRecord | undefined {
+  /** The leased copies of the `limit` oldest claimable actions, oldest first, not yet stored. */
+  pickClaims(options: ClaimOptions, limit: number): ActionRecord[] {
     checkClaim(options);
     this.#index();
-    let best: ActionRecord | undefined;
+    const found: ActionRecord[] = [];
     for (const id of this.#live) {
       const raw = this.#data.get(id);
       if (raw === undefined) continue;
@@ -123,9 +123,9 @@ export class RecordTable {
         continue; // never handed to a worker; get and list report it
       }
       if (isTerminal(r.state)) this.#live.delete(id);
-      else if (isClaimable(r, options.now) && (best === undefined || byAge(r, best) < 0)) best = r;
+      else if (isClaimable(r, options.now)) found.push(r);
     }
-    return best && leaseRecord(best, options);
+    return found.sort(byAge).slice(0, limit).map((r) => leaseRecord(r, options));
   }
 
   /** Stores `record` (checked by one of the methods above) as `text`, its JSON. */

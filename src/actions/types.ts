@@ -10,6 +10,7 @@
  *
  * @module
  */
+import type { YadaError } from "../errors.js";
 import type { ToolResult } from "../tools/types.js";
 
 /**
@@ -152,6 +153,25 @@ export interface ClaimOptions {
   leaseMs: number;
 }
 
+/** What {@link ActionStore.claimMany} needs: a claim's options and how many to lease at most. */
+export interface ClaimManyOptions extends ClaimOptions {
+  /** Lease at most this many actions (a positive integer, at most `MAX_CLAIM_BATCH`). */
+  limit: number;
+}
+
+/** One compare-and-swap of {@link ActionStore.transitionMany}: what {@link ActionStore.transition} takes for one action. */
+export interface ActionTransition {
+  id: string;
+  expected: ActionExpectation;
+  patch: ActionPatch;
+}
+
+/**
+ * What one transition of a batch did: the new record, or the error
+ * {@link ActionStore.transition} would have thrown for it (nothing of it changed).
+ */
+export type TransitionOutcome = { ok: true; record: ActionRecord } | { ok: false; error: YadaError };
+
 /**
  * The store contract (ACTIONS.md). Every method validates what it reads back:
  * a stored record that is impossible is a `store` error, never executed.
@@ -198,4 +218,27 @@ export interface ActionStore {
    * returned (the store skips it or throws a `store` error).
    */
   claim(options: ClaimOptions): Promise<ActionRecord | undefined>;
+  /**
+   * Leases up to `limit` actions at once, each exactly as {@link ActionStore.claim}
+   * would (its own fence bump and lease), oldest first, in one step of the store
+   * (one statement on PostgreSQL). An empty array when nothing needs a worker.
+   * Every store of this package implements it; a worker uses it when present.
+   *
+   * @throws ValidationError (`validation`) for bad options or a limit that is not an
+   * integer from 1 to `MAX_CLAIM_BATCH`.
+   */
+  claimMany?(options: ClaimManyOptions): Promise<ActionRecord[]>;
+  /**
+   * Several independent compare-and-swaps in one step of the store (one statement
+   * on PostgreSQL, one journal flush in the file store): each is applied or refused
+   * exactly as {@link ActionStore.transition} would, and the answer holds one
+   * outcome per item, in order. An id may appear once per batch (a repeat is a
+   * `validation` outcome). Every store of this package implements it.
+   *
+   * @throws ValidationError (`validation`) when `items` is not an array of at most
+   * `MAX_TRANSITION_BATCH` or `now` is not finite; StoreError (`store`) when the
+   * store failed as a whole (then each item may or may not have been applied: read
+   * the actions again).
+   */
+  transitionMany?(items: readonly ActionTransition[], now: number): Promise<TransitionOutcome[]>;
 }

@@ -7,19 +7,23 @@
  *
  * @module
  */
-import { isYadaError, ValidationError } from "../errors.js";
+import { isYadaError, StoreError, ValidationError } from "../errors.js";
 import {
   DEFAULT_ACTION_LEASE_MS,
+  DEFAULT_WORKER_CONCURRENCY,
   DEFAULT_WORKER_POLL_MS,
+  MAX_CLAIM_BATCH,
   MAX_ACTION_REASON_CHARS,
   MAX_ACTION_RECORD_BYTES,
   MAX_ACTIONS_PER_PASS,
   MAX_NOT_SENT_ATTEMPTS,
+  MAX_WORKER_CONCURRENCY,
   RECONCILE_BASE_DELAY_MS,
   RECONCILE_MAX_DELAY_MS,
 } from "../limits.js";
 import type { ActionOutcome, ApprovedAction, ConfirmTool, Identity, ToolResult, WriteTool } from "../tools/types.js";
 import { isStorableResult, utf8Length } from "./record.js";
+import { coalescingTransition } from "./coalesce.js";
 import { argumentsHash } from "./hash.js";
 import type { ActionPatch, ActionRecord, ActionStore } from "./types.js";
 
@@ -37,6 +41,13 @@ export interface WorkerOptions {
   leaseMs?: number;
   /** Pause of a started worker that found nothing to do (default `DEFAULT_WORKER_POLL_MS`). */
   pollMs?: number;
+  /**
+   * Actions this worker keeps in flight at once (default `DEFAULT_WORKER_CONCURRENCY`,
+   * at most `MAX_WORKER_CONCURRENCY`; 1 handles one action at a time). They are claimed
+   * together (`claimMany`) and their moves are written together (`transitionMany`)
+   * where the store has them; each still follows the one invariant on its own.
+   */
+  concurrency?: number;
   /** The clock (default `Date.now`). */
   now?: () => number;
   /** Jitter source in [0, 1) (default `Math.random`). */
@@ -52,11 +63,14 @@ export interface WorkerOptions {
  * the worker has it too (`await using worker = ...` stops it).
  */
 export interface ActionWorker {
-  /** Handles every action that needs a worker now (at most `MAX_ACTIONS_PER_PASS`); resolves to how many it handled. */
+  /**
+   * Handles every action that needs a worker now (at most `MAX_ACTIONS_PER_PASS`, at most
+   * `concurrency` at once); resolves to how many it handled once all of them are done.
+   */
   runOnce(): Promise<number>;
   /** Runs passes until {@link ActionWorker.stop}, pausing `pollMs` when a pass found nothing. */
   start(): void;
-  /** Stops after the action in hand (an execute in flight is never abandoned). */
+  /** Stops claiming and resolves once the actions in hand are done (an execute in flight is never abandoned). */
   stop(): Promise<void>;
 }
 
@@ -143,12 +157,17 @@ export function createWorker(options: WorkerOptions): ActionWorker {
   const leaseMs = options.leaseMs ?? DEFAULT_ACTION_LEASE_MS;
   const pollMs = options.pollMs ?? DEFAULT_WORKER_POLL_MS;
   if (!(leaseMs > 0) || !(pollMs >= 0)) throw new ValidationError("leaseMs must be positive and pollMs non-negative");
+  const concurrency = options.concurrency ?? DEFAULT_WORKER_CONCURRENCY;
+  if (!Number.isSafeInteger(concurrency) || concurrency < 1 || concurrency > MAX_WORKER_CONCURRENCY) {
+    throw new ValidationError(`concurrency must be an integer from 1 to ${MAX_WORKER_CONCURRENCY} (MAX_WORKER_CONCURRENCY)`);
+  }
   const now = options.now ?? Date.now;
   const random = options.random ?? Math.random;
+  const transition = coalescingTransition(store, now);
 
   async function move(a: ActionRecord, patch: ActionPatch): Promise<ActionRecord | undefined> {
     try {
-      const next = await store.transition(a.id, { state: a.state, fence: a.fence }, patch, now());
+      const next = await transition({ id: a.id, expected: { state: a.state, fence: a.fence }, patch });
       options.onAction?.(next);
       return next;
     } catch (e) {
@@ -266,20 +285,63 @@ export function createWorker(options: WorkerOptions): ActionWorker {
     }
   }
 
+  /** Leases up to `n` actions: one batched claim where the store has it. */
+  async function claimSome(n: number): Promise<ActionRecord[]> {
+    const claim = { workerId, now: now(), leaseMs };
+    if (n > 1 && store.claimMany) {
+      const got = await store.claimMany({ ...claim, limit: Math.min(n, MAX_CLAIM_BATCH) });
+      if (!Array.isArray(got) || got.length > n) throw new StoreError("a batched claim answered out of shape");
+      return got;
+    }
+    const one = await store.claim(claim);
+    return one ? [one] : [];
+  }
+
+  let stopped = false;
   async function runOnce(): Promise<number> {
     let handled = 0;
-    while (handled < MAX_ACTIONS_PER_PASS) {
-      const claimed = await store.claim({ workerId, now: now(), leaseMs });
-      if (!claimed) break;
-      handled++;
-      await handle(claimed);
+    let drained = false;
+    let doneSinceDrained = false;
+    let failure: { error: unknown } | undefined;
+    const inFlight = new Set<Promise<void>>();
+    for (;;) {
+      // A finished action may have made work due now (a lapsed executing one is reconciled in the same pass).
+      if (drained && doneSinceDrained && inFlight.size === 0) drained = false;
+      const room = Math.min(concurrency - inFlight.size, MAX_ACTIONS_PER_PASS - handled);
+      // Claim when idle, or when at least half the slots are free (a batch per statement).
+      if (!drained && !failure && !(stopped && loop) && room > 0 && (inFlight.size === 0 || room * 2 >= concurrency)) {
+        let batch: ActionRecord[];
+        try {
+          batch = await claimSome(room);
+        } catch (e) {
+          failure ??= { error: e };
+          continue;
+        }
+        if (batch.length === 0) {
+          drained = true;
+          doneSinceDrained = false;
+        }
+        for (const claimed of batch) {
+          handled++;
+          const task: Promise<void> = handle(claimed)
+            .catch((e: unknown) => void (failure ??= { error: e }))
+            .finally(() => {
+              inFlight.delete(task);
+              doneSinceDrained = true;
+            });
+          inFlight.add(task);
+        }
+        continue;
+      }
+      if (inFlight.size === 0) break;
+      await Promise.race(inFlight);
     }
+    if (failure) throw failure.error;
     return handled;
   }
 
   let loop: Promise<void> | undefined;
   let stopping: (() => void) | undefined;
-  let stopped = false;
   const worker: ActionWorker = {
     runOnce,
     start() {

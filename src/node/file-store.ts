@@ -13,7 +13,8 @@ import { dirname, join } from "node:path";
 import { LimitError, StoreError } from "../errors.js";
 import { FILE_STORE_COMPACT_BYTES, FILE_STORE_MAX_JOURNAL_BYTES, MAX_ACTION_RECORD_BYTES, MAX_FILE_STORE_ACTIONS } from "../limits.js";
 import { RecordTable } from "../actions/table.js";
-import type { ActionExpectation, ActionPatch, ActionQuery, ActionRecord, ActionStore, ClaimOptions } from "../actions/types.js";
+import { checkBatch, checkClaimMany, eachItem, single } from "../actions/batch.js";
+import type { ActionExpectation, ActionPatch, ActionQuery, ActionRecord, ActionStore, ActionTransition, ClaimManyOptions, ClaimOptions, TransitionOutcome } from "../actions/types.js";
 
 /** Where {@link openFileStore} keeps its journal when given no path: `.yada/actions.jsonl` under the working directory. */
 export const DEFAULT_FILE_STORE_PATH = join(".yada", "actions.jsonl");
@@ -232,11 +233,18 @@ export class FileActionStore implements ActionStore, AsyncDisposable {
 
   /** Appends and flushes one record, then makes it visible. */
   async #append(record: ActionRecord): Promise<ActionRecord> {
-    const line = JSON.stringify(record);
+    const [r] = await this.#appendAll([record]);
+    return r!;
+  }
+
+  /** Appends the records' lines in one write and one flush, then makes them visible. */
+  async #appendAll(records: readonly ActionRecord[]): Promise<ActionRecord[]> {
+    if (records.length === 0) return [];
+    const lines = records.map((r) => JSON.stringify(r));
     const h = this.#open();
     const at = (await h.stat()).size;
     try {
-      await h.appendFile(line + "\n");
+      await h.appendFile(lines.join("\n") + "\n");
       await h.datasync();
     } catch (e) {
       // A failed append may have left part of its line: cut it off, so a later record is
@@ -251,9 +259,11 @@ export class FileActionStore implements ActionStore, AsyncDisposable {
       }
       throw new StoreError(`cannot append to the action journal ${this.path}`, { cause: e });
     }
-    this.#table.commit(record, line);
-    this.#bytes += line.length + 1;
-    return structuredClone(record);
+    return records.map((record, i) => {
+      this.#table.commit(record, lines[i]!);
+      this.#bytes += lines[i]!.length + 1;
+      return structuredClone(record);
+    });
   }
 
   async create(record: ActionRecord): Promise<ActionRecord> {
@@ -275,19 +285,41 @@ export class FileActionStore implements ActionStore, AsyncDisposable {
   }
 
   async transition(id: string, expected: ActionExpectation, patch: ActionPatch, now: number): Promise<ActionRecord> {
-    return this.#serial(async () => {
-      this.#open();
-      const r = await this.#append(this.#table.checkTransition(id, expected, patch, now));
-      await this.#maybeCompact();
-      return r;
-    });
+    return single(await this.transitionMany([{ id, expected, patch }], now));
   }
 
   async claim(options: ClaimOptions): Promise<ActionRecord | undefined> {
+    return (await this.#claim(options, 1))[0];
+  }
+
+  /** Leases up to `limit` actions with one journal append and one flush (see ActionStore.claimMany). */
+  async claimMany(options: ClaimManyOptions): Promise<ActionRecord[]> {
+    return this.#claim(options, checkClaimMany(options));
+  }
+
+  #claim(options: ClaimOptions, limit: number): Promise<ActionRecord[]> {
     return this.#serial(async () => {
       this.#open();
-      const leased = this.#table.pickClaim(options);
-      return leased && this.#append(leased);
+      return this.#appendAll(this.#table.pickClaims(options, limit));
+    });
+  }
+
+  /** Applies each compare-and-swap that holds, with one journal append and one flush (see ActionStore.transitionMany). */
+  async transitionMany(items: readonly ActionTransition[], now: number): Promise<TransitionOutcome[]> {
+    checkBatch(items, now);
+    return this.#serial(async () => {
+      this.#open();
+      const next: ActionRecord[] = [];
+      const checked = await eachItem(items, (item) => {
+        const record = this.#table.checkTransition(item.id, item.expected, item.patch, now);
+        next.push(record);
+        return { ok: true, record };
+      });
+      const written = await this.#appendAll(next);
+      let k = 0;
+      const out = checked.map((o): TransitionOutcome => (o.ok ? { ok: true, record: written[k++]! } : o));
+      await this.#maybeCompact();
+      return out;
     });
   }
 
