@@ -120,7 +120,11 @@ function holding(own: Uint8Array, src: Uint8Array, from: number, to: number): Ui
 const NON_ASCII = 1;
 const ODD = 2;
 // Line ends recorded per scan; a chunk with more is scanned again from the last one.
-const ENDS_PER_SCAN = 1024;
+// A stream starts with room for a few (most answers are one short event: measured,
+// allocating the full array for every answer was a tenth of the parser's cost per
+// HTTP call) and grows to the most.
+const FIRST_ENDS = 16;
+const MOST_ENDS = 1024;
 // index * 4 + 3 must fit an int32: longer chunks are fed in pieces of this size.
 const MAX_PIECE = 1 << 28;
 
@@ -219,7 +223,7 @@ class EventStream {
   // The chunk being fed, its line ends found by the last scan (scanLines), how many,
   // and the entry and flags of the line being handled (an id line without ODD holds no NUL).
   #chunk: Uint8Array = EMPTY;
-  readonly #ends = new Int32Array(ENDS_PER_SCAN);
+  #ends = new Int32Array(FIRST_ENDS);
   #count = 0;
   #entry = 0;
   #flags = 0;
@@ -263,8 +267,8 @@ class EventStream {
   #lastStart = 0;
   #lastEnd = 0;
   #lastIdText: string | undefined = "";
-  #ownNext: Uint8Array = new Uint8Array(64);
-  #ownLast: Uint8Array = new Uint8Array(64);
+  #ownNext: Uint8Array = EMPTY;
+  #ownLast: Uint8Array = EMPTY;
   // A run of ASCII lines of the chunk being fed, decoded once: #runText is
   // chunk[#runStart, #runStop). Data values inside it are slices of that one string.
   #runText: string | undefined;
@@ -483,7 +487,7 @@ class EventStream {
   // incomplete last line starts (the chunk's length when there is none).
   #lines(pos: number): number {
     const chunk = this.#chunk;
-    const ends = this.#ends;
+    let ends = this.#ends;
     // A long chunk is also viewed as 32-bit words from its first 4-byte aligned byte.
     const head = (4 - (chunk.byteOffset & 3)) & 3;
     const words = chunk.length - pos < MIN_WORD_SCAN ? undefined : new Int32Array(chunk.buffer, chunk.byteOffset + head, (chunk.length - head) >> 2);
@@ -499,10 +503,11 @@ class EventStream {
         pos = this.#lineEnd(i, pos);
       }
       if (count < ends.length) return pos;
-      // The next scan reuses #ends: what refers to its entries is dropped.
+      // The next scan overwrites #ends: what refers to its entries is dropped.
       this.#dataEntry = -1;
       this.#runText = undefined;
       from = ((ends[count - 1] ?? 0) >> 2) + 1;
+      if (ends.length < MOST_ENDS) this.#ends = ends = new Int32Array(ends.length * 4);
     }
   }
 
