@@ -1,7 +1,7 @@
-// H2: the SSE parser on network-sized chunks, where it reads a chunk as words,
-// records up to a fixed number of line ends per scan and decodes runs of ASCII
-// values in one call: every event, type and last event id must be what the WHATWG
-// rules give for the decoded text, however the bytes are cut.
+// H2: the SSE parser on network-sized chunks, where it reads a chunk as 32-bit words
+// and keeps a line, an event's data and its id across chunk ends: every event, type
+// and last event id must be what the WHATWG rules give for the decoded text, however
+// the bytes are cut and wherever the chunks lie in memory.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createSseParser } from "../../src/transport/sse.js";
