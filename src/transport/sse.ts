@@ -67,6 +67,8 @@ const CR = 0x0d;
 const COLON = 0x3a;
 const SPACE = 0x20;
 const BOM = new Uint8Array([0xef, 0xbb, 0xbf]);
+// Buffers start empty and grow on use: most answers over HTTP are one short event.
+const EMPTY: Uint8Array = new Uint8Array(0);
 
 // One decoder for every parser: decode() without `stream` keeps no state between
 // calls, so each SSE answer need not construct its own. ignoreBOM: a U+FEFF inside a field value is content; only the one
@@ -161,7 +163,7 @@ export function createSseParser(options: SseParserOptions): SseParser {
 
   // Line state: bytes of a line that has not ended yet, and whether the previous
   // chunk ended in CR (so a leading LF of the next one completes a CRLF).
-  let pending: Uint8Array = new Uint8Array(0);
+  let pending = EMPTY;
   let pendingLen = 0;
   let skipLF = false;
   let bomMatched = 0;
@@ -175,7 +177,7 @@ export function createSseParser(options: SseParserOptions): SseParser {
   let hasData = false;
   // dataBuf[dataHead, dataLen) holds the data; dataHead is not 0 only when the
   // line buffer that held the first data line became the data buffer (swapped, not copied).
-  let dataBuf: Uint8Array = new Uint8Array(0);
+  let dataBuf = EMPTY;
   let dataHead = 0;
   let dataLen = 0;
   let dataChunk: Uint8Array | undefined;
@@ -188,7 +190,7 @@ export function createSseParser(options: SseParserOptions): SseParser {
   // what a small event costs to scan. So the type string is reused while the bytes
   // repeat (servers send "message" every time), and ids, which change with every
   // event but are rarely read, are kept as bytes and decoded when asked for.
-  let typeBytes = new Uint8Array(0);
+  let typeBytes = EMPTY;
   let typeText = "";
   // Three buffers, swapped, never copied into one another: an `id` line is copied
   // once, into idScratch, which becomes idNext unless a NUL turned up. While an `id`
@@ -196,11 +198,11 @@ export function createSseParser(options: SseParserOptions): SseParser {
   // buffer and dispatch swaps it with lastId; otherwise the buffer equals lastId.
   // Measured: comparing and copying (through subarray()) ids at every dispatch was
   // ~10% of parsing small events.
-  let idNext = new Uint8Array(64);
+  let idNext = EMPTY;
   let idNextLen = 0;
-  let idScratch = new Uint8Array(64);
+  let idScratch = EMPTY;
   let idSet = false;
-  let lastId = new Uint8Array(64);
+  let lastId = EMPTY;
   let lastIdLen = 0;
   let lastIdText: string | undefined = "";
 
@@ -264,7 +266,7 @@ export function createSseParser(options: SseParserOptions): SseParser {
     } else {
       data = dataLen === dataHead ? "" : decoder.decode(dataBuf.subarray(dataHead, dataLen));
       // Do not pin a large event's buffer for the rest of the stream.
-      if (dataBuf.length > 65_536) dataBuf = new Uint8Array(0);
+      if (dataBuf.length > 65_536) dataBuf = EMPTY;
     }
     hasData = false;
     dataHead = dataLen = 0;
@@ -275,7 +277,7 @@ export function createSseParser(options: SseParserOptions): SseParser {
 
   function setId(buf: Uint8Array, value: number, end: number): void {
     const len = end - value;
-    if (len > idScratch.length) idScratch = new Uint8Array(Math.max(len, idScratch.length * 2));
+    if (len > idScratch.length) idScratch = new Uint8Array(Math.max(len, 64, idScratch.length * 2));
     // One pass copies and checks for NUL; the copy is swapped in only when clean.
     const to = idScratch;
     for (let i = 0; i < len; i++) {
@@ -386,7 +388,7 @@ export function createSseParser(options: SseParserOptions): SseParser {
         const len = pendingLen;
         pendingLen = 0;
         line(pending, 0, len, len + next - lineEnd);
-        if (pending.length > 65_536) pending = new Uint8Array(0); // do not pin a huge line's buffer
+        if (pending.length > 65_536) pending = EMPTY; // do not pin a huge line's buffer
       } else {
         line(chunk, pos, lineEnd, next - pos);
       }
