@@ -84,6 +84,13 @@ const EVENT = 2;
 const ID = 3;
 const RETRY = 4;
 
+/** `own`, or a new buffer when it is too small, holding `src[from, to)` from index 0. */
+function holding(own: Uint8Array, src: Uint8Array, from: number, to: number): Uint8Array {
+  const buf = to - from > own.length ? new Uint8Array(Math.max(to - from, 64)) : own;
+  buf.set(src.subarray(from, to));
+  return buf;
+}
+
 function fieldOf(b: Uint8Array, at: number, len: number): number {
   if (len === 4) return b[at] === 0x64 && b[at + 1] === 0x61 && b[at + 2] === 0x74 && b[at + 3] === 0x61 ? DATA : OTHER;
   if (len === 2) return b[at] === 0x69 && b[at + 1] === 0x64 ? ID : OTHER;
@@ -192,18 +199,21 @@ export function createSseParser(options: SseParserOptions): SseParser {
   // event but are rarely read, are kept as bytes and decoded when asked for.
   let typeBytes = EMPTY;
   let typeText = "";
-  // Three buffers, swapped, never copied into one another: an `id` line is copied
-  // once, into idScratch, which becomes idNext unless a NUL turned up. While an `id`
-  // line came since the last dispatch (idSet), idNext is the WHATWG last event ID
-  // buffer and dispatch swaps it with lastId; otherwise the buffer equals lastId.
-  // Measured: comparing and copying (through subarray()) ids at every dispatch was
-  // ~10% of parsing small events.
-  let idNext = EMPTY;
-  let idNextLen = 0;
-  let idScratch = EMPTY;
+  // An id is a range of the buffer it came in: of the chunk being fed, copied only
+  // if the chunk ends while it is still referenced, or of own*, when it came in a
+  // line split across chunks (the line buffer is reused at once). Measured: copying
+  // every event's id was ~15% of parsing small events. While an `id` line came since
+  // the last dispatch (idSet), next* is the WHATWG last event ID buffer and dispatch
+  // makes it last*; otherwise it equals last*.
   let idSet = false;
-  let lastId = EMPTY;
-  let lastIdLen = 0;
+  let nextBuf = EMPTY;
+  let nextStart = 0;
+  let nextEnd = 0;
+  let lastBuf = EMPTY;
+  let lastStart = 0;
+  let lastEnd = 0;
+  let ownNext = EMPTY;
+  let ownLast = EMPTY;
   let lastIdText: string | undefined = "";
 
   function overLimit(): never {
@@ -248,10 +258,13 @@ export function createSseParser(options: SseParserOptions): SseParser {
     // the last event ID.
     if (idSet) {
       idSet = false;
-      const previous = lastId;
-      lastId = idNext;
-      lastIdLen = idNextLen;
-      idNext = previous;
+      if (nextBuf === ownNext) {
+        ownNext = ownLast;
+        ownLast = nextBuf;
+      }
+      lastBuf = nextBuf;
+      lastStart = nextStart;
+      lastEnd = nextEnd;
       lastIdText = undefined;
     }
     eventBytes = 0;
@@ -276,19 +289,32 @@ export function createSseParser(options: SseParserOptions): SseParser {
   }
 
   function setId(buf: Uint8Array, value: number, end: number): void {
-    const len = end - value;
-    if (len > idScratch.length) idScratch = new Uint8Array(Math.max(len, 64, idScratch.length * 2));
-    // One pass copies and checks for NUL; the copy is swapped in only when clean.
-    const to = idScratch;
-    for (let i = 0; i < len; i++) {
-      const b = buf[value + i] ?? 0;
-      if (b === 0) return; // contains NUL: ignored
-      to[i] = b;
-    }
-    idScratch = idNext;
-    idNext = to;
-    idNextLen = len;
+    for (let i = value; i < end; i++) if (buf[i] === 0) return; // contains NUL: ignored
     idSet = true;
+    if (buf !== pending) {
+      nextBuf = buf;
+      nextStart = value;
+      nextEnd = end;
+      return;
+    }
+    nextBuf = ownNext = holding(ownNext, buf, value, end);
+    nextStart = 0;
+    nextEnd = end - value;
+  }
+
+  // The chunk ends: an id still referenced in it is copied (the chunk is the caller's).
+  function releaseIds(chunk: Uint8Array): void {
+    if (lastBuf === chunk) {
+      lastBuf = ownLast = holding(ownLast, chunk, lastStart, lastEnd);
+      lastEnd -= lastStart;
+      lastStart = 0;
+    }
+    if (!idSet) nextBuf = EMPTY;
+    else if (nextBuf === chunk) {
+      nextBuf = ownNext = holding(ownNext, chunk, nextStart, nextEnd);
+      nextEnd -= nextStart;
+      nextStart = 0;
+    }
   }
 
   // One line [start, end) of `buf`; `wire` is its length on the wire with its line end.
@@ -394,8 +420,9 @@ export function createSseParser(options: SseParserOptions): SseParser {
       }
       pos = next;
     }
-    // The chunk is the caller's: a data line still referenced in it is copied.
+    // The chunk is the caller's: a data line or id still referenced in it is copied.
     ownData();
+    releaseIds(chunk);
   }
 
   function end(): void {
@@ -412,7 +439,7 @@ export function createSseParser(options: SseParserOptions): SseParser {
     feed,
     end,
     get lastEventId() {
-      lastIdText ??= lastIdLen === 0 ? "" : decoder.decode(lastId.subarray(0, lastIdLen));
+      lastIdText ??= lastEnd === lastStart ? "" : decoder.decode(lastBuf.subarray(lastStart, lastEnd));
       return lastIdText;
     },
   };
