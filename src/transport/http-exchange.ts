@@ -57,6 +57,8 @@ export class Exchange {
   #suspended = false;
   #reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
   #leaveCloser: () => void = ignore;
+  /** The caller's abort still aborts the exchange (until {@link Exchange.detachCaller}). */
+  #following = false;
 
   constructor(idleMs: number, caller: AbortSignal | undefined, closer: AbortSignal | undefined, description: string, what: string) {
     this.signal = this.#controller.signal;
@@ -66,25 +68,28 @@ export class Exchange {
     this.#what = what;
     if (closer?.aborted) this.#onClose();
     else if (closer) this.#leaveCloser = onSharedAbort(closer, this.#onClose);
-    this.#link(caller, this.#onCaller);
+    if (caller?.aborted) this.abort("caller");
+    else if (caller) {
+      this.#following = true;
+      caller.addEventListener("abort", this.#onCaller, { once: true });
+    }
     if (this.cause === undefined) this.#timer = startTimer(this.#check, idleMs);
   }
 
   #onClose = (): void => this.abort("closed");
-  #onCaller = (): void => this.abort("caller");
-
-  #link(signal: AbortSignal | undefined, onAbort: () => void): void {
-    if (signal?.aborted) onAbort();
-    else signal?.addEventListener("abort", onAbort, { once: true });
-  }
+  #onCaller = (): void => {
+    if (this.#following) this.abort("caller");
+  };
 
   /**
    * Stops following the caller's signal. Called when the awaited response arrives:
    * the session then settles the request and aborts that signal, but the rest of
    * the stream is still read for a moment (H4: trailing frames, connection reuse).
+   * The listener stays until that abort (`once`) or {@link Exchange.finish}: measured,
+   * removing it here cost more than the rest of the exchange's own bookkeeping.
    */
   detachCaller(): void {
-    this.#caller?.removeEventListener("abort", this.#onCaller);
+    this.#following = false;
   }
 
   #check = (): void => {
@@ -153,7 +158,9 @@ export class Exchange {
   finish(): void {
     this.disarm();
     this.#leaveCloser();
-    this.detachCaller();
+    this.#following = false;
+    // An aborted signal has dropped its `once` listener already.
+    if (this.#caller?.aborted === false) this.#caller.removeEventListener("abort", this.#onCaller);
     this.#reader?.cancel().catch(ignore);
     this.#reader = undefined;
   }
