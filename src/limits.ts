@@ -421,3 +421,7 @@ export const CLI_SAMPLING_TIMEOUT_MS = 120_000;
 export const MAX_CLI_SAMPLING_INPUT_CHARS = 200_000;
 /** Characters of the model's text returned to the server for one sampling request (V6; ours). */
 export const MAX_CLI_SAMPLING_OUTPUT_CHARS = 100_000;
+// ── stdio throughput (src/jsonrpc/session.ts) ──
+
+/** Longest a session's one deadline timer is armed ahead; after the last timed request settles it lingers at most this long (S6; ours). */
+export const DEADLINE_SWEEP_MS = 1_000;
