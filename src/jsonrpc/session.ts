@@ -26,7 +26,7 @@ import {
   RPC_TOO_MANY_REQUESTS,
 } from "../limits.js";
 import { silentLogger, type Logger, type LogLevel } from "../log.js";
-import type { SendOptions, Transport } from "../transport/types.js";
+import { HANDED_OVER, type SendOptions, type Transport } from "../transport/types.js";
 import {
   classifyMessage,
   isRequestId,
@@ -307,13 +307,16 @@ export class JsonRpcSession {
       }
       const sendOptions: SendOptions | undefined =
         done || options.headers || options.longLived ? { signal: done?.signal, headers: options.headers, longLived: options.longLived } : undefined;
-      this.#transport.send(message, sendOptions).catch((error: unknown) =>
-        this.#settle(
-          id,
-          undefined,
-          error instanceof YadaError ? error : new ConnectionClosedError(`${this.#name}: ${method} could not be sent`, {}, { cause: error }),
-        ),
-      );
+      const sent = this.#transport.send(message, sendOptions);
+      if (sent !== HANDED_OVER) {
+        sent.catch((error: unknown) =>
+          this.#settle(
+            id,
+            undefined,
+            error instanceof YadaError ? error : new ConnectionClosedError(`${this.#name}: ${method} could not be sent`, {}, { cause: error }),
+          ),
+        );
+      }
     });
   }
 

@@ -79,3 +79,10 @@ export interface Transport {
   /** A short description for error messages: "stdio server 'x'", "HTTP server http://...". */
   readonly description: string;
 }
+
+/**
+ * What {@link Transport.send} may return when it handed the message over at once and
+ * nothing can fail it later: the session then attaches no failure handler to it
+ * (measured: one promise and one job less per stdio request).
+ */
+export const HANDED_OVER: Promise<void> = Promise.resolve();
