@@ -76,3 +76,22 @@ test("V4: a mistyped text, annotations, _meta or structuredContent is a protocol
     await client.close();
   }
 });
+
+test("V2, V4: a legacy-era answer asking for input gets it from the host handlers, then the call completes", async () => {
+  const asking = inlineServer(
+    "(m) => m.params.inputResponses ? { content: [{ type: 'text', text: JSON.stringify(m.params.inputResponses) }] } : { resultType: 'input_required', inputRequests: { a: { method: 'roots/list' } } }",
+  );
+  let asked = 0;
+  const client = await McpClient.connectStdio("node", asking, undefined, {
+    era: "legacy",
+    handlers: { roots: async () => (asked++, [{ uri: "file:///w" }]) },
+  });
+  try {
+    const r = await client.callTool("t");
+    assert.equal(asked, 1);
+    assert.equal(r.isError, false);
+    assert.deepEqual(JSON.parse((r.content[0] as { text: string }).text), { a: { roots: [{ uri: "file:///w" }] } });
+  } finally {
+    await client.close();
+  }
+});
