@@ -446,3 +446,7 @@ export const MAX_TRANSITION_BATCH = 100;
 export const DEFAULT_WORKER_CONCURRENCY = 8;
 /** Most actions one worker keeps in flight (W12; ours: a claim batch, `MAX_CLAIM_BATCH`; never over `MAX_TRANSITION_BATCH`, one batch holds all their moves). */
 export const MAX_WORKER_CONCURRENCY = 100;
+// ── stdio throughput (src/jsonrpc/session.ts) ──
+
+/** Longest a session's one deadline timer is armed ahead; after the last timed request settles it lingers at most this long (S6; ours). */
+export const DEADLINE_SWEEP_MS = 1_000;

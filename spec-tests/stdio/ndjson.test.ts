@@ -28,6 +28,29 @@ test("S1: lines split at every byte position give the same lines, multi-byte cha
   }
 });
 
+test("S1: a chunk of whole lines gives the lines its bytes give one at a time: CRLF, BOMs, empty lines, invalid UTF-8", () => {
+  // The same bytes pushed whole (the splitter's one-decode path) and one byte per push
+  // (the per-line path) must give the same lines, the same U+FFFD and the same BOM rule.
+  const samples = [
+    enc.encode('{"a":1}\n'),
+    enc.encode('{"a":1}\r\n\r\n\n{"b":"é🌍"}\n'),
+    enc.encode("\uFEFF\uFEFF{\"first\":1}\n"),
+    enc.encode("\uFEFF{\"bom\":1}\n\uFEFF\uFEFF{\"two\":2}\n\uFEFF\n\uFEFF\r\n\r\n"),
+    new Uint8Array([0x7b, 0xe2, 0x82, 0x0a, 0xf0, 0x9f, 0x0d, 0x0a, 0xff, 0xfe, 0x41, 0x0a, 0xc3, 0x0a]),
+    new Uint8Array([0xef, 0xbb, 0x0a, 0xef, 0xbb, 0xbf, 0xef, 0xbb, 0xbf, 0x0a]),
+  ];
+  for (const bytes of samples) {
+    const whole = collect(1 << 20, [bytes]).lines;
+    const bytewise = collect(1 << 20, Array.from(bytes, (b) => new Uint8Array([b]))).lines;
+    assert.deepEqual(whole, bytewise, JSON.stringify(Array.from(bytes)));
+    assert.ok(whole.length > 0);
+  }
+  // A chunk longer than the bound takes the per-line path: its over-long line is still refused.
+  const { lines, overflows } = collect(20, [enc.encode('{"a":1}\n' + "y".repeat(30) + '\n{"b":2}\n')]);
+  assert.deepEqual(lines, ['{"a":1}', '{"b":2}']);
+  assert.deepEqual(overflows.map((o) => o[1]), [30]);
+});
+
 test("S8: a line over the bound is dropped and reported with its head, the next line still arrives", () => {
   const long = '{"jsonrpc":"2.0","id":7,"result":{"text":"' + "x".repeat(5000) + '"}}';
   const chunks = [enc.encode('{"ok":1}\n'), enc.encode(long.slice(0, 100)), enc.encode(long.slice(100) + '\n{"ok":2}\n')];

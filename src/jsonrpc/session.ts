@@ -14,6 +14,7 @@ import {
   YadaError,
 } from "../errors.js";
 import {
+  DEADLINE_SWEEP_MS,
   DEFAULT_MAX_TOTAL_TIMEOUT_MS,
   MAX_CANCEL_REASON_CHARS,
   MAX_PENDING_REQUESTS,
@@ -25,7 +26,7 @@ import {
   RPC_TOO_MANY_REQUESTS,
 } from "../limits.js";
 import { silentLogger, type Logger, type LogLevel } from "../log.js";
-import type { SendOptions, Transport } from "../transport/types.js";
+import { HANDED_OVER, type SendOptions, type Transport } from "../transport/types.js";
 import {
   classifyMessage,
   isRequestId,
@@ -110,9 +111,12 @@ export interface SessionOptions {
 
 interface Pending {
   method: string;
-  /** Releases the request's timer and listeners, then resolves or rejects its promise. */
+  /** Releases the request's listeners, then resolves or rejects its promise. */
   settle(result: Record<string, unknown> | undefined, error: YadaError | undefined): void;
-  timer?: ReturnType<typeof setTimeout>;
+  /** When the request times out, on the session clock (ms); `Infinity` = no bound. */
+  deadline: number;
+  /** The bound a timeout reports: the request's own, or the total one once that is nearer (J6). */
+  bound: number;
   /** Set when the request asked for progress: its progress token is its id. */
   onProgress?: (progress: Progress) => void;
   /** Stops (`true`) and resumes (`false`) the request's bound while it waits on the user (A2, S6). */
@@ -128,6 +132,9 @@ interface QueuedReply {
   answer: Answer;
   done: () => void;
 }
+
+/** The session clock (ms): monotonic, unlike `Date.now()`. */
+const clock = (): number => performance.now();
 
 /** The abort reason of a request's settle signal. */
 const SETTLED = Object.freeze({ settled: true });
@@ -167,6 +174,9 @@ export class JsonRpcSession {
   #dropped = 0;
   readonly #replies: QueuedReply[] = [];
   #nextId = 1;
+  // The one timer of every request bound, and when it fires (session clock, ms).
+  #sweepTimer: ReturnType<typeof setTimeout> | undefined;
+  #sweepAt = Infinity;
   #cancelNotifications = true;
   #closeError: YadaError | undefined;
   #started = false;
@@ -270,8 +280,9 @@ export class JsonRpcSession {
       const pending: Pending = {
         method,
         onProgress: options.onProgress,
+        deadline: Infinity,
+        bound: 0,
         settle: (result, error) => {
-          if (pending.timer !== undefined) clearTimeout(pending.timer);
           if (onAbort) signal?.removeEventListener("abort", onAbort);
           done?.abort(SETTLED);
           if (error) reject(error);
@@ -284,66 +295,89 @@ export class JsonRpcSession {
       // S6: the bound counts from when the request is handed to the transport.
       const timeoutMs = options.timeoutMs ?? null;
       if (timeoutMs !== null && Number.isFinite(timeoutMs)) {
-        let startedAt = 0;
-        // A2, S6: while the request waits on the user (a login), its timer stops and
+        this.#arm(pending, timeoutMs, timeoutMs);
+        let startedAt = clock();
+        // A2, S6: while the request waits on the user (a login), its bound stops and
         // keeps what it had left. Only streaming transports hold (HTTP with auth), so
         // stdio calls skip the bookkeeping.
-        let due = 0;
-        let dueBound = 0;
-        let heldSince = 0;
         let holds = 0;
-        // Starts the timer: the request fails after `ms`, reporting `bound` (this
-        // request's bound, or the total one once that is nearer). The message is
-        // built only if it fires (this runs for every call over stdio).
-        const arm = (bound: number, ms = bound): void => {
-          if (done) {
-            due = Date.now() + ms;
-            dueBound = bound;
-            if (holds > 0) return;
-          }
-          pending.timer = startTimer(() => {
-            const reason = `timed out after ${bound} ms`;
-            this.#abandon(id, reason, new TimeoutError(`${this.#name}: ${method} ${reason}; the server may still carry the call out`, bound));
-          }, ms);
-        };
-        arm(timeoutMs);
+        let left = 0;
+        let heldSince = 0;
         if (done) {
           pending.hold = (held) => {
             if (held) {
               if (holds++ > 0) return;
-              heldSince = Date.now();
-              clearTimeout(pending.timer);
-              pending.timer = undefined;
+              heldSince = clock();
+              left = Math.max(0, pending.deadline - heldSince);
+              pending.deadline = Infinity;
             } else if (holds > 0 && --holds === 0) {
-              const heldMs = Date.now() - heldSince;
-              startedAt += heldMs;
-              arm(dueBound, due + heldMs - Date.now());
+              startedAt += clock() - heldSince;
+              this.#arm(pending, pending.bound, left);
             }
           };
         }
-        if (options.resetTimeoutOnProgress && pending.onProgress) {
-          startedAt = Date.now();
+        const user = pending.onProgress;
+        if (options.resetTimeoutOnProgress && user) {
           const hardMax = options.maxTotalTimeoutMs ?? DEFAULT_MAX_TOTAL_TIMEOUT_MS;
-          const user = pending.onProgress;
+          // A held bound keeps waiting; progress then only sets what it resumes with.
+          const rearm = (bound: number, ms: number): void => {
+            if (holds === 0) return this.#arm(pending, bound, ms);
+            pending.bound = bound;
+            left = ms;
+          };
           pending.onProgress = (p) => {
-            clearTimeout(pending.timer);
-            const left = hardMax - (Date.now() - startedAt);
-            if (left <= timeoutMs) arm(hardMax, Math.max(0, left));
-            else arm(timeoutMs);
+            const total = hardMax - (clock() - startedAt);
+            if (total <= timeoutMs) rearm(hardMax, Math.max(0, total));
+            else rearm(timeoutMs, timeoutMs);
             user(p);
           };
         }
       }
       const sendOptions: SendOptions | undefined =
         done || options.headers || options.longLived ? { signal: done?.signal, headers: options.headers, longLived: options.longLived } : undefined;
-      this.#transport.send(message, sendOptions).catch((error: unknown) =>
-        this.#settle(
-          id,
-          undefined,
-          error instanceof YadaError ? error : new ConnectionClosedError(`${this.#name}: ${method} could not be sent`, {}, { cause: error }),
-        ),
-      );
+      const sent = this.#transport.send(message, sendOptions);
+      if (sent !== HANDED_OVER) {
+        sent.catch((error: unknown) =>
+          this.#settle(
+            id,
+            undefined,
+            error instanceof YadaError ? error : new ConnectionClosedError(`${this.#name}: ${method} could not be sent`, {}, { cause: error }),
+          ),
+        );
+      }
     });
+  }
+
+  // The request fails after `ms`, reporting `bound` (its own bound, or the total one
+  // once that is nearer). Every bound shares one timer, armed for the nearest
+  // deadline but at most DEADLINE_SWEEP_MS ahead: measured, a setTimeout and a
+  // clearTimeout per request were the session's largest cost on a stdio round trip.
+  // A settled request leaves the timer be; a sweep that finds nothing timed stops.
+  #arm(p: Pending, bound: number, ms: number): void {
+    p.bound = bound;
+    this.#wake((p.deadline = clock() + ms));
+  }
+
+  #wake(at: number): void {
+    if (at >= this.#sweepAt || this.#closeError) return;
+    clearTimeout(this.#sweepTimer);
+    const now = clock();
+    this.#sweepAt = Math.min(at, now + DEADLINE_SWEEP_MS);
+    this.#sweepTimer = startTimer(() => this.#sweep(), Math.ceil(this.#sweepAt - now));
+  }
+
+  #sweep(): void {
+    this.#sweepAt = Infinity;
+    const now = clock();
+    let next = Infinity;
+    for (const [id, p] of this.#pending) {
+      if (p.deadline > now) next = Math.min(next, p.deadline);
+      else {
+        const reason = `timed out after ${p.bound} ms`;
+        this.#abandon(id, reason, new TimeoutError(`${this.#name}: ${p.method} ${reason}; the server may still carry the call out`, p.bound));
+      }
+    }
+    this.#wake(next);
   }
 
   /**
@@ -388,6 +422,7 @@ export class JsonRpcSession {
   #onClosed(error: YadaError): void {
     if (this.#closeError) return;
     this.#closeError = error;
+    clearTimeout(this.#sweepTimer);
     for (const id of [...this.#pending.keys()]) this.#settle(id, undefined, error);
     for (const controller of this.#inbound.values()) controller.abort(error);
     this.#inbound.clear();

@@ -196,6 +196,12 @@ interface Shared extends Established {
   log: Logger | undefined;
 }
 
+/** Does a tools/call answer ask for input_required rounds (V2)? A complete or task answer does not. */
+function needsInput(answer: JsonRecord): boolean {
+  const type = answer.resultType;
+  return type !== undefined && type !== "complete" && type !== "task";
+}
+
 function withMeta(params: JsonRecord, meta: JsonRecord | undefined): JsonRecord {
   return meta ? { ...params, _meta: { ...(isRecord(params._meta) ? params._meta : {}), ...meta } } : params;
 }
@@ -585,7 +591,9 @@ export class McpClient {
     const sentAt = Date.now();
     let raw: JsonRecord;
     try {
-      raw = await this.#callOnce(name, params, opts, options.signal, options.once === true);
+      // Awaited here, not through #callOnce: one promise and one hop less per call.
+      raw = await this.#rpc("tools/call", params, opts, options.once === true);
+      if (needsInput(raw)) raw = await this.#callOnce(name, params, opts, options.signal, options.once === true, raw);
     } catch (e) {
       // A modern server that runs this tool only as a task refuses a client without the extension (-32021).
       if (!s.tasks && e instanceof JsonRpcError && e.rpcCode === MODERN_ERRORS.missingClientCapability) {
@@ -626,10 +634,9 @@ export class McpClient {
   // One tools/call to its complete result: input_required rounds answered (V2);
   // a task answer is returned as it is. One request and no extra copy when the
   // first answer is complete (the common case, measured on the stdio round trip).
-  async #callOnce(name: string, params: JsonRecord, opts: RequestOptions, signal: AbortSignal | undefined, once = false): Promise<JsonRecord> {
-    const first = await this.#rpc("tools/call", params, opts, once);
-    const type = first.resultType;
-    if (type === undefined || type === "complete" || type === "task") return first;
+  async #callOnce(name: string, params: JsonRecord, opts: RequestOptions, signal: AbortSignal | undefined, once = false, answer?: JsonRecord): Promise<JsonRecord> {
+    const first = answer ?? (await this.#rpc("tools/call", params, opts, once));
+    if (!needsInput(first)) return first;
     const where = `${this.#s.name}: tools/call ${name.slice(0, MAX_QUOTED_CHARS)}`;
     return completeWithInput(where, "tools/call", params, (p) => this.#rpc("tools/call", p, opts, once), this.#s.handlers, signal, first);
   }

@@ -67,5 +67,8 @@ export function asRecord(v: unknown, where: string, what: string): JsonRecord {
 export function readList<T>(v: JsonRecord, key: string, where: string, parse: (item: unknown, where: string) => T): T[] {
   const items = v[key];
   if (!Array.isArray(items)) throw new ProtocolError(`${where}: "${key}" must be an array`);
-  return items.map((item, i) => parse(item, `${where} ${key}[${i}]`));
+  // A loop, not map with a closure: this runs for every list of every server answer.
+  const out: T[] = [];
+  for (let i = 0; i < items.length; i++) out.push(parse(items[i], `${where} ${key}[${i}]`));
+  return out;
 }

@@ -201,6 +201,9 @@ const CALL_RESULT: FieldRules = { isError: "boolean?", structuredContent: "objec
 
 /** Parses one content block (V4); unknown kinds are kept as received (T16). @throws ProtocolError */
 export function parseContentBlock(v: unknown, where: string): ContentBlock {
+  // The common block, text and nothing else, is what CONTENT.text makes of it, read
+  // without the table: measured, the table read was most of a tools/call result's parse.
+  if (isRecord(v) && v.type === "text" && typeof v.text === "string" && v.annotations === undefined && v._meta === undefined) return { type: "text", text: v.text };
   const o = asRecord(v, where, "a content block");
   const { type } = readFields<{ type: string }>(o, where, TYPED);
   const rules = Object.hasOwn(CONTENT, type) ? CONTENT[type] : undefined;
@@ -228,8 +231,11 @@ function shallowEnough(v: unknown, depth: number): boolean {
  * @throws ProtocolError (`protocol`); LimitError (`limit`, `MAX_INSTANCE_DEPTH`).
  */
 export function parseCallToolResult(v: JsonRecord, where: string): CallToolResult {
-  const result = { content: readList(v, "content", where, parseContentBlock), isError: false };
-  const parsed = readFields<CallToolResult>(v, where, CALL_RESULT, result);
+  const content = readList(v, "content", where, parseContentBlock);
+  // As CALL_RESULT reads it, without the table, when no field but isError is present.
+  const isError = v.isError;
+  if (v.structuredContent === undefined && v._meta === undefined && (isError === undefined || typeof isError === "boolean")) return { content, isError: isError === true };
+  const parsed = readFields<CallToolResult>(v, where, CALL_RESULT, { content, isError: false });
   if (!shallowEnough(parsed.structuredContent, 0)) {
     throw new LimitError("MAX_INSTANCE_DEPTH", MAX_INSTANCE_DEPTH, `${where}: "structuredContent" nests deeper than ${MAX_INSTANCE_DEPTH} levels`);
   }

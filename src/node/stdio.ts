@@ -19,7 +19,7 @@ import {
 } from "../limits.js";
 import { silentLogger, type Logger } from "../log.js";
 import { createLineSplitter, peekMessageId } from "../transport/ndjson.js";
-import type { SendOptions, Transport, TransportSink } from "../transport/types.js";
+import { HANDED_OVER, type SendOptions, type Transport, type TransportSink } from "../transport/types.js";
 import { checkOptions } from "../util/options.js";
 
 /** How to launch a stdio server. */
@@ -279,7 +279,7 @@ export class StdioTransport implements Transport {
       // fails the pending request with its status and stderr (S4). Measured: the
       // callback cost a third of the round-trip throughput.
       stdin.write(line);
-      return Promise.resolve();
+      return HANDED_OVER;
     }
     // Notifications and replies have nothing else to fail: wait for the write (S5).
     return new Promise<void>((resolve, reject) => {

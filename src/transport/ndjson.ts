@@ -32,6 +32,7 @@ export interface LineSplitter {
 
 const LF = 0x0a;
 const CR = 0x0d;
+const BOM = 0xfeff;
 const HEAD_BYTES = 1024;
 
 /**
@@ -46,6 +47,8 @@ const HEAD_BYTES = 1024;
  */
 export function createLineSplitter(maxLineBytes: number, sink: LineSink): LineSplitter {
   const decoder = new TextDecoder("utf-8");
+  // For whole chunks: keeps a BOM, which `lines` strips per line as `decoder` does.
+  const whole = new TextDecoder("utf-8", { ignoreBOM: true });
   let parts: Uint8Array[] = [];
   let size = 0;
   // While skipping an over-long line: its length so far and its first bytes.
@@ -102,13 +105,33 @@ export function createLineSplitter(maxLineBytes: number, sink: LineSink): LineSp
     head = undefined;
   }
 
+  // The lines of a decoded chunk that ends with "\n", each as `emit` gives it: one
+  // "\r" before the "\n" and one leading BOM dropped, empty lines skipped. A "\n" byte
+  // is never part of a UTF-8 sequence, so decoding the chunk at once decodes each line
+  // as `emit` would.
+  function lines(text: string): void {
+    let start = 0;
+    for (;;) {
+      const nl = text.indexOf("\n", start);
+      if (nl === -1) return;
+      const end = nl > start && text.charCodeAt(nl - 1) === CR ? nl - 1 : nl;
+      if (end > start) sink.line(text.slice(text.charCodeAt(start) === BOM ? start + 1 : start, end));
+      start = nl + 1;
+    }
+  }
+
   return {
     push(chunk) {
+      // The common chunk: nothing carried over, it ends a line, and no line in it can be
+      // over the bound. Measured: half the splitter's time per message went to the
+      // per-line search, view and decode this skips.
+      const n = chunk.length;
+      if (size === 0 && !skipping && n <= maxLineBytes && n > 0 && chunk[n - 1] === LF) return lines(whole.decode(chunk));
       let start = 0;
       for (;;) {
         const nl = chunk.indexOf(LF, start);
         if (nl === -1) {
-          keep(chunk.subarray(start));
+          if (start < chunk.length) keep(chunk.subarray(start));
           return;
         }
         const piece = chunk.subarray(start, nl);
