@@ -12,6 +12,7 @@ import { compileRegex } from "./pattern.js";
 import type { LinearRegex } from "./regex.js";
 import { overBudget } from "./program.js";
 import { apply, descend, inlineOk, ownOnly, probeChild, report, spend } from "./runtime.js";
+import { escapeToken } from "./refs.js";
 import type { Ctx, Evaluated, SchemaNode } from "./types.js";
 
 type Obj = Record<string, unknown>;
@@ -31,12 +32,19 @@ interface PropEntry {
   readonly required: boolean;
   /** {@link simpleType} of the property schema: tested inline, the node runs only on a mismatch. */
   readonly simple: number;
+  /** The instance path segment of the property, escaped once (a failure's path is built from it). */
+  readonly seg: string;
 }
+
+/** Instance key positions whose last key and entry {@link objectPass} remembers. */
+const MEMO = 16;
 
 /**
  * properties, patternProperties and additionalProperties in one pass over the
  * instance's keys; `required` names that `properties` also lists are counted in
- * the same pass, so the common tool schema costs one hash lookup per key.
+ * the same pass. The key at each position of the last instance walked is
+ * remembered with its entry: instances of one shape cost a string comparison
+ * per key instead of a hash lookup.
  * Returns whether `required` was handled here.
  */
 function objectPass(b: Build, required: readonly string[] | null): boolean {
@@ -49,7 +57,11 @@ function objectPass(b: Build, required: readonly string[] | null): boolean {
   // A prototype-less table: a keyed load is cheaper than a Map lookup, and
   // instance keys such as "__proto__" or "constructor" find nothing inherited.
   const props = Object.create(null) as Record<string, PropEntry | undefined>;
-  for (const [k, node] of entries) props[k] = { node, required: absorbs && reqSet.has(k), simple: simpleType(rawProps[k], b.place) };
+  for (const [k, node] of entries) {
+    props[k] = { node, required: absorbs && reqSet.has(k), simple: simpleType(rawProps[k], b.place), seg: "/" + escapeToken(k) };
+  }
+  const memoKeys: (string | null)[] = new Array<string | null>(MEMO).fill(null);
+  const memoEntries: (PropEntry | undefined)[] = new Array<PropEntry | undefined>(MEMO).fill(undefined);
   const nReq = absorbs ? reqSet.size : 0;
   const reqNames = [...reqSet];
   const reqMessages = requiredMessages(reqNames, "");
@@ -67,17 +79,27 @@ function objectPass(b: Build, required: readonly string[] | null): boolean {
     // for-in skips the per-key hasOwn when it can only yield own keys (see ownOnly).
     const own = ownOnly(o, ctx);
     const inline = inlineOk(ctx);
+    let at = 0;
     for (const k in o) {
       if (!own && !Object.hasOwn(o, k)) continue;
       // A unit per key walked (Y1); the budget is checked by the next visit or after the loop.
       ctx.work--;
-      const e = props[k];
+      let e: PropEntry | undefined;
+      if (at < MEMO) {
+        if (memoKeys[at] === k) e = memoEntries[at];
+        else {
+          e = props[k];
+          memoKeys[at] = k;
+          memoEntries[at] = e;
+        }
+        at++;
+      } else e = props[k];
       let matched = e !== undefined;
       if (e !== undefined) {
         if (e.required) seen++;
         if (ev !== null) mark(ev, k);
         const v = o[k];
-        if (!(inline && typeIs(e.simple, v)) && !descend(e.node, v, k, ctx)) {
+        if (!(inline && typeIs(e.simple, v)) && !descend(e.node, v, e, ctx)) {
           if (ctx.errs === null) return false;
           ok = false;
         }
