@@ -11,6 +11,7 @@ import { SchemaError } from "../errors.js";
 import { isRec } from "../util/record.js";
 import { escapeToken, type Place, type SchemaIndex } from "./refs.js";
 import { enabled } from "./keywords.js";
+import { MAX_INSTANCE_DEPTH, MAX_SCHEMA_EVAL_NESTING } from "../limits.js";
 import { overBudget } from "./program.js";
 import { report } from "./runtime.js";
 import { mergeEvaluated, newEvaluated, type Check, type Ctx, type Dialect, type Evaluated, type SchemaNode } from "./types.js";
@@ -46,22 +47,41 @@ export const TYPE_CODES: Readonly<Record<string, number>> = { string: 1, number:
 /**
  * The {@link typeIs} code of a subschema that is only `type` with one name
  * (plus annotations), as `{ "type": "string", "description": "..." }`, the most
- * common property schema of a tool; 0 for any other. Parents test such a child
- * inline and call it only when the test fails, so it reports as usual.
+ * common property schema of a tool; 8 + the item's code for an array of such
+ * items (`{ "type": "array", "items": { "type": "string" } }`); 0 for any other.
+ * Parents test such a child inline ({@link simpleOk}) and call it only when the
+ * test fails, so it reports as usual.
  */
 export function simpleType(raw: unknown, parent: Place): number {
   if (!isRec(raw) || parent.res.vocab !== null) return 0;
   const o = raw as Record<string, unknown>;
   let code = 0;
+  let items = 0;
   for (const k in o) {
     if (!Object.hasOwn(o, k)) continue;
     if (k === "type") {
       const t = o[k];
       code = typeof t === "string" && Object.hasOwn(TYPE_CODES, t) ? (TYPE_CODES[t] as number) : 0;
       if (code === 0) return 0;
+    } else if (k === "items") {
+      items = simpleType(o[k], parent);
+      if (items === 0 || items > 7) return 0;
     } else if (!ANNOTATIONS.has(k)) return 0;
   }
-  return code;
+  return items === 0 ? code : code === 7 ? 8 + items : 0;
+}
+
+/**
+ * Does `v` pass the subschema of {@link simpleType} code `code` (false for 0)?
+ * An array of simple items is charged as its visit and items would be (Y1), and
+ * is left to the subschema itself where its items would reach a nesting bound.
+ */
+export function simpleOk(code: number, v: unknown, ctx: Ctx): boolean {
+  if (code < 8) return typeIs(code, v);
+  if (!Array.isArray(v) || ctx.depth + 2 >= MAX_INSTANCE_DEPTH || ctx.nest + 2 >= MAX_SCHEMA_EVAL_NESTING) return false;
+  if ((ctx.work -= v.length + 1) < 0) throw overBudget();
+  for (let i = 0; i < v.length; i++) if (!typeIs(code - 8, v[i])) return false;
+  return true;
 }
 
 /** Does `v` have the type of {@link simpleType} code `code`? */

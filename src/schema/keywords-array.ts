@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { ARRAY, simpleType, typeIs, type Build } from "./build.js";
+import { ARRAY, simpleOk, simpleType, type Build } from "./build.js";
 import { canonicalKey } from "./equal.js";
 import { overBudget } from "./program.js";
 import { descend, inlineOk, probeChild, spend } from "./runtime.js";
@@ -44,7 +44,7 @@ function restCheck(b: Build, kw: string, from: number): void {
     // A unit per item walked (Y1), taken up front.
     if ((ctx.work -= a.length - from) < 0) throw overBudget();
     for (let i = from; i < a.length; i++) {
-      if (inline && typeIs(simple, a[i])) continue;
+      if (inline && simpleOk(simple, a[i], ctx)) continue;
       if (!(never ? fail(ctx, i) : descend(node, a[i], i, ctx))) {
         if (ctx.errs === null) return false;
         ok = false;

@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { OBJECT, simpleType, typeIs, type Build } from "./build.js";
+import { OBJECT, simpleOk, simpleType, type Build } from "./build.js";
 import { compileRegex } from "./pattern.js";
 import type { LinearRegex } from "./regex.js";
 import { overBudget } from "./program.js";
@@ -99,7 +99,7 @@ function objectPass(b: Build, required: readonly string[] | null): boolean {
         if (e.required) seen++;
         if (ev !== null) mark(ev, k);
         const v = o[k];
-        if (!(inline && typeIs(e.simple, v)) && !descend(e.node, v, e, ctx)) {
+        if (!(inline && simpleOk(e.simple, v, ctx)) && !descend(e.node, v, e, ctx)) {
           if (ctx.errs === null) return false;
           ok = false;
         }
