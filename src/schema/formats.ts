@@ -16,15 +16,22 @@ const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a
 const JSON_POINTER = /^(?:\/(?:[^~/]|~[01])*)*$/;
 const REL_JSON_POINTER = /^(?:0|[1-9]\d*)(?:#|(?:\/(?:[^~/]|~[01])*)*)$/;
 const URI_TEMPLATE = /^(?:[^{}\s]|\{[^{}\s]+\})*$/;
-const EMAIL_LOCAL = /^(?:[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*|"(?:[^"\\\r\n]|\\.)*")$/;
+const QUOTED_LOCAL = /^"(?:[^"\\\r\n]|\\.)*"$/;
 // RFC 3986 §2: characters that never appear unencoded in a URI; a `%` must start an escape.
 const URI_CHARS = /^(?:[A-Za-z0-9\-._~:/?#[\]@!$&'()*+,;=]|%[0-9A-Fa-f]{2})*$/;
+/** ASCII classes, by bit: 1 letter or digit, 2 `atext` of an email's dot-atom (RFC 5322 §3.2.3). */
+const ASCII = new Uint8Array(128);
+for (let c = 0; c < 128; c++) {
+  const ch = String.fromCharCode(c);
+  ASCII[c] = (/[A-Za-z0-9]/.test(ch) ? 3 : 0) | ("!#$%&'*+/=?^_`{|}~-".includes(ch) ? 2 : 0);
+}
 const IRI_CHARS = /^(?:[A-Za-z0-9\-._~:/?#[\]@!$&'()*+,;=\u00a0-\ud7ff\ue000-\ufffd\u{10000}-\u{10ffff}]|%[0-9A-Fa-f]{2})*$/u;
 const SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:/;
 
 function daysIn(year: number, month: number): number {
   if (month === 2) return year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28;
-  return [4, 6, 9, 11].includes(month) ? 30 : 31;
+  // April, June, September, November.
+  return (0xa50 >> month) & 1 ? 30 : 31;
 }
 
 /** The value of the `n` ASCII digits of `s` at `at`, or -1. */
@@ -89,20 +96,19 @@ function isDateTime(s: string): boolean {
   return (t === "T" || t === "t") && dateAt(s, 0) && timeAt(s, 11);
 }
 
-/** RFC 1123 §2.1 host name: labels of 1-63 letters, digits and inner hyphens, 253 characters at most. */
-function isHostname(s: string): boolean {
-  if (s.length === 0 || s.length > 253) return false;
+/** RFC 1123 §2.1 host name (from `from` of `s`): labels of 1-63 letters, digits and inner hyphens, 253 characters at most. */
+function isHostname(s: string, from = 0): boolean {
+  if (s.length === from || s.length - from > 253) return false;
   let len = 0;
   let prev = 0;
-  for (let i = 0; i <= s.length; i++) {
+  for (let i = from; i <= s.length; i++) {
     // The end closes the last label as a dot would.
     const c = i < s.length ? s.charCodeAt(i) : 46;
     if (c === 46) {
       if (len === 0 || len > 63 || prev === 45) return false;
       len = 0;
     } else {
-      const alnum = (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
-      if (!alnum && !(c === 45 && len > 0)) return false;
+      if (!(c < 128 && (ASCII[c] as number) & 1) && !(c === 45 && len > 0)) return false;
       len++;
     }
     prev = c;
@@ -123,15 +129,26 @@ function isIpv6(s: string): boolean {
 
 /** RFC 5321 §4.1.2 mailbox, without comments or folding white space. */
 function isEmail(s: string): boolean {
-  const at = s.lastIndexOf("@");
-  if (at <= 0 || s.length > 320) return false;
-  const domain = s.slice(at + 1);
-  if (!EMAIL_LOCAL.test(s.slice(0, at))) return false;
-  if (domain.startsWith("[") && domain.endsWith("]")) {
-    const lit = domain.slice(1, -1);
+  if (s.length > 320) return false;
+  let at = 0;
+  if (s[0] === '"') {
+    at = s.lastIndexOf("@");
+    if (at < 0) return false;
+    if (!QUOTED_LOCAL.test(s.slice(0, at))) return false;
+  } else {
+    // A dot-atom up to the "@": runs of atext joined by single dots.
+    for (let prev = 46; ; at++) {
+      const c = s.charCodeAt(at);
+      if (c === 64 && prev !== 46) break;
+      if (c === 46 ? prev === 46 : !(c < 128 && (ASCII[c] as number) & 2)) return false;
+      prev = c;
+    }
+  }
+  if (s[at + 1] === "[" && s.endsWith("]")) {
+    const lit = s.slice(at + 2, -1);
     return IPV4.test(lit) || (lit.startsWith("IPv6:") && isIpv6(lit.slice(5)));
   }
-  return isHostname(domain);
+  return isHostname(s, at + 1);
 }
 
 function isUri(s: string): boolean {
