@@ -113,6 +113,8 @@ export class Build {
   tracked = false;
   /** Set when `type` names a single kind: lets {@link assemble} skip the type dispatch. */
   singleKind: Kind | null = null;
+  /** The {@link typeIs} code of a `type` that names one type (0 otherwise). */
+  typeCode = 0;
 
   constructor(
     readonly hooks: CompilerHooks,
@@ -213,13 +215,15 @@ export function assemble(b: Build, resourceRoot: boolean): Check {
   const kind = b.singleKind;
   if (kind !== null && kind !== COMMON && nCommon === 1 && typed === b.lists[kind].length) {
     // `type` is the only common keyword and the typed keywords all apply to that
-    // type: once `type` passes, they are the whole list.
+    // type: once `type` passes, they are the whole list. The type is tested
+    // inline; its closure runs only to report a mismatch.
     const typeOk = common[0] as Check;
     const list = b.lists[kind];
     const only = list[0];
+    const code = b.typeCode;
     if (list.length === 0) check = typeOk;
-    else if (list.length === 1 && only !== undefined) check = (inst, ctx, ev) => typeOk(inst, ctx, ev) && only(inst, ctx, ev);
-    else check = (inst, ctx, ev) => typeOk(inst, ctx, ev) && runAll(list, inst, ctx, ev);
+    else if (list.length === 1 && only !== undefined) check = (inst, ctx, ev) => (typeIs(code, inst) ? only(inst, ctx, ev) : typeOk(inst, ctx, ev));
+    else check = (inst, ctx, ev) => (typeIs(code, inst) ? runAll(list, inst, ctx, ev) : typeOk(inst, ctx, ev));
   } else if (typed === 0 && nCommon === 1) check = common[0] as Check;
   else if (typed === 0 && nCommon === 0) check = () => true;
   else {

@@ -43,7 +43,10 @@ function typeCheck(b: Build): void {
   else if (code === 6) check = (v, ctx) => isRec(v) || fail(ctx);
   else check = (v, ctx) => typeIs(code, v) || fail(ctx);
   b.add(COMMON, check);
-  if (codes.length === 1) b.singleKind = KIND_OF[code] as Kind;
+  if (codes.length === 1) {
+    b.singleKind = KIND_OF[code] as Kind;
+    b.typeCode = code;
+  }
 }
 
 function isPrimitive(v: unknown): boolean {
