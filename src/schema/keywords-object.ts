@@ -29,7 +29,8 @@ function patternsOf(b: Build): [LinearRegex, SchemaNode][] {
 
 interface PropEntry {
   readonly node: SchemaNode;
-  readonly required: boolean;
+  /** 1 when `required` names it (counted by the walk), else 0. */
+  readonly required: number;
   /** {@link simpleType} of the property schema: tested inline, the node runs only on a mismatch. */
   readonly simple: number;
   /** The instance path segment of the property, escaped once (a failure's path is built from it). */
@@ -58,7 +59,7 @@ function objectPass(b: Build, required: readonly string[] | null): boolean {
   // instance keys such as "__proto__" or "constructor" find nothing inherited.
   const props = Object.create(null) as Record<string, PropEntry | undefined>;
   for (const [k, node] of entries) {
-    props[k] = { node, required: absorbs && reqSet.has(k), simple: simpleType(rawProps[k], b.place), seg: "/" + escapeToken(k) };
+    props[k] = { node, required: absorbs && reqSet.has(k) ? 1 : 0, simple: simpleType(rawProps[k], b.place), seg: "/" + escapeToken(k) };
   }
   const memoKeys: (string | null)[] = new Array<string | null>(MEMO).fill(null);
   const memoEntries: (PropEntry | undefined)[] = new Array<PropEntry | undefined>(MEMO).fill(undefined);
@@ -96,13 +97,14 @@ function objectPass(b: Build, required: readonly string[] | null): boolean {
       } else e = props[k];
       let matched = e !== undefined;
       if (e !== undefined) {
-        if (e.required) seen++;
+        seen += e.required;
         if (ev !== null) mark(ev, k);
         const v = o[k];
         if (!(inline && simpleOk(e.simple, v, ctx)) && !descend(e.node, v, e, ctx)) {
           if (ctx.errs === null) return false;
           ok = false;
         }
+        if (nPats === 0) continue;
       }
       for (let i = 0; i < nPats; i++) {
         const [re, node] = pats[i] as [LinearRegex, SchemaNode];
