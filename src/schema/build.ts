@@ -113,8 +113,11 @@ export class Build {
   tracked = false;
   /** Set when `type` names a single kind: lets {@link assemble} skip the type dispatch. */
   singleKind: Kind | null = null;
-  /** The {@link typeIs} code of a `type` that names one type (0 otherwise). */
+  /** The {@link typeIs} code of a `type` that names one type (0 otherwise), and the `type` closure. */
   typeCode = 0;
+  typeOk: Check | null = null;
+  /** The one STRING closure tests `type` itself (see keywords-core.ts). */
+  selfTyped = false;
 
   constructor(
     readonly hooks: CompilerHooks,
@@ -222,7 +225,7 @@ export function assemble(b: Build, resourceRoot: boolean): Check {
     const only = list[0];
     const code = b.typeCode;
     if (list.length === 0) check = typeOk;
-    else if (list.length === 1 && only !== undefined) check = (inst, ctx, ev) => (typeIs(code, inst) ? only(inst, ctx, ev) : typeOk(inst, ctx, ev));
+    else if (list.length === 1 && only !== undefined) check = b.selfTyped ? only : (inst, ctx, ev) => (typeIs(code, inst) ? only(inst, ctx, ev) : typeOk(inst, ctx, ev));
     else check = (inst, ctx, ev) => (typeIs(code, inst) ? runAll(list, inst, ctx, ev) : typeOk(inst, ctx, ev));
   } else if (typed === 0 && nCommon === 1) check = common[0] as Check;
   else if (typed === 0 && nCommon === 0) check = () => true;
