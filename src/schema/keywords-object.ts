@@ -83,8 +83,6 @@ function objectPass(b: Build, required: readonly string[] | null): boolean {
     let at = 0;
     for (const k in o) {
       if (!own && !Object.hasOwn(o, k)) continue;
-      // A unit per key walked (Y1); the budget is checked by the next visit or after the loop.
-      ctx.work--;
       let e: PropEntry | undefined;
       if (at < MEMO) {
         if (memoKeys[at] === k) e = memoEntries[at];
@@ -93,8 +91,8 @@ function objectPass(b: Build, required: readonly string[] | null): boolean {
           memoKeys[at] = k;
           memoEntries[at] = e;
         }
-        at++;
       } else e = props[k];
+      at++;
       let matched = e !== undefined;
       if (e !== undefined) {
         seen += e.required;
@@ -122,7 +120,8 @@ function objectPass(b: Build, required: readonly string[] | null): boolean {
         ok = false;
       }
     }
-    if (ctx.work < 0) throw overBudget();
+    // A unit per key walked (Y1), charged once the walk is done.
+    if ((ctx.work -= at) < 0) throw overBudget();
     if (seen < nReq && !missing(o, reqNames, reqMessages, reqAt, ctx)) {
       if (ctx.errs === null) return false;
       ok = false;
