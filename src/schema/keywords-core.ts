@@ -6,7 +6,6 @@
  * @module
  */
 import { ARRAY, COMMON, NUMBER, OBJECT, STRING, TYPE_CODES, typeIs, type Build, type Kind } from "./build.js";
-import { isRec } from "../util/record.js";
 import { jsonEqual } from "./equal.js";
 import { formatChecker } from "./formats.js";
 import { compileRegex } from "./pattern.js";
@@ -31,17 +30,11 @@ function typeCheck(b: Build): void {
   const codes = names.map((n) => TYPE_CODES[n] as number);
   const fail = b.fail("type", `must be ${names.join(" or ")}`);
   const code = codes[0] as number;
-  let check: Check;
-  // The common single types get a closure of their own (the hot path of tool schemas).
-  if (codes.length > 1) {
-    check = (v, ctx) => {
-      for (let i = 0; i < codes.length; i++) if (typeIs(codes[i] as number, v)) return true;
-      return fail(ctx);
-    };
-  } else if (code === 1) check = (v, ctx) => typeof v === "string" || fail(ctx);
-  else if (code === 2) check = (v, ctx) => typeof v === "number" || fail(ctx);
-  else if (code === 6) check = (v, ctx) => isRec(v) || fail(ctx);
-  else check = (v, ctx) => typeIs(code, v) || fail(ctx);
+  // A single type is usually tested inline by `assemble`: this closure mostly reports.
+  const check: Check = (v, ctx) => {
+    for (let i = 0; i < codes.length; i++) if (typeIs(codes[i] as number, v)) return true;
+    return fail(ctx);
+  };
   b.add(COMMON, check);
   b.typeOk = check;
   if (codes.length === 1) {
@@ -79,16 +72,7 @@ function constCheck(b: Build): void {
 /** `instance op n` on numbers, one closure per operator. */
 function bound(b: Build, kw: string, op: "<" | "<=" | ">" | ">=", n: number): void {
   const fail = b.fail(kw, `must be ${op} ${n}`);
-  b.add(
-    NUMBER,
-    op === "<"
-      ? (v, ctx) => (v as number) < n || fail(ctx)
-      : op === "<="
-        ? (v, ctx) => (v as number) <= n || fail(ctx)
-        : op === ">"
-          ? (v, ctx) => (v as number) > n || fail(ctx)
-          : (v, ctx) => (v as number) >= n || fail(ctx),
-  );
+  b.add(NUMBER, (v, ctx) => (op === "<" ? (v as number) < n : op === "<=" ? (v as number) <= n : op === ">" ? (v as number) > n : (v as number) >= n) || fail(ctx));
 }
 
 function numberChecks(b: Build): void {
