@@ -116,7 +116,7 @@ export class Build {
   /** The {@link typeIs} code of a `type` that names one type (0 otherwise), and the `type` closure. */
   typeCode = 0;
   typeOk: Check | null = null;
-  /** The one STRING closure tests `type` itself (see keywords-core.ts). */
+  /** The first closure of the single type's list tests `type` itself (string and object keywords). */
   selfTyped = false;
 
   constructor(

@@ -134,7 +134,7 @@ function stringChecks(b: Build): void {
   const failPattern = b.fail("pattern", "must match the pattern");
   const failFormat = b.fail("format", `must be a valid ${name}`);
   const typeOk = b.typeCode === 1 ? b.typeOk : null;
-  b.selfTyped = typeOk !== null;
+  if (typeOk !== null) b.selfTyped = true;
   b.add(STRING, (v, ctx, ev) => {
     if (typeof v !== "string") return typeOk === null || typeOk(v, ctx, ev);
     const n = v.length;
