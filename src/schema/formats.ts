@@ -16,15 +16,9 @@ const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a
 const JSON_POINTER = /^(?:\/(?:[^~/]|~[01])*)*$/;
 const REL_JSON_POINTER = /^(?:0|[1-9]\d*)(?:#|(?:\/(?:[^~/]|~[01])*)*)$/;
 const URI_TEMPLATE = /^(?:[^{}\s]|\{[^{}\s]+\})*$/;
-const QUOTED_LOCAL = /^"(?:[^"\\\r\n]|\\.)*"$/;
+const EMAIL_LOCAL = /^(?:[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*|"(?:[^"\\\r\n]|\\.)*")$/;
 // RFC 3986 §2: characters that never appear unencoded in a URI; a `%` must start an escape.
 const URI_CHARS = /^(?:[A-Za-z0-9\-._~:/?#[\]@!$&'()*+,;=]|%[0-9A-Fa-f]{2})*$/;
-/** ASCII classes, by bit: 1 letter or digit, 2 `atext` of an email's dot-atom (RFC 5322 §3.2.3). */
-const ASCII = new Uint8Array(128);
-for (let c = 0; c < 128; c++) {
-  const ch = String.fromCharCode(c);
-  ASCII[c] = (/[A-Za-z0-9]/.test(ch) ? 3 : 0) | ("!#$%&'*+/=?^_`{|}~-".includes(ch) ? 2 : 0);
-}
 const IRI_CHARS = /^(?:[A-Za-z0-9\-._~:/?#[\]@!$&'()*+,;=\u00a0-\ud7ff\ue000-\ufffd\u{10000}-\u{10ffff}]|%[0-9A-Fa-f]{2})*$/u;
 const SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:/;
 // A scheme, then URI characters (the scheme's characters are URI characters): one pass.
@@ -117,7 +111,8 @@ function isHostname(s: string, from = 0): boolean {
       if (len === 0 || len > 63 || prev === 45) return false;
       len = 0;
     } else {
-      if (!(c < 128 && (ASCII[c] as number) & 1) && !(c === 45 && len > 0)) return false;
+      const alnum = (c >= 48 && c <= 57) || ((c | 32) >= 97 && (c | 32) <= 122);
+      if (!alnum && !(c === 45 && len > 0)) return false;
       len++;
     }
     prev = c;
@@ -138,21 +133,9 @@ function isIpv6(s: string): boolean {
 
 /** RFC 5321 §4.1.2 mailbox, without comments or folding white space. */
 function isEmail(s: string): boolean {
-  if (s.length > 320) return false;
-  let at = 0;
-  if (s[0] === '"') {
-    at = s.lastIndexOf("@");
-    if (at < 0) return false;
-    if (!QUOTED_LOCAL.test(s.slice(0, at))) return false;
-  } else {
-    // A dot-atom up to the "@": runs of atext joined by single dots.
-    for (let prev = 46; ; at++) {
-      const c = s.charCodeAt(at);
-      if (c === 64 && prev !== 46) break;
-      if (c === 46 ? prev === 46 : !(c < 128 && (ASCII[c] as number) & 2)) return false;
-      prev = c;
-    }
-  }
+  // A quoted local part may hold an "@", a dot-atom may not (one found past it fails the host name).
+  const at = s[0] === '"' ? s.lastIndexOf("@") : s.indexOf("@");
+  if (at <= 0 || s.length > 320 || !EMAIL_LOCAL.test(s.slice(0, at))) return false;
   if (s[at + 1] === "[" && s.endsWith("]")) {
     const lit = s.slice(at + 2, -1);
     return IPV4.test(lit) || (lit.startsWith("IPv6:") && isIpv6(lit.slice(5)));

@@ -40,12 +40,11 @@ export class Matcher {
   readonly #threads: Int32Array[] = [];
   /**
    * Every kept state's transitions in one table: state `id` owns the row at
-   * `id * #classes`, and each entry holds the next state's row offset (states
-   * are named by their offsets) or UNKNOWN. Grown by doubling. `#end` holds, at
-   * each row's offset, whether the state matches once the input ends (-1 unknown).
+   * `id * (#classes + 1)`: an entry per class holds the next state's row offset
+   * (states are named by their offsets) or UNKNOWN, and the last one whether the
+   * state matches once the input ends (1 or 0; UNKNOWN). Grown by doubling.
    */
   #table = new Int32Array(0);
-  #end = new Int8Array(0);
   /** The states that decide the answer: MATCH reached, no thread left in an anchored search (-3: none yet). */
   #matchAt = -3;
   #deadAt = -3;
@@ -139,22 +138,18 @@ export class Matcher {
     const id = this.#threads.length;
     if (id >= MAX_REGEX_DFA_STATES || this.#stored + threads.length > MAX_REGEX_DFA_THREADS) return OVERFLOW;
     const k = this.#classes;
-    const at = id * k;
-    if (at + k > this.#table.length) {
-      const size = Math.max(8 * k, 2 * this.#table.length);
-      const grown = new Int32Array(size).fill(UNKNOWN);
+    const at = id * (k + 1);
+    if (at + k >= this.#table.length) {
+      const grown = new Int32Array(Math.max(8 * (k + 1), 2 * this.#table.length)).fill(UNKNOWN);
       grown.set(this.#table);
       this.#table = grown;
-      const end = new Int8Array(size).fill(-1);
-      end.set(this.#end);
-      this.#end = end;
     }
     this.#threads.push(threads);
     // An anchored search whose threads all died cannot match any more.
     const dead = threads.length === 0 && !this.#restart;
     if (matched || dead) {
       this.#table.fill(at, at, at + k);
-      this.#end[at] = matched ? 1 : 0;
+      this.#table[at + k] = matched ? 1 : 0;
       if (matched) this.#matchAt = at;
       else this.#deadAt = at;
     }
@@ -165,11 +160,12 @@ export class Matcher {
 
   /** Does kept state `s` (a row offset) match once the input ends (its `$` threads resolved)? */
   #matchesAtEnd(s: number, meter: Meter): boolean {
-    let known = this.#end[s] as number;
+    const k = this.#classes;
+    let known = this.#table[s + k] as number;
     if (known < 0) {
-      const threads = this.#threads[s / this.#classes] as Int32Array;
+      const threads = this.#threads[s / (k + 1)] as Int32Array;
       known = this.#closure(threads, threads.length, ".", 1, false, meter) < 0 ? 1 : 0;
-      this.#end[s] = known;
+      this.#table[s + k] = known;
     }
     return known === 1;
   }
@@ -209,7 +205,7 @@ export class Matcher {
       if (s === this.#deadAt) return false;
       const cp = c < 128 ? c : (input.codePointAt(pos) as number);
       pos += cp > 0xffff ? 2 : 1;
-      const threads = this.#threads[s / k] as Int32Array;
+      const threads = this.#threads[s / (k + 1)] as Int32Array;
       const t = this.#intern(this.#step(threads, threads.length, cp, "..", 1, true, meter), meter);
       if (t === OVERFLOW) {
         // Past the bounds: the same step on the real input, then on without keeping sets.
@@ -220,8 +216,7 @@ export class Matcher {
       if (c < 128) table[s + (classOf[c] as number)] = t;
       s = t;
     }
-    const end = this.#end[s] as number;
-    return end >= 0 ? end === 1 : this.#matchesAtEnd(s, meter);
+    return this.#matchesAtEnd(s, meter);
   }
 
   /** Runs on from `pos`, where the set in #out (`count` threads, -1 for a match) is alive, keeping no state. */
