@@ -123,29 +123,23 @@ function uniqueCheck(b: Build): void {
     const a = inst as Arr;
     if (a.length < 2) return true;
     spend(ctx, a.length);
-    if (a.length <= SMALL) {
-      // Few primitives: compare pairwise, no allocation.
-      let prims = true;
-      for (let i = 0; i < a.length && prims; i++) prims = a[i] === null || typeof a[i] !== "object";
-      if (prims) {
-        for (let i = 1; i < a.length; i++) {
-          const x = a[i];
-          for (let j = 0; j < i; j++) {
-            const y = a[j];
-            // SameValueZero, as the Set below.
-            if (x === y || (x !== x && y !== y)) return fail(ctx, i);
-          }
-        }
-        return true;
-      }
-    }
+    const small = a.length <= SMALL;
     // Primitives by SameValueZero (1 and 1.0 are one number in JS); objects and
     // arrays by a canonical key, so the check stays linear.
-    const prims = new Set<unknown>();
+    let prims: Set<unknown> | null = null;
     let keys: Set<string> | null = null;
     for (let i = 0; i < a.length; i++) {
       const x = a[i];
       if (x === null || typeof x !== "object") {
+        if (small) {
+          // Few items: compare with the earlier ones in place, no allocation.
+          for (let j = 0; j < i; j++) {
+            const y = a[j];
+            if (x === y || (x !== x && y !== y)) return fail(ctx, i);
+          }
+          continue;
+        }
+        prims ??= new Set();
         if (prims.has(x)) return fail(ctx, i);
         prims.add(x);
       } else {
