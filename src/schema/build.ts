@@ -24,6 +24,9 @@ export const OBJECT = 3;
 export const ARRAY = 4;
 export type Kind = typeof COMMON | typeof STRING | typeof NUMBER | typeof OBJECT | typeof ARRAY;
 
+// The instances a single `type` lets through, by its typeIs code (boolean and null have no keyword list).
+const KIND_OF: readonly Kind[] = [COMMON, STRING, NUMBER, NUMBER, COMMON, COMMON, OBJECT, ARRAY];
+
 /** What keyword modules need from the compiler. */
 export interface CompilerHooks {
   readonly index: SchemaIndex;
@@ -111,9 +114,10 @@ export class Build {
   readonly lists: [Check[], Check[], Check[], Check[], Check[]] = [[], [], [], [], []];
   /** Uses unevaluated* keywords, so it gathers annotations. */
   tracked = false;
-  /** Set when `type` names a single kind: lets {@link assemble} skip the type dispatch. */
-  singleKind: Kind | null = null;
-  /** The {@link typeIs} code of a `type` that names one type (0 otherwise), and the `type` closure. */
+  /**
+   * The {@link typeIs} code of a `type` that names one type (0 otherwise): lets
+   * {@link assemble} skip the type dispatch. And the `type` closure.
+   */
   typeCode = 0;
   typeOk: Check | null = null;
   /** The first closure of the single type's list tests `type` itself (string and object keywords). */
@@ -215,17 +219,16 @@ export function assemble(b: Build, resourceRoot: boolean): Check {
   const nCommon = common.length;
   const typed = str.length + num.length + obj.length + arr.length;
   let check: Check;
-  const kind = b.singleKind;
-  if (kind !== null && kind !== COMMON && nCommon === 1 && typed === b.lists[kind].length) {
+  const kind = KIND_OF[b.typeCode] as Kind;
+  if (kind !== COMMON && nCommon === 1 && typed === b.lists[kind].length) {
     // `type` is the only common keyword and the typed keywords all apply to that
     // type: once `type` passes, they are the whole list. The type is tested
     // inline; its closure runs only to report a mismatch.
     const typeOk = common[0] as Check;
     const list = b.lists[kind];
-    const only = list[0];
     const code = b.typeCode;
     if (list.length === 0) check = typeOk;
-    else if (list.length === 1 && only !== undefined) check = b.selfTyped ? only : (inst, ctx, ev) => (typeIs(code, inst) ? only(inst, ctx, ev) : typeOk(inst, ctx, ev));
+    else if (list.length === 1 && b.selfTyped) check = list[0] as Check;
     else check = (inst, ctx, ev) => (typeIs(code, inst) ? runAll(list, inst, ctx, ev) : typeOk(inst, ctx, ev));
   } else if (typed === 0 && nCommon === 1) check = common[0] as Check;
   else if (typed === 0 && nCommon === 0) check = () => true;

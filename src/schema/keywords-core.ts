@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { ARRAY, COMMON, NUMBER, OBJECT, STRING, TYPE_CODES, typeIs, type Build, type Kind } from "./build.js";
+import { COMMON, NUMBER, STRING, TYPE_CODES, typeIs, type Build } from "./build.js";
 import { jsonEqual } from "./equal.js";
 import { formatChecker } from "./formats.js";
 import { compileRegex } from "./pattern.js";
@@ -21,9 +21,6 @@ export function isTypeKeyword(raw: unknown): boolean {
 /** What a malformed `type` must be, for its SchemaError. */
 export const TYPE_KEYWORD_SHAPE = `one of ${Object.keys(TYPE_CODES).join(", ")} or an array of them`;
 
-// The instances a single `type` lets through, by its typeIs code (boolean and null have no keyword list).
-const KIND_OF: readonly Kind[] = [COMMON, STRING, NUMBER, NUMBER, COMMON, COMMON, OBJECT, ARRAY];
-
 function typeCheck(b: Build): void {
   const raw = b.get("type");
   const names = (typeof raw === "string" ? [raw] : raw) as string[];
@@ -37,10 +34,7 @@ function typeCheck(b: Build): void {
   };
   b.add(COMMON, check);
   b.typeOk = check;
-  if (codes.length === 1) {
-    b.singleKind = KIND_OF[code] as Kind;
-    b.typeCode = code;
-  }
+  if (codes.length === 1) b.typeCode = code;
 }
 
 function isPrimitive(v: unknown): boolean {
