@@ -62,8 +62,8 @@ function objectPass(b: Build, required: readonly string[] | null): boolean {
   for (const [k, node] of entries) {
     props[k] = { node, required: absorbs && reqSet.has(k) ? 1 : 0, simple: simpleType(rawProps[k], b.place), seg: "/" + escapeToken(k) };
   }
-  const memoKeys: (string | null)[] = new Array<string | null>(MEMO).fill(null);
-  const memoEntries: (PropEntry | undefined)[] = new Array<PropEntry | undefined>(MEMO).fill(undefined);
+  const memoKeys: (string | undefined)[] = [];
+  const memoEntries: (PropEntry | undefined)[] = [];
   const nReq = absorbs ? reqSet.size : 0;
   const reqNames = [...reqSet];
   const reqMessages = requiredMessages(reqNames, "");
