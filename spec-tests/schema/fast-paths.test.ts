@@ -1,6 +1,6 @@
 // Y1: the validator's shortcuts (property entries remembered by key position,
 // arrays of simply typed items tested by their parent, string keywords and the
-// object walk testing `type` themselves, the automaton's deciding states) answer
+// type tested inline or by the string keywords themselves, the automaton's deciding states) answer
 // and report exactly as the long way, and are charged to the same work budget.
 import assert from "node:assert/strict";
 import { test } from "node:test";
@@ -69,7 +69,7 @@ test("Y1: a leaf string schema checks type, lengths, pattern and format in order
   assert.equal(compileSchema({ type: "string", maxLength: 2, minLength: 2 }).validate("😀😀").valid, true);
 });
 
-test("Y1: the object walk tests type object itself: non-objects fail with the type issue", () => {
+test("Y1: with type object and a property walk, non-objects fail with the type issue only", () => {
   const v = compileSchema({ type: "object", properties: { a: { type: "string" } } });
   for (const x of [null, [], "s", 1]) {
     assert.deepEqual(v.validate(x), { valid: false, issues: [{ instancePath: "", schemaPath: "/type", message: "must be object" }] });

@@ -120,7 +120,7 @@ export class Build {
    */
   typeCode = 0;
   typeOk: Check | null = null;
-  /** The first closure of the single type's list tests `type` itself (string and object keywords). */
+  /** The one STRING closure tests `type` itself (see keywords-core.ts). */
   selfTyped = false;
 
   constructor(

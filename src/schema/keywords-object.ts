@@ -13,7 +13,6 @@ import type { LinearRegex } from "./regex.js";
 import { overBudget } from "./program.js";
 import { apply, descend, inlineOk, ownOnly, probeChild, report, spend } from "./runtime.js";
 import { escapeToken } from "./refs.js";
-import { isRec } from "../util/record.js";
 import type { Ctx, Evaluated, SchemaNode } from "./types.js";
 
 type Obj = Record<string, unknown>;
@@ -74,11 +73,7 @@ function objectPass(b: Build, required: readonly string[] | null): boolean {
   const never = b.get("additionalProperties") === false;
   const fail = b.fail("additionalProperties", "must not have additional properties");
   if (entries.length === 0 && nPats === 0 && extra === null) return false;
-  // With type "object", the walk tests it too and may stand for the whole subschema (see `assemble`).
-  const typeOk = b.typeCode === 6 ? b.typeOk : null;
-  if (typeOk !== null) b.selfTyped = true;
   b.add(OBJECT, (inst, ctx, ev) => {
-    if (!isRec(inst)) return typeOk === null || typeOk(inst, ctx, ev);
     const o = inst as Obj;
     let ok = true;
     let seen = 0;
