@@ -1,7 +1,8 @@
 // Y1: the validator's shortcuts (property entries remembered by key position,
-// arrays of simply typed items tested by their parent, string keywords and the
-// type tested inline or by the string keywords themselves, the automaton's deciding states) answer
-// and report exactly as the long way, and are charged to the same work budget.
+// arrays of simply typed items tested by their parent, a single type tested
+// inline or by the string keywords' one closure, the automaton's deciding
+// states) answer and report exactly as the long way, and are charged to the
+// same work budget.
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { LimitError } from "../../src/errors.js";
