@@ -11,6 +11,7 @@ import { SchemaError } from "../errors.js";
 import { isRec } from "../util/record.js";
 import { escapeToken, type Place, type SchemaIndex } from "./refs.js";
 import { enabled } from "./keywords.js";
+import { MAX_INSTANCE_DEPTH, MAX_SCHEMA_EVAL_NESTING } from "../limits.js";
 import { overBudget } from "./program.js";
 import { report } from "./runtime.js";
 import { mergeEvaluated, newEvaluated, type Check, type Ctx, type Dialect, type Evaluated, type SchemaNode } from "./types.js";
@@ -22,6 +23,9 @@ export const NUMBER = 2;
 export const OBJECT = 3;
 export const ARRAY = 4;
 export type Kind = typeof COMMON | typeof STRING | typeof NUMBER | typeof OBJECT | typeof ARRAY;
+
+// The instances a single `type` lets through, by its typeIs code (boolean and null have no keyword list).
+const KIND_OF: readonly Kind[] = [COMMON, STRING, NUMBER, NUMBER, COMMON, COMMON, OBJECT, ARRAY];
 
 /** What keyword modules need from the compiler. */
 export interface CompilerHooks {
@@ -46,22 +50,41 @@ export const TYPE_CODES: Readonly<Record<string, number>> = { string: 1, number:
 /**
  * The {@link typeIs} code of a subschema that is only `type` with one name
  * (plus annotations), as `{ "type": "string", "description": "..." }`, the most
- * common property schema of a tool; 0 for any other. Parents test such a child
- * inline and call it only when the test fails, so it reports as usual.
+ * common property schema of a tool; 8 + the item's code for an array of such
+ * items (`{ "type": "array", "items": { "type": "string" } }`); 0 for any other.
+ * Parents test such a child inline ({@link simpleOk}) and call it only when the
+ * test fails, so it reports as usual.
  */
 export function simpleType(raw: unknown, parent: Place): number {
   if (!isRec(raw) || parent.res.vocab !== null) return 0;
   const o = raw as Record<string, unknown>;
   let code = 0;
+  let items = 0;
   for (const k in o) {
     if (!Object.hasOwn(o, k)) continue;
     if (k === "type") {
       const t = o[k];
       code = typeof t === "string" && Object.hasOwn(TYPE_CODES, t) ? (TYPE_CODES[t] as number) : 0;
       if (code === 0) return 0;
+    } else if (k === "items") {
+      items = simpleType(o[k], parent);
+      if (items === 0 || items > 7) return 0;
     } else if (!ANNOTATIONS.has(k)) return 0;
   }
-  return code;
+  return items === 0 ? code : code === 7 ? 8 + items : 0;
+}
+
+/**
+ * Does `v` pass the subschema of {@link simpleType} code `code` (false for 0)?
+ * An array of simple items is charged as its visit and items would be (Y1), and
+ * is left to the subschema itself where its items would reach a nesting bound.
+ */
+export function simpleOk(code: number, v: unknown, ctx: Ctx): boolean {
+  if (code < 8) return typeIs(code, v);
+  if (!Array.isArray(v) || ctx.depth + 2 >= MAX_INSTANCE_DEPTH || ctx.nest + 2 >= MAX_SCHEMA_EVAL_NESTING) return false;
+  if ((ctx.work -= v.length + 1) < 0) throw overBudget();
+  for (let i = 0; i < v.length; i++) if (!typeIs(code - 8, v[i])) return false;
+  return true;
 }
 
 /** Does `v` have the type of {@link simpleType} code `code`? */
@@ -91,8 +114,14 @@ export class Build {
   readonly lists: [Check[], Check[], Check[], Check[], Check[]] = [[], [], [], [], []];
   /** Uses unevaluated* keywords, so it gathers annotations. */
   tracked = false;
-  /** Set when `type` names a single kind: lets {@link assemble} skip the type dispatch. */
-  singleKind: Kind | null = null;
+  /**
+   * The {@link typeIs} code of a `type` that names one type (0 otherwise): lets
+   * {@link assemble} skip the type dispatch. And the `type` closure.
+   */
+  typeCode = 0;
+  typeOk: Check | null = null;
+  /** The one STRING closure tests `type` itself (see keywords-core.ts). */
+  selfTyped = false;
 
   constructor(
     readonly hooks: CompilerHooks,
@@ -190,16 +219,17 @@ export function assemble(b: Build, resourceRoot: boolean): Check {
   const nCommon = common.length;
   const typed = str.length + num.length + obj.length + arr.length;
   let check: Check;
-  const kind = b.singleKind;
-  if (kind !== null && kind !== COMMON && nCommon === 1 && typed === b.lists[kind].length) {
+  const kind = KIND_OF[b.typeCode] as Kind;
+  if (kind !== COMMON && nCommon === 1 && typed === b.lists[kind].length) {
     // `type` is the only common keyword and the typed keywords all apply to that
-    // type: once `type` passes, they are the whole list.
+    // type: once `type` passes, they are the whole list. The type is tested
+    // inline; its closure runs only to report a mismatch.
     const typeOk = common[0] as Check;
     const list = b.lists[kind];
-    const only = list[0];
+    const code = b.typeCode;
     if (list.length === 0) check = typeOk;
-    else if (list.length === 1 && only !== undefined) check = (inst, ctx, ev) => typeOk(inst, ctx, ev) && only(inst, ctx, ev);
-    else check = (inst, ctx, ev) => typeOk(inst, ctx, ev) && runAll(list, inst, ctx, ev);
+    else if (list.length === 1 && b.selfTyped) check = list[0] as Check;
+    else check = (inst, ctx, ev) => (typeIs(code, inst) ? runAll(list, inst, ctx, ev) : typeOk(inst, ctx, ev));
   } else if (typed === 0 && nCommon === 1) check = common[0] as Check;
   else if (typed === 0 && nCommon === 0) check = () => true;
   else {

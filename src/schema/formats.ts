@@ -21,54 +21,64 @@ const EMAIL_LOCAL = /^(?:[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[A-Za-z0-9!#$%&'*+/
 const URI_CHARS = /^(?:[A-Za-z0-9\-._~:/?#[\]@!$&'()*+,;=]|%[0-9A-Fa-f]{2})*$/;
 const IRI_CHARS = /^(?:[A-Za-z0-9\-._~:/?#[\]@!$&'()*+,;=\u00a0-\ud7ff\ue000-\ufffd\u{10000}-\u{10ffff}]|%[0-9A-Fa-f]{2})*$/u;
 const SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:/;
+// A scheme, then URI characters (the scheme's characters are URI characters): one pass.
+const URI = new RegExp(SCHEME.source + URI_CHARS.source.slice(1));
 
 function daysIn(year: number, month: number): number {
   if (month === 2) return year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28;
-  return [4, 6, 9, 11].includes(month) ? 30 : 31;
+  // April, June, September, November.
+  return (0xa50 >> month) & 1 ? 30 : 31;
 }
 
-/** The value of the `n` ASCII digits of `s` at `at`, or -1. */
-function digits(s: string, at: number, n: number): number {
-  let v = 0;
-  for (let i = at; i < at + n; i++) {
-    const d = s.charCodeAt(i) - 48;
-    if (!(d >= 0 && d <= 9)) return -1;
-    v = v * 10 + d;
-  }
-  return v;
+/** The value of the two ASCII digits of `s` at `i`, or -1. */
+function d2(s: string, i: number): number {
+  const a = s.charCodeAt(i) - 48;
+  const b = s.charCodeAt(i + 1) - 48;
+  return a >= 0 && a <= 9 && b >= 0 && b <= 9 ? a * 10 + b : -1;
 }
 
-// The date and time checks read digits in place: no regex, slice or number
-// parse (they run on every date-time of every validated value).
+// The date and time checks read character codes in place: no regex, slice or
+// number parse (they run on every date-time of every validated value).
 
 /** RFC 3339 §5.6 full-date at `at` of `s` (10 characters). */
 function dateAt(s: string, at: number): boolean {
-  const year = digits(s, at, 4);
-  const month = digits(s, at + 5, 2);
-  const day = digits(s, at + 8, 2);
-  return s[at + 4] === "-" && s[at + 7] === "-" && year >= 0 && month >= 1 && month <= 12 && day >= 1 && day <= daysIn(year, month);
+  const hi = d2(s, at);
+  const lo = d2(s, at + 2);
+  const month = d2(s, at + 5);
+  const day = d2(s, at + 8);
+  return (
+    s.charCodeAt(at + 4) === 45 &&
+    s.charCodeAt(at + 7) === 45 &&
+    hi >= 0 &&
+    lo >= 0 &&
+    month >= 1 &&
+    month <= 12 &&
+    day >= 1 &&
+    day <= daysIn(hi * 100 + lo, month)
+  );
 }
 
 /** RFC 3339 §5.6 full-time from `at` to the end of `s`; a leap second is valid only at 23:59:60 UTC. */
 function timeAt(s: string, at: number): boolean {
-  const h = digits(s, at, 2);
-  const min = digits(s, at + 3, 2);
-  const sec = digits(s, at + 6, 2);
-  if (s[at + 2] !== ":" || s[at + 5] !== ":" || h < 0 || h > 23 || min < 0 || min > 59 || sec < 0 || sec > 60) return false;
+  const h = d2(s, at);
+  const min = d2(s, at + 3);
+  const sec = d2(s, at + 6);
+  if (s.charCodeAt(at + 2) !== 58 || s.charCodeAt(at + 5) !== 58 || h < 0 || h > 23 || min < 0 || min > 59 || sec < 0 || sec > 60) return false;
   let i = at + 8;
-  if (s[i] === ".") {
+  let c = s.charCodeAt(i);
+  if (c === 46) {
+    // "." and at least one digit.
     const first = ++i;
-    while (digits(s, i, 1) >= 0) i++;
+    while ((c = s.charCodeAt(i)) >= 48 && c <= 57) i++;
     if (i === first) return false;
   }
   let offset = 0;
-  const z = s[i];
-  if (z === "Z" || z === "z") i++;
-  else if (z === "+" || z === "-") {
-    const oh = digits(s, i + 1, 2);
-    const om = digits(s, i + 4, 2);
-    if (s[i + 3] !== ":" || oh < 0 || oh > 23 || om < 0 || om > 59) return false;
-    offset = (z === "-" ? -1 : 1) * (oh * 60 + om);
+  if (c === 90 || c === 122) i++;
+  else if (c === 43 || c === 45) {
+    const oh = d2(s, i + 1);
+    const om = d2(s, i + 4);
+    if (s.charCodeAt(i + 3) !== 58 || oh < 0 || oh > 23 || om < 0 || om > 59) return false;
+    offset = (c === 45 ? -1 : 1) * (oh * 60 + om);
     i += 6;
   } else return false;
   if (i !== s.length) return false;
@@ -85,23 +95,23 @@ function isTime(s: string): boolean {
 }
 
 function isDateTime(s: string): boolean {
-  const t = s[10];
-  return (t === "T" || t === "t") && dateAt(s, 0) && timeAt(s, 11);
+  const t = s.charCodeAt(10);
+  return (t === 84 || t === 116) && dateAt(s, 0) && timeAt(s, 11);
 }
 
-/** RFC 1123 §2.1 host name: labels of 1-63 letters, digits and inner hyphens, 253 characters at most. */
-function isHostname(s: string): boolean {
-  if (s.length === 0 || s.length > 253) return false;
+/** RFC 1123 §2.1 host name (from `from` of `s`): labels of 1-63 letters, digits and inner hyphens, 253 characters at most. */
+function isHostname(s: string, from = 0): boolean {
+  if (s.length === from || s.length - from > 253) return false;
   let len = 0;
   let prev = 0;
-  for (let i = 0; i <= s.length; i++) {
+  for (let i = from; i <= s.length; i++) {
     // The end closes the last label as a dot would.
     const c = i < s.length ? s.charCodeAt(i) : 46;
     if (c === 46) {
       if (len === 0 || len > 63 || prev === 45) return false;
       len = 0;
     } else {
-      const alnum = (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
+      const alnum = (c >= 48 && c <= 57) || ((c | 32) >= 97 && (c | 32) <= 122);
       if (!alnum && !(c === 45 && len > 0)) return false;
       len++;
     }
@@ -123,19 +133,14 @@ function isIpv6(s: string): boolean {
 
 /** RFC 5321 §4.1.2 mailbox, without comments or folding white space. */
 function isEmail(s: string): boolean {
-  const at = s.lastIndexOf("@");
-  if (at <= 0 || s.length > 320) return false;
-  const domain = s.slice(at + 1);
-  if (!EMAIL_LOCAL.test(s.slice(0, at))) return false;
-  if (domain.startsWith("[") && domain.endsWith("]")) {
-    const lit = domain.slice(1, -1);
+  // A quoted local part may hold an "@", a dot-atom may not (one found past it fails the host name).
+  const at = s[0] === '"' ? s.lastIndexOf("@") : s.indexOf("@");
+  if (at <= 0 || s.length > 320 || !EMAIL_LOCAL.test(s.slice(0, at))) return false;
+  if (s[at + 1] === "[" && s.endsWith("]")) {
+    const lit = s.slice(at + 2, -1);
     return IPV4.test(lit) || (lit.startsWith("IPv6:") && isIpv6(lit.slice(5)));
   }
-  return isHostname(domain);
-}
-
-function isUri(s: string): boolean {
-  return SCHEME.test(s) && URI_CHARS.test(s);
+  return isHostname(s, at + 1);
 }
 
 // The "regex" format only asks whether the text is a regular expression: the
@@ -163,7 +168,7 @@ const CHECKS = new Map<string, ((s: string) => boolean) | RegExp>([
   ["hostname", isHostname],
   ["ipv4", IPV4],
   ["ipv6", isIpv6],
-  ["uri", isUri],
+  ["uri", URI],
   ["uri-reference", URI_CHARS],
   ["iri", (s: string) => SCHEME.test(s) && IRI_CHARS.test(s)],
   ["iri-reference", IRI_CHARS],

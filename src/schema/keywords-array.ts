@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { ARRAY, simpleType, typeIs, type Build } from "./build.js";
+import { ARRAY, simpleOk, simpleType, type Build } from "./build.js";
 import { canonicalKey } from "./equal.js";
 import { overBudget } from "./program.js";
 import { descend, inlineOk, probeChild, spend } from "./runtime.js";
@@ -44,7 +44,7 @@ function restCheck(b: Build, kw: string, from: number): void {
     // A unit per item walked (Y1), taken up front.
     if ((ctx.work -= a.length - from) < 0) throw overBudget();
     for (let i = from; i < a.length; i++) {
-      if (inline && typeIs(simple, a[i])) continue;
+      if (inline && simpleOk(simple, a[i], ctx)) continue;
       if (!(never ? fail(ctx, i) : descend(node, a[i], i, ctx))) {
         if (ctx.errs === null) return false;
         ok = false;
@@ -123,29 +123,23 @@ function uniqueCheck(b: Build): void {
     const a = inst as Arr;
     if (a.length < 2) return true;
     spend(ctx, a.length);
-    if (a.length <= SMALL) {
-      // Few primitives: compare pairwise, no allocation.
-      let prims = true;
-      for (let i = 0; i < a.length && prims; i++) prims = a[i] === null || typeof a[i] !== "object";
-      if (prims) {
-        for (let i = 1; i < a.length; i++) {
-          const x = a[i];
-          for (let j = 0; j < i; j++) {
-            const y = a[j];
-            // SameValueZero, as the Set below.
-            if (x === y || (x !== x && y !== y)) return fail(ctx, i);
-          }
-        }
-        return true;
-      }
-    }
+    const small = a.length <= SMALL;
     // Primitives by SameValueZero (1 and 1.0 are one number in JS); objects and
     // arrays by a canonical key, so the check stays linear.
-    const prims = new Set<unknown>();
+    let prims: Set<unknown> | null = null;
     let keys: Set<string> | null = null;
     for (let i = 0; i < a.length; i++) {
       const x = a[i];
       if (x === null || typeof x !== "object") {
+        if (small) {
+          // Few items: compare with the earlier ones in place, no allocation.
+          for (let j = 0; j < i; j++) {
+            const y = a[j];
+            if (x === y || (x !== x && y !== y)) return fail(ctx, i);
+          }
+          continue;
+        }
+        prims ??= new Set();
         if (prims.has(x)) return fail(ctx, i);
         prims.add(x);
       } else {

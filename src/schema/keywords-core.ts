@@ -5,8 +5,7 @@
  *
  * @module
  */
-import { ARRAY, COMMON, NUMBER, OBJECT, STRING, TYPE_CODES, typeIs, type Build, type Kind } from "./build.js";
-import { isRec } from "../util/record.js";
+import { COMMON, NUMBER, STRING, TYPE_CODES, typeIs, type Build } from "./build.js";
 import { jsonEqual } from "./equal.js";
 import { formatChecker } from "./formats.js";
 import { compileRegex } from "./pattern.js";
@@ -22,28 +21,20 @@ export function isTypeKeyword(raw: unknown): boolean {
 /** What a malformed `type` must be, for its SchemaError. */
 export const TYPE_KEYWORD_SHAPE = `one of ${Object.keys(TYPE_CODES).join(", ")} or an array of them`;
 
-// The instances a single `type` lets through, by its typeIs code (boolean and null have no keyword list).
-const KIND_OF: readonly Kind[] = [COMMON, STRING, NUMBER, NUMBER, COMMON, COMMON, OBJECT, ARRAY];
-
 function typeCheck(b: Build): void {
   const raw = b.get("type");
   const names = (typeof raw === "string" ? [raw] : raw) as string[];
   const codes = names.map((n) => TYPE_CODES[n] as number);
   const fail = b.fail("type", `must be ${names.join(" or ")}`);
   const code = codes[0] as number;
-  let check: Check;
-  // The common single types get a closure of their own (the hot path of tool schemas).
-  if (codes.length > 1) {
-    check = (v, ctx) => {
-      for (let i = 0; i < codes.length; i++) if (typeIs(codes[i] as number, v)) return true;
-      return fail(ctx);
-    };
-  } else if (code === 1) check = (v, ctx) => typeof v === "string" || fail(ctx);
-  else if (code === 2) check = (v, ctx) => typeof v === "number" || fail(ctx);
-  else if (code === 6) check = (v, ctx) => isRec(v) || fail(ctx);
-  else check = (v, ctx) => typeIs(code, v) || fail(ctx);
+  // A single type is usually tested inline by `assemble`: this closure mostly reports.
+  const check: Check = (v, ctx) => {
+    for (let i = 0; i < codes.length; i++) if (typeIs(codes[i] as number, v)) return true;
+    return fail(ctx);
+  };
   b.add(COMMON, check);
-  if (codes.length === 1) b.singleKind = KIND_OF[code] as Kind;
+  b.typeOk = check;
+  if (codes.length === 1) b.typeCode = code;
 }
 
 function isPrimitive(v: unknown): boolean {
@@ -75,16 +66,7 @@ function constCheck(b: Build): void {
 /** `instance op n` on numbers, one closure per operator. */
 function bound(b: Build, kw: string, op: "<" | "<=" | ">" | ">=", n: number): void {
   const fail = b.fail(kw, `must be ${op} ${n}`);
-  b.add(
-    NUMBER,
-    op === "<"
-      ? (v, ctx) => (v as number) < n || fail(ctx)
-      : op === "<="
-        ? (v, ctx) => (v as number) <= n || fail(ctx)
-        : op === ">"
-          ? (v, ctx) => (v as number) > n || fail(ctx)
-          : (v, ctx) => (v as number) >= n || fail(ctx),
-  );
+  b.add(NUMBER, (v, ctx) => (op === "<" ? (v as number) < n : op === "<=" ? (v as number) <= n : op === ">" ? (v as number) > n : (v as number) >= n) || fail(ctx));
 }
 
 function numberChecks(b: Build): void {
@@ -127,39 +109,48 @@ function codePoints(s: string, ctx: Ctx): number {
   return n;
 }
 
+/**
+ * maxLength, minLength, pattern and format as one closure, run in that order.
+ * When `type` is "string" the closure tests it too and stands for the whole
+ * subschema (see `assemble`): a leaf string schema is one call.
+ */
 function stringChecks(b: Build): void {
-  if (b.has("maxLength")) {
-    const max = b.get("maxLength") as number;
-    const fail = b.fail("maxLength", `must have at most ${max} characters`);
-    // A string never has more code points than UTF-16 units: count only when needed.
-    b.add(STRING, (v, ctx) => (v as string).length <= max || codePoints(v as string, ctx) <= max || fail(ctx));
-  }
-  if (b.has("minLength")) {
-    const min = b.get("minLength") as number;
-    const fail = b.fail("minLength", `must have at least ${min} characters`);
-    // At most two UTF-16 units per code point.
-    b.add(STRING, (v, ctx) => {
-      const n = (v as string).length;
-      return (n >= min && (n >= 2 * min || codePoints(v as string, ctx) >= min)) || fail(ctx);
-    });
-  }
-  if (b.has("pattern")) {
-    const re = compileRegex(b.get("pattern") as string, b.at("pattern"));
-    const fail = b.fail("pattern", "must match the pattern");
-    b.add(STRING, (v, ctx) => re.test(v as string, ctx) || fail(ctx));
-  }
+  const max = b.has("maxLength") ? (b.get("maxLength") as number) : -1;
+  const min = b.has("minLength") ? (b.get("minLength") as number) : -1;
+  const re = b.has("pattern") ? compileRegex(b.get("pattern") as string, b.at("pattern")) : null;
   // 2020-12 validation §7.2.1: format is an annotation unless assertion is asked
   // for (the caller's option, or the format-assertion vocabulary).
   const name = b.get("format") as string;
   const test = b.has("format") && (b.hooks.assertFormats || b.place.res.vocab?.has("format-assertion") === true) ? formatChecker(name) : null;
-  if (test !== null) {
-    const fail = b.fail("format", `must be a valid ${name}`);
-    // The format checks are linear in the string: a unit of work per 16 characters (Y1).
-    b.add(STRING, (v, ctx) => {
-      spend(ctx, ((v as string).length >> 4) + 1);
-      return test(v as string) || fail(ctx);
-    });
-  }
+  if (max < 0 && min < 0 && re === null && test === null) return;
+  const failMax = b.fail("maxLength", `must have at most ${max} characters`);
+  const failMin = b.fail("minLength", `must have at least ${min} characters`);
+  const failPattern = b.fail("pattern", "must match the pattern");
+  const failFormat = b.fail("format", `must be a valid ${name}`);
+  const typeOk = b.typeCode === 1 ? b.typeOk : null;
+  if (typeOk !== null) b.selfTyped = true;
+  b.add(STRING, (v, ctx, ev) => {
+    if (typeof v !== "string") return typeOk === null || typeOk(v, ctx, ev);
+    const n = v.length;
+    // A string never has more code points than UTF-16 units, nor fewer than half
+    // as many: count them only when the length cannot decide.
+    let ok = max < 0 || n <= max || codePoints(v, ctx) <= max || failMax(ctx);
+    if (!ok && ctx.errs === null) return false;
+    if (min >= 0 && !(n >= min && (n >= 2 * min || codePoints(v, ctx) >= min))) {
+      ok = failMin(ctx);
+      if (ctx.errs === null) return false;
+    }
+    if (re !== null && !re.test(v, ctx)) {
+      ok = failPattern(ctx);
+      if (ctx.errs === null) return false;
+    }
+    if (test !== null) {
+      // The format checks are linear in the string: a unit of work per 16 characters (Y1).
+      spend(ctx, (n >> 4) + 1);
+      if (!test(v)) ok = failFormat(ctx);
+    }
+    return ok;
+  });
 }
 
 /** Adds the single-value assertions present in `b`. */

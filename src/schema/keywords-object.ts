@@ -7,11 +7,12 @@
  *
  * @module
  */
-import { OBJECT, simpleType, typeIs, type Build } from "./build.js";
+import { OBJECT, simpleOk, simpleType, type Build } from "./build.js";
 import { compileRegex } from "./pattern.js";
 import type { LinearRegex } from "./regex.js";
 import { overBudget } from "./program.js";
 import { apply, descend, inlineOk, ownOnly, probeChild, report, spend } from "./runtime.js";
+import { escapeToken } from "./refs.js";
 import type { Ctx, Evaluated, SchemaNode } from "./types.js";
 
 type Obj = Record<string, unknown>;
@@ -28,15 +29,23 @@ function patternsOf(b: Build): [LinearRegex, SchemaNode][] {
 
 interface PropEntry {
   readonly node: SchemaNode;
-  readonly required: boolean;
+  /** 1 when `required` names it (counted by the walk), else 0. */
+  readonly required: number;
   /** {@link simpleType} of the property schema: tested inline, the node runs only on a mismatch. */
   readonly simple: number;
+  /** The instance path segment of the property, escaped once (a failure's path is built from it). */
+  readonly seg: string;
 }
+
+/** Instance key positions whose last key and entry {@link objectPass} remembers. */
+const MEMO = 16;
 
 /**
  * properties, patternProperties and additionalProperties in one pass over the
  * instance's keys; `required` names that `properties` also lists are counted in
- * the same pass, so the common tool schema costs one hash lookup per key.
+ * the same pass. The key at each position of the last instance walked is
+ * remembered with its entry: instances of one shape cost a string comparison
+ * per key instead of a hash lookup.
  * Returns whether `required` was handled here.
  */
 function objectPass(b: Build, required: readonly string[] | null): boolean {
@@ -49,7 +58,11 @@ function objectPass(b: Build, required: readonly string[] | null): boolean {
   // A prototype-less table: a keyed load is cheaper than a Map lookup, and
   // instance keys such as "__proto__" or "constructor" find nothing inherited.
   const props = Object.create(null) as Record<string, PropEntry | undefined>;
-  for (const [k, node] of entries) props[k] = { node, required: absorbs && reqSet.has(k), simple: simpleType(rawProps[k], b.place) };
+  for (const [k, node] of entries) {
+    props[k] = { node, required: absorbs && reqSet.has(k) ? 1 : 0, simple: simpleType(rawProps[k], b.place), seg: "/" + escapeToken(k) };
+  }
+  const memoKeys: (string | undefined)[] = [];
+  const memoEntries: (PropEntry | undefined)[] = [];
   const nReq = absorbs ? reqSet.size : 0;
   const reqNames = [...reqSet];
   const reqMessages = requiredMessages(reqNames, "");
@@ -67,20 +80,29 @@ function objectPass(b: Build, required: readonly string[] | null): boolean {
     // for-in skips the per-key hasOwn when it can only yield own keys (see ownOnly).
     const own = ownOnly(o, ctx);
     const inline = inlineOk(ctx);
+    let at = 0;
     for (const k in o) {
       if (!own && !Object.hasOwn(o, k)) continue;
-      // A unit per key walked (Y1); the budget is checked by the next visit or after the loop.
-      ctx.work--;
-      const e = props[k];
+      let e: PropEntry | undefined;
+      if (at < MEMO) {
+        if (memoKeys[at] === k) e = memoEntries[at];
+        else {
+          e = props[k];
+          memoKeys[at] = k;
+          memoEntries[at] = e;
+        }
+      } else e = props[k];
+      at++;
       let matched = e !== undefined;
       if (e !== undefined) {
-        if (e.required) seen++;
+        seen += e.required;
         if (ev !== null) mark(ev, k);
         const v = o[k];
-        if (!(inline && typeIs(e.simple, v)) && !descend(e.node, v, k, ctx)) {
+        if (!(inline && simpleOk(e.simple, v, ctx)) && !descend(e.node, v, e, ctx)) {
           if (ctx.errs === null) return false;
           ok = false;
         }
+        if (nPats === 0) continue;
       }
       for (let i = 0; i < nPats; i++) {
         const [re, node] = pats[i] as [LinearRegex, SchemaNode];
@@ -98,7 +120,8 @@ function objectPass(b: Build, required: readonly string[] | null): boolean {
         ok = false;
       }
     }
-    if (ctx.work < 0) throw overBudget();
+    // A unit per key walked (Y1), charged once the walk is done.
+    if ((ctx.work -= at) < 0) throw overBudget();
     if (seen < nReq && !missing(o, reqNames, reqMessages, reqAt, ctx)) {
       if (ctx.errs === null) return false;
       ok = false;

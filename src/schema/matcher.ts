@@ -36,15 +36,18 @@ export class Matcher {
   /** ASCII code point to its class; 0 classes until first use. */
   readonly #classOf = new Uint16Array(128);
   #classes = 0;
-  /**
-   * Per kept state: its threads, its flags (MATCH reached: 1; no thread left in
-   * an anchored search: 2), its transitions by class, whether it matches at the
-   * end (-1 unknown).
-   */
+  /** Per kept state (by id): its threads. */
   readonly #threads: Int32Array[] = [];
-  readonly #flags: number[] = [];
-  readonly #next: Int32Array[] = [];
-  readonly #endMatch: number[] = [];
+  /**
+   * Every kept state's transitions in one table: state `id` owns the row at
+   * `id * (#classes + 1)`: an entry per class holds the next state's row offset
+   * (states are named by their offsets) or UNKNOWN, and the last one whether the
+   * state matches once the input ends (1 or 0; UNKNOWN). Grown by doubling.
+   */
+  #table = new Int32Array(0);
+  /** The states that decide the answer: MATCH reached, no thread left in an anchored search (-3: none yet). */
+  #matchAt = -3;
+  #deadAt = -3;
   readonly #ids = new Map<string, number>();
   #start = -1;
   #stored = 0;
@@ -120,7 +123,11 @@ export class Matcher {
     return this.#closure(seeds, k, input, pos, defer, meter);
   }
 
-  /** The kept state for the `count` threads in #out (or the matching state), or OVERFLOW past the bounds. */
+  /**
+   * The kept state (its row offset) for the `count` threads in #out (or the
+   * matching state), or OVERFLOW past the bounds. A state that decides the
+   * answer (a match, or a dead anchored search) loops to itself on every class.
+   */
   #intern(count: number, meter: Meter): number {
     const matched = count < 0;
     const threads = matched ? new Int32Array(0) : this.#out.slice(0, count).sort();
@@ -128,25 +135,37 @@ export class Matcher {
     const key = matched ? "m" : threads.join();
     const hit = this.#ids.get(key);
     if (hit !== undefined) return hit;
-    if (this.#threads.length >= MAX_REGEX_DFA_STATES || this.#stored + threads.length > MAX_REGEX_DFA_THREADS) return OVERFLOW;
     const id = this.#threads.length;
+    if (id >= MAX_REGEX_DFA_STATES || this.#stored + threads.length > MAX_REGEX_DFA_THREADS) return OVERFLOW;
+    const k = this.#classes;
+    const at = id * (k + 1);
+    if (at + k >= this.#table.length) {
+      const grown = new Int32Array(Math.max(8 * (k + 1), 2 * this.#table.length)).fill(UNKNOWN);
+      grown.set(this.#table);
+      this.#table = grown;
+    }
     this.#threads.push(threads);
     // An anchored search whose threads all died cannot match any more.
-    this.#flags.push(matched ? 1 : threads.length === 0 && !this.#restart ? 2 : 0);
-    this.#next.push(new Int32Array(this.#classes).fill(UNKNOWN));
-    this.#endMatch.push(-1);
-    this.#ids.set(key, id);
+    const dead = threads.length === 0 && !this.#restart;
+    if (matched || dead) {
+      this.#table.fill(at, at, at + k);
+      this.#table[at + k] = matched ? 1 : 0;
+      if (matched) this.#matchAt = at;
+      else this.#deadAt = at;
+    }
+    this.#ids.set(key, at);
     this.#stored += threads.length;
-    return id;
+    return at;
   }
 
-  /** Does kept state `s` match once the input ends (its `$` threads resolved)? */
+  /** Does kept state `s` (a row offset) match once the input ends (its `$` threads resolved)? */
   #matchesAtEnd(s: number, meter: Meter): boolean {
-    let known = this.#endMatch[s] as number;
+    const k = this.#classes;
+    let known = this.#table[s + k] as number;
     if (known < 0) {
-      const threads = this.#threads[s] as Int32Array;
+      const threads = this.#threads[s / (k + 1)] as Int32Array;
       known = this.#closure(threads, threads.length, ".", 1, false, meter) < 0 ? 1 : 0;
-      this.#endMatch[s] = known;
+      this.#table[s + k] = known;
     }
     return known === 1;
   }
@@ -167,29 +186,35 @@ export class Matcher {
       this.#start = s;
     }
     const classOf = this.#classOf;
-    const next = this.#next;
-    const flags = this.#flags;
-    if (flags[s] === 1) return true;
+    const k = this.#classes;
+    let table = this.#table;
+    if (s === this.#matchAt) return true;
     for (let pos = 0; pos < n; ) {
       const c = input.charCodeAt(pos);
-      const row = next[s] as Int32Array;
-      const cls = c < 128 ? (classOf[c] as number) : -1;
-      let t = cls < 0 ? UNKNOWN : (row[cls] as number);
+      // The common step: an ASCII character through a transition already built.
+      if (c < 128) {
+        const t = table[s + (classOf[c] as number)] as number;
+        if (t >= 0) {
+          s = t;
+          pos++;
+          continue;
+        }
+      }
+      // A deciding state loops to itself through the table only: decide here.
+      if (s === this.#matchAt) return true;
+      if (s === this.#deadAt) return false;
       const cp = c < 128 ? c : (input.codePointAt(pos) as number);
       pos += cp > 0xffff ? 2 : 1;
-      if (t === UNKNOWN) {
-        const threads = this.#threads[s] as Int32Array;
-        t = this.#intern(this.#step(threads, threads.length, cp, "..", 1, true, meter), meter);
-        if (t === OVERFLOW) {
-          // Past the bounds: the same step on the real input, then on without keeping sets.
-          return this.#simulate(input, pos, this.#step(threads, threads.length, cp, input, pos, false, meter), meter);
-        }
-        // Transitions outside ASCII are not kept (no class): computed again each time.
-        if (cls >= 0) row[cls] = t;
+      const threads = this.#threads[s / (k + 1)] as Int32Array;
+      const t = this.#intern(this.#step(threads, threads.length, cp, "..", 1, true, meter), meter);
+      if (t === OVERFLOW) {
+        // Past the bounds: the same step on the real input, then on without keeping sets.
+        return this.#simulate(input, pos, this.#step(threads, threads.length, cp, input, pos, false, meter), meter);
       }
+      table = this.#table;
+      // Transitions outside ASCII are not kept (no class): computed again each time.
+      if (c < 128) table[s + (classOf[c] as number)] = t;
       s = t;
-      const f = flags[s] as number;
-      if (f !== 0) return f === 1;
     }
     return this.#matchesAtEnd(s, meter);
   }

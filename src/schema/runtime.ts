@@ -16,10 +16,15 @@ import {
 import { tooDeep } from "./equal.js";
 import { overBudget } from "./program.js";
 import { escapeToken } from "./refs.js";
-import type { Ctx, Evaluated, SchemaNode } from "./types.js";
+import type { Ctx, Evaluated, Key, SchemaNode } from "./types.js";
 
 /** Thrown when enough issues were collected; caught by the validate entry point. */
 export const STOP_COLLECTING: unique symbol = Symbol("stop collecting");
+
+/** The instance path segment of a key. */
+function segment(k: Key): string {
+  return typeof k === "object" ? k.seg : "/" + escapeToken(k);
+}
 
 /**
  * Records an issue at the current instance location (plus `key`), returns false.
@@ -36,7 +41,7 @@ export function report(ctx: Ctx, schemaPath: string, message: string, key?: stri
     return false;
   }
   let p = "";
-  for (const s of ctx.path) p += "/" + escapeToken(s);
+  for (const s of ctx.path) p += segment(s);
   if (key !== undefined) p += "/" + escapeToken(key);
   errs.push({ instancePath: p, schemaPath, message });
   if (errs.length >= MAX_SCHEMA_ISSUES) throw STOP_COLLECTING;
@@ -46,7 +51,7 @@ export function report(ctx: Ctx, schemaPath: string, message: string, key?: stri
 /** The failure the fast pass reported last, as an issue (the one that made the instance invalid). */
 export function lastFailure(ctx: Ctx): ValidationIssue {
   let p = "";
-  for (let i = ctx.trailLength - 1; i >= 0; i--) p += "/" + escapeToken(ctx.trail[i] as string | number);
+  for (let i = ctx.trailLength - 1; i >= 0; i--) p += segment(ctx.trail[i] as Key);
   if (ctx.failKey !== undefined) p += "/" + escapeToken(ctx.failKey);
   return { instancePath: p, schemaPath: ctx.failAt, message: ctx.failMessage };
 }
@@ -64,8 +69,11 @@ export function spend(ctx: Ctx, units: number): void {
   if ((ctx.work -= units) < 0) throw overBudget();
 }
 
-/** Validates a child instance (`key` of the current one) against `node`. One work unit (Y1). */
-export function descend(node: SchemaNode, value: unknown, key: string | number, ctx: Ctx): boolean {
+/**
+ * Validates a child instance (`key` of the current one) against `node`. One work
+ * unit (Y1). A key may come as its path segment, escaped in advance (`{ seg }`).
+ */
+export function descend(node: SchemaNode, value: unknown, key: Key, ctx: Ctx): boolean {
   if (--ctx.work < 0) throw overBudget();
   if (++ctx.depth > MAX_INSTANCE_DEPTH) throw tooDeep();
   if (++ctx.nest > MAX_SCHEMA_EVAL_NESTING) throw tooNested();

@@ -37,12 +37,15 @@ export interface Resource {
   readonly dynamicNodes: Map<string, SchemaNode>;
 }
 
+/** An instance key: a property name, an index, or a property's path segment escaped in advance. */
+export type Key = string | number | { readonly seg: string };
+
 /** Per-validation state. One object per compiled schema, reset at each call. */
 export interface Ctx {
   /** Issues collected, or null on the fast pass (which stops at the first failure). */
   errs: ValidationIssue[] | null;
   /** Instance path segments, maintained only while collecting issues. */
-  path: (string | number)[];
+  path: Key[];
   /**
    * Fast pass: the last failure reported. Its instance path is gathered while the
    * failure unwinds: `trail[0..trailLength)` holds the segments, innermost first.
@@ -50,7 +53,7 @@ export interface Ctx {
   failAt: string;
   failMessage: string;
   failKey: string | number | undefined;
-  trail: (string | number)[];
+  trail: Key[];
   trailLength: number;
   /** Current instance nesting. */
   depth: number;
