@@ -9,7 +9,7 @@ import { MemoryActionStore } from "../../src/actions/memory-store.js";
 import { PostgresActionStore } from "../../src/actions/postgres-store.js";
 import { createWorker } from "../../src/actions/worker.js";
 import type { ActionRecord, ActionStore } from "../../src/actions/types.js";
-import { MAX_TRANSITION_BATCH, MAX_WORKER_CONCURRENCY } from "../../src/limits.js";
+import { DEFAULT_WORKER_CONCURRENCY, MAX_TRANSITION_BATCH, MAX_WORKER_CONCURRENCY } from "../../src/limits.js";
 import type { ActionOutcome, ApprovedAction, WriteTool } from "../../src/tools/types.js";
 import { freshTable, startPostgres, type TestPostgres } from "../helpers/postgres.js";
 import { alice, bob, performed, renameTool, startContract, type ContractServer } from "./support.js";
@@ -102,6 +102,20 @@ describe("W12: worker concurrency", { timeout: 90_000 }, () => {
         assert.equal(calls["transition"] ?? 0, 0, "every move went through a batch");
       }
     }
+  });
+
+  test("W12: without the option a worker keeps DEFAULT_WORKER_CONCURRENCY actions in flight, never more", async () => {
+    const store = new MemoryActionStore();
+    const total = DEFAULT_WORKER_CONCURRENCY + 3;
+    // The gate waits for one more than the default: it opens only when every action has started.
+    const { tool, seen } = gatedRename(server, DEFAULT_WORKER_CONCURRENCY + 1, total);
+    const ids = await approvedRenames(store, tool, total, "default");
+    const worker = createWorker({ store, resolveTool: () => tool });
+    let handled = 0;
+    for (let pass = 0; pass < 5 && handled < total; pass++) handled += await worker.runOnce();
+    assert.equal(handled, total);
+    assert.equal(seen.max, DEFAULT_WORKER_CONCURRENCY, "sends in flight at once");
+    for (const a of ids) assert.equal(performed(server.log, a.operationId), 1, "performed exactly once");
   });
 
   test("W12: concurrency must be an integer from 1 to MAX_WORKER_CONCURRENCY", () => {

@@ -1,5 +1,5 @@
 // A mocked clock for tests of time bounds too long to wait out: node:test mock
-// timers for setTimeout (and Date), with performance.now moved along, while real
+// timers for setTimeout (and Date), with performance.now frozen and moved by each tick, while real
 // processes and sockets keep running on real time. Real waits go through
 // realDelay / realWaitFor, captured before any test mocks anything.
 import type { TestContext } from "node:test";
@@ -38,7 +38,10 @@ export interface MockClock {
 export function mockClock(t: TestContext, options: { date?: boolean } = {}): MockClock {
   let offset = 0;
   let restored = false;
-  performance.now = () => realNow() + offset;
+  // Frozen between ticks, as the mocked timers are: real time passing while a test
+  // waits on a process must not bring a mocked deadline nearer.
+  const base = realNow();
+  performance.now = () => base + offset;
   t.mock.timers.enable(options.date ? { apis: ["setTimeout", "Date"], now: Date.now() } : { apis: ["setTimeout"] });
   const delays: number[] = [];
   const mockedSet = globalThis.setTimeout;

@@ -135,8 +135,19 @@ test("J6: with resetTimeoutOnProgress, maxTotalTimeoutMs ends a call that keeps 
 test("J6: the total bound of a progress-reset call defaults to DEFAULT_MAX_TOTAL_TIMEOUT_MS", async (t) => {
   const client = await McpClient.connectStdio("node", [fixtureServer("progress.mjs")], undefined, { era: "legacy" });
   try {
-    // Only Date is mocked: the session measures the total on it, its timers stay real.
+    // Only the clocks move (Date, and performance.now that the session measures the
+    // total on); its timers stay real.
     t.mock.timers.enable({ apis: ["Date"], now: Date.now() });
+    const realNow = performance.now.bind(performance);
+    let offset = 0;
+    performance.now = () => realNow() + offset;
+    t.after(() => {
+      performance.now = realNow;
+    });
+    const advance = (ms: number): void => {
+      offset += ms;
+      t.mock.timers.tick(ms);
+    };
     let updates = 0;
     const timeoutMs = 10_000;
     const call = client.callTool("work", { steps: 400, delayMs: 20 }, {
@@ -145,7 +156,7 @@ test("J6: the total bound of a progress-reset call defaults to DEFAULT_MAX_TOTAL
       onProgress: () => {
         updates++;
         // After the first update, a total of one bound minus 200 ms has passed; then 50 ms per update.
-        t.mock.timers.tick(updates === 1 ? DEFAULT_MAX_TOTAL_TIMEOUT_MS - 200 : 50);
+        advance(updates === 1 ? DEFAULT_MAX_TOTAL_TIMEOUT_MS - 200 : 50);
       },
     });
     const e = await rejection(call);

@@ -182,6 +182,7 @@ describe("W8: the worker at its bounds", { concurrency: true }, () => {
     const store = new Proxy(inner, {
       get(target, key) {
         if (key === "claim") return (o: Parameters<ActionStore["claim"]>[0]) => (claims.push(performance.now()), target.claim(o));
+        if (key === "claimMany") return (o: Parameters<NonNullable<ActionStore["claimMany"]>>[0]) => (claims.push(performance.now()), target.claimMany(o));
         const v = Reflect.get(target, key) as unknown;
         return typeof v === "function" ? (v as (...a: unknown[]) => unknown).bind(target) : v;
       },

@@ -12,6 +12,7 @@ import { HttpTransport } from "../../src/transport/http.js";
 import { OAuthClient } from "../../src/auth/client.js";
 import { OAuthError } from "../../src/errors.js";
 import { startFake } from "../auth/fake-as.js";
+import { mockClock } from "../helpers/clock.js";
 import { OAUTH_FLOW_TTL_MS, OAUTH_INTERACTION_TIMEOUT_MS, OAUTH_REQUEST_TIMEOUT_MS } from "../../src/limits.js";
 import { DEFAULT_LEGACY_ENDPOINT_TIMEOUT_MS, DEFAULT_TASK_TIMEOUT_MS, TASK_CANCEL_TIMEOUT_MS, MAX_TASK_POLL_MS, MAX_TASK_POLLS } from "../../src/limits.js";
 import { limitNamed } from "./support.js";
@@ -21,15 +22,17 @@ const T = { timeout: 90_000 };
 
 // The longest interval and the default bound are waited out on mocked timers (and
 // clock): the server and its pipe are real, only the client's waits are sped up.
-// (performance.now is not mocked, Date is.)
+// (performance.now is mocked only where a test uses mockClock.)
+// Real time, whatever a mocked clock says (captured before any test mocks it).
+const realNow = performance.now.bind(performance);
 const realWait = async (ms: number): Promise<void> => {
-  const end = performance.now() + ms;
-  while (performance.now() < end) await new Promise((r) => setImmediate(r));
+  const end = realNow() + ms;
+  while (realNow() < end) await new Promise((r) => setImmediate(r));
 };
 async function realWaitFor(predicate: () => boolean, ms: number): Promise<void> {
-  const end = performance.now() + ms;
+  const end = realNow() + ms;
   while (!predicate()) {
-    if (performance.now() > end) throw new Error("condition not reached in time");
+    if (realNow() > end) throw new Error("condition not reached in time");
     await new Promise((r) => setImmediate(r));
   }
 }
@@ -118,13 +121,13 @@ describe("V8: task time bounds on mocked timers (2025-11-25 server over stdio)",
 describe("V8: the cancel of an abandoned task on mocked timers (2025-11-25 server over stdio)", () => {
   test("V8: a call's own timeout bounds its task, and the tasks/cancel of an abandoned task is given up after TASK_CANCEL_TIMEOUT_MS", T, async (t: TestContext) => {
     const { client, seen } = await connect("hang:0");
+    const clock = mockClock(t);
     try {
-      t.mock.timers.enable({ apis: ["setTimeout"] });
       let settled: unknown;
       const call = client.callTool("t", {}, { task: true, timeoutMs: 300 }).catch((e: unknown) => (settled = e));
-      // The bound is measured on the real clock; the poll's pause is a mocked timer.
+      // The bound and the poll's pause both run on the mocked clock.
       await realWait(400);
-      t.mock.timers.tick(DEFAULT_TASK_TIMEOUT_MS);
+      clock.tick(DEFAULT_TASK_TIMEOUT_MS);
       await realWaitFor(() => settled !== undefined, 10_000);
       await call;
       const e = settled as Error & { code?: string };
@@ -134,14 +137,14 @@ describe("V8: the cancel of an abandoned task on mocked timers (2025-11-25 serve
       const cancel = seen().find((s) => s.method === "tasks/cancel");
       const gaveUp = (): boolean => seen().some((s) => s.method === "notifications/cancelled" && s.id === cancel?.id);
       await realWait(200);
-      t.mock.timers.tick(TASK_CANCEL_TIMEOUT_MS - 1);
+      clock.tick(TASK_CANCEL_TIMEOUT_MS - 1);
       await realWait(300);
       assert.equal(gaveUp(), false, "gave up on tasks/cancel before TASK_CANCEL_TIMEOUT_MS");
       // The unanswered tasks/cancel times out and is itself cancelled.
-      t.mock.timers.tick(1);
+      clock.tick(1);
       await realWaitFor(gaveUp, 10_000);
     } finally {
-      t.mock.timers.reset();
+      clock.restore();
       await client.close();
     }
   });

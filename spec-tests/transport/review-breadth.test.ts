@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { McpClient } from "../../src/mcp/client.js";
+import { MIN_LEGACY_HEALTHY_STREAM_MS } from "../../src/limits.js";
 import type { ClientHandlers } from "../../src/mcp/handlers.js";
 import { LegacySseTransport, type LegacySseOptions } from "../../src/transport/legacy-sse.js";
 
@@ -159,7 +160,7 @@ describe("H14: HTTP+SSE reconnect against a hostile server", { concurrency: true
     ),
   );
 
-  test("H14: streams that announce an endpoint and drop at once cannot keep the transport reconnecting forever (same session, no replay)", T, async () => {
+  test("H14: streams that announce an endpoint and drop sooner than MIN_LEGACY_HEALTHY_STREAM_MS count as failed reconnects: they cannot keep the transport reconnecting forever (same session, no replay)", T, async () => {
     let closed: Promise<Coded> | undefined;
     await withHostile(
       { plan: (n) => (n === 1 ? { kind: "serve", session: "s1" } : { kind: "announce-and-cut", session: "s1" }) },
@@ -173,6 +174,8 @@ describe("H14: HTTP+SSE reconnect against a hostile server", { concurrency: true
         assert.equal(why.code, "connection_closed");
         assert.match(why.message, /reconnects failed/);
         assert.ok(server.gets <= 4, `${server.gets} GETs for maxReconnectAttempts 2`);
+        // Every stream after the first lived far less than the healthy-stream bound, so none reset the count.
+        assert.ok(Date.now() - started < (server.gets - 1) * MIN_LEGACY_HEALTHY_STREAM_MS);
         assert.ok(Date.now() - started < 12_000);
       },
     );
