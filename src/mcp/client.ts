@@ -64,6 +64,9 @@ import { isTaskAnswer, taskCallParams, taskIdentity, type TaskSupport } from "./
 import type { TaskCalls } from "./task-module.js";
 import { TASKS_EXTENSION } from "./tasks.js";
 
+/** V8: a call that must run as a task, on a client connected without the task module. */
+const noTasks = (where: string): ConfigError => new ConfigError(`${where} runs as a task: pass { tasks: taskCalls } to McpClient.connect`);
+
 /** The name and version yada reports to servers unless the host sets its own. */
 export const DEFAULT_CLIENT_INFO = { name: "yada", version: "0.1.0" } as const;
 
@@ -579,8 +582,7 @@ export class McpClient {
     const asTask = taskCallParams(s, name, options);
     const where = `${s.name}: tools/call ${name.slice(0, MAX_QUOTED_CHARS)}`;
     // V8: without the task module no task is asked for; a call that needs one says what to pass.
-    const noTasks = (): ConfigError => new ConfigError(`${where} runs as a task: pass { tasks: taskCalls } to McpClient.connect`);
-    if (!s.tasks && (asTask || (s.era === "modern" && s.taskSupport.get(name) === "required" && taskIdentity(s, s.who)))) throw noTasks();
+    if (!s.tasks && (asTask || (s.era === "modern" && s.taskSupport.get(name) === "required" && taskIdentity(s, s.who)))) throw noTasks(where);
     const params = withMeta(asTask ? { name, arguments: args, task: asTask } : { name, arguments: args }, options.meta);
     const known = s.paramHeaders;
     const declared = known?.get(name);
@@ -598,7 +600,7 @@ export class McpClient {
       // A modern server that runs this tool only as a task refuses a client without the extension (-32021).
       if (!s.tasks && e instanceof JsonRpcError && e.rpcCode === MODERN_ERRORS.missingClientCapability) {
         const required = isRecord(e.data) && isRecord(e.data.requiredCapabilities) ? e.data.requiredCapabilities.extensions : undefined;
-        if (isRecord(required) && Object.hasOwn(required, TASKS_EXTENSION)) throw noTasks();
+        if (isRecord(required) && Object.hasOwn(required, TASKS_EXTENSION)) throw noTasks(where);
       }
       if (options.once === true) throw e;
       // Spec 2026-07-28 (x-mcp-header): on a header mismatch the client SHOULD list

@@ -65,6 +65,19 @@ export function withCustomHeader(list: HeaderList, name: string, value: string):
 }
 
 /**
+ * The host's custom headers (a record or `[name, value]` pairs), each checked as
+ * {@link withCustomHeader} checks it; a later name replaces an earlier one.
+ *
+ * @throws ConfigError (`config`) as {@link withCustomHeader}.
+ */
+export function customHeaders(given: Record<string, string> | Iterable<readonly [string, string]> = []): HeaderList {
+  let list: HeaderList = [];
+  const pairs = Symbol.iterator in given ? (given as Iterable<readonly [string, string]>) : Object.entries(given);
+  for (const [name, value] of pairs) list = withCustomHeader(list, name, value);
+  return list;
+}
+
+/**
  * Parses an MCP endpoint URL: absolute, `http:` or `https:`, without a
  * user:password part (credentials go in headers).
  *

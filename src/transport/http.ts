@@ -41,6 +41,7 @@ import {
   isModernRevision,
   isPlainHeaderValue,
   mcpNameOf,
+  customHeaders,
   withCustomHeader,
   type HeaderList,
 } from "./http-headers.js";
@@ -196,11 +197,7 @@ export class HttpTransport implements Transport {
     this.serverKey = u.origin + u.pathname;
     this.description = options.name === undefined ? `HTTP server ${this.serverKey}` : `HTTP server '${options.name}'`;
     this.#options = options;
-    let list: HeaderList = [];
-    const given = options.headers ?? [];
-    const pairs = Symbol.iterator in given ? (given as Iterable<readonly [string, string]>) : Object.entries(given);
-    for (const [name, value] of pairs) list = withCustomHeader(list, name, value);
-    this.#headers = list;
+    this.#headers = customHeaders(options.headers);
     // Called unbound, the global fetch throws "Illegal invocation" in browsers.
     this.#fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
     this.#idleMs = positive(options, "idleTimeoutMs", DEFAULT_HTTP_IDLE_TIMEOUT_MS);
@@ -310,9 +307,7 @@ export class HttpTransport implements Transport {
     const body = encodeMessage(message);
     const headers = this.#postHeaders(message);
     // Per-message headers (Mcp-Param-*, spec 2026-07-28) follow the H10 rules too.
-    let extra: HeaderList = [];
-    for (const [name, value] of Object.entries(options.headers ?? {})) extra = withCustomHeader(extra, name, value);
-    for (const [name, value] of extra) headers[name] = value;
+    if (options.headers) for (const [name, value] of customHeaders(options.headers)) headers[name] = value;
     const task = this.#post(message, body, headers, options, "id" in message && "method" in message ? sink : undefined);
     this.#track(task);
     return task;
