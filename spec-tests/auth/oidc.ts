@@ -48,8 +48,13 @@ function json(res: ServerResponse, status: number, body: unknown, headers: Recor
   res.end(JSON.stringify(body));
 }
 
-/** Starts the provider and the MCP server; `clients` are static clients (e.g. a machine client). */
-export async function startOidc(clients: Array<Record<string, unknown>> = []): Promise<OidcWorld> {
+/**
+ * Starts the provider and the MCP server; `clients` are static clients (e.g. a
+ * machine client). With `legacy`, the MCP server speaks 2024-11-05 HTTP+SSE (H14):
+ * a Streamable POST to /mcp is answered 405 once its token passes, GET /mcp opens
+ * the event stream, whose endpoint is /messages; every request needs the token.
+ */
+export async function startOidc(clients: Array<Record<string, unknown>> = [], options: { legacy?: boolean } = {}): Promise<OidcWorld> {
   const settings: OidcSettings = { accessTtl: 600, writeScope: "mcp:write" };
   const seen: string[] = [];
   const dpopKeys: string[] = [];
@@ -95,6 +100,7 @@ export async function startOidc(clients: Array<Record<string, unknown>> = []): P
     grants.push(c.oidc?.params?.grant_type ?? "?");
   });
 
+  let stream: ServerResponse | undefined; // the HTTP+SSE event stream, in legacy mode
   async function mcp(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = req.url ?? "";
     // CORS, for the browser leg of the runtime matrix (a page on another origin).
@@ -107,38 +113,50 @@ export async function startOidc(clients: Array<Record<string, unknown>> = []): P
     if (path === "/.well-known/oauth-protected-resource/mcp" || path === "/.well-known/oauth-protected-resource") {
       return json(res, 200, { resource: mcpUrl, authorization_servers: [issuer], scopes_supported: ["mcp:read"] });
     }
-    if (path !== "/mcp") return json(res, 404, {});
-    if (req.method !== "POST") return json(res, 405, {});
+    const legacy = options.legacy === true;
+    const messages = legacy && path === "/messages" && req.method === "POST";
+    if (path !== "/mcp" && !messages) return json(res, 404, {});
+    if (req.method !== "POST" && !(legacy && req.method === "GET")) return json(res, 405, {});
     const auth = req.headers.authorization ?? "";
     seen.push(auth);
     const challenge = (extra = ""): Record<string, string> => ({
       "www-authenticate": `Bearer resource_metadata="${issuer.replace(String(asPort), String(mcpPort))}/.well-known/oauth-protected-resource/mcp"${extra}`,
     });
-    const body = await readBody(req);
+    const body = req.method === "POST" ? await readBody(req) : "{}";
     const msg = JSON.parse(body) as { id?: number; method: string; params?: { name?: string } };
     const value = auth.startsWith("Bearer ") ? auth.slice(7) : auth.startsWith("DPoP ") ? auth.slice(5) : undefined;
     const token = value === undefined ? undefined : ((await provider?.AccessToken.find(value)) ?? (await provider?.ClientCredentials.find(value)));
     const aud = token?.aud === undefined ? [] : ([] as string[]).concat(token.aud);
     // A DPoP-bound token (RFC 9449 §7.1): the DPoP scheme and a proof by the bound key.
     const jkt = (token as { jkt?: string } | undefined)?.jkt;
-    const bound = jkt === undefined ? auth.startsWith("Bearer ") : auth.startsWith("DPoP ") && dpopThumbprint(req.headers.dpop, "POST", mcpUrl) === jkt;
+    const htu = messages ? `${new URL(mcpUrl).origin}/messages` : mcpUrl;
+    const bound = jkt === undefined ? auth.startsWith("Bearer ") : auth.startsWith("DPoP ") && dpopThumbprint(req.headers.dpop, req.method ?? "", htu) === jkt;
     if (token === undefined || token.isExpired || !aud.includes(mcpUrl) || !bound) return json(res, 401, { error: "invalid_token" }, challenge(', scope="mcp:read"'));
     if (jkt !== undefined) dpopKeys.push(jkt);
     const scopes = (token.scope ?? "").split(" ");
     if (msg.method === "tools/call" && msg.params?.name === "write" && !scopes.includes(settings.writeScope)) {
       return json(res, 403, { error: "insufficient_scope" }, challenge(`, error="insufficient_scope", scope="${settings.writeScope}"`));
     }
-    if (msg.id === undefined) return void res.writeHead(202).end();
+    if (legacy && !messages) {
+      if (req.method === "POST") return json(res, 405, {}); // a Streamable HTTP client: this server is older
+      res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+      res.write("event: endpoint\ndata: /messages\n\n");
+      stream = res;
+      return;
+    }
+    if (messages) res.writeHead(202).end();
+    const reply = (answer: unknown): void => (messages ? void stream?.write(`event: message\ndata: ${JSON.stringify(answer)}\n\n`) : json(res, 200, answer));
+    if (msg.id === undefined) return void (messages || res.writeHead(202).end());
     const result =
       msg.method === "initialize"
-        ? { protocolVersion: "2025-11-25", capabilities: { tools: {} }, serverInfo: { name: "oidc-fixture", version: "1" } }
+        ? { protocolVersion: legacy ? "2024-11-05" : "2025-11-25", capabilities: { tools: {} }, serverInfo: { name: "oidc-fixture", version: "1" } }
         : msg.method === "tools/list"
           ? { tools: [{ name: "read", inputSchema: { type: "object" }, annotations: { readOnlyHint: true } }, { name: "write", inputSchema: { type: "object" } }] }
           : msg.method === "tools/call"
             ? { content: [{ type: "text", text: `did ${msg.params?.name ?? "?"}` }] }
             : undefined;
-    if (result === undefined) return json(res, 200, { jsonrpc: "2.0", id: msg.id, error: { code: -32601, message: "Method not found" } });
-    json(res, 200, { jsonrpc: "2.0", id: msg.id, result });
+    if (result === undefined) return reply({ jsonrpc: "2.0", id: msg.id, error: { code: -32601, message: "Method not found" } });
+    reply({ jsonrpc: "2.0", id: msg.id, result });
   }
 
   async function browser(url: string, redirectUri: string): Promise<string> {

@@ -114,7 +114,8 @@ export class OAuthClient implements HttpAuth {
       if (t === undefined) return {};
     }
     a.sent = t.accessToken;
-    return this.#authorization(t, request.method, request.url);
+    // A DPoP proof names the URL actually requested (an HTTP+SSE message endpoint, H14).
+    return this.#authorization(t, request.method, request.target ?? request.url);
   }
 
   /** {@link HttpAuth.challenge}: refresh, log in, step up or pass a DPoP nonce on; false when none applies. */

@@ -6,11 +6,19 @@
  *
  * @module
  */
+import { MAX_AUTH_RETRIES } from "../limits.js";
+import { cancelBody, type Exchange } from "./http-exchange.js";
+import type { FetchFunction } from "./http.js";
 
 /** One logical request; the same object is passed for each of its attempts. */
 export interface AuthRequest {
   /** The MCP endpoint. */
   readonly url: string;
+  /**
+   * The URL this request goes to when it is not `url`: an HTTP+SSE server's
+   * message endpoint (H14). DPoP proofs name it; tokens stay those of `url`.
+   */
+  readonly target?: string;
   /** `POST`, `GET` or `DELETE`. */
   readonly method: string;
   /** 0 for the first send, then 1, 2, ... for each re-send. */
@@ -39,4 +47,34 @@ export interface HttpAuth {
    * fail the request. Throwing fails the request with that error.
    */
   challenge(response: Response, request: AuthRequest): Promise<boolean>;
+}
+
+/**
+ * Sends one request through `auth` (A5): its headers on each attempt, each 401 /
+ * 403 to its `challenge`, and the request sent again while it says so, at most
+ * `MAX_AUTH_RETRIES` times. The exchange's idle clock stops while the auth layer
+ * works (a refresh or a login is the client's own wait). Redirects are refused.
+ *
+ * @throws whatever `auth.headers` / `auth.challenge` or the fetch throw.
+ */
+export async function fetchAuthorized(
+  fetch: FetchFunction,
+  init: { readonly method: string; readonly headers: Record<string, string>; readonly body?: string },
+  ex: Exchange,
+  auth: HttpAuth,
+  request: AuthRequest,
+): Promise<Response> {
+  for (;;) {
+    ex.suspend();
+    const extra = await auth.headers(request);
+    ex.touch();
+    const res = await fetch(request.target ?? request.url, { method: init.method, headers: { ...init.headers, ...extra }, body: init.body, redirect: "manual", signal: ex.signal });
+    if ((res.status !== 401 && res.status !== 403) || request.attempt >= MAX_AUTH_RETRIES) return res;
+    ex.suspend();
+    const again = await auth.challenge(res, request);
+    ex.touch();
+    if (!again) return res;
+    cancelBody(res);
+    request.attempt++;
+  }
 }

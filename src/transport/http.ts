@@ -235,8 +235,8 @@ export class HttpTransport implements Transport {
    * the fallback of H14; undefined without the `fallback` option.
    */
   legacyFallback(): Transport | undefined {
-    const { fetch, logger, idleTimeoutMs, maxEventBytes, fallback } = this.#options;
-    return fallback?.(this.#url, { fetch, logger, idleTimeoutMs, maxEventBytes, headers: this.#headers });
+    const { fetch, logger, idleTimeoutMs, maxEventBytes, fallback, auth, name } = this.#options;
+    return fallback?.(this.#url, { fetch, logger, idleTimeoutMs, maxEventBytes, headers: this.#headers, auth, name });
   }
 
   /**

@@ -12,7 +12,8 @@ import { LegacySseTransport } from "./legacy-sse.js";
  * The HTTP+SSE fallback (H14), for `new HttpTransport(url, { fallback: legacySse })`:
  * when a Streamable HTTP `initialize` is answered HTTP 400, 404 or 405,
  * `McpClient.connect` connects again over a {@link LegacySseTransport} to the same
- * URL with the same fetch, logger, idle bound, event bound and headers, within
+ * URL with the same fetch, logger, idle bound, event bound, headers, `auth` and
+ * `name`, within
  * what is left of the handshake bound. `yada/node`'s `HttpTransport`,
  * `connectMcp`'s HTTP servers and the CLI pass it themselves.
  *

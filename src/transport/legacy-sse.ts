@@ -25,9 +25,11 @@ import {
 import { silentLogger, type Logger } from "../log.js";
 import { sleep, startTimer } from "../util/sleep.js";
 import { statusError } from "./http-answer.js";
+import { fetchAuthorized, type AuthRequest, type HttpAuth } from "./http-auth.js";
 import { cancelBody, Exchange, mediaType } from "./http-exchange.js";
 import { customHeaders, httpUrl, type HeaderList } from "./http-headers.js";
 import type { FetchFunction } from "./http.js";
+import { createHolds, heldDeadline } from "./hold.js";
 import { createSseParser } from "./sse.js";
 import type { SendOptions, Transport, TransportSink } from "./types.js";
 
@@ -47,6 +49,18 @@ export interface LegacySseOptions {
   maxReconnectAttempts?: number;
   /** Receives diagnostics; never given header values. */
   logger?: Logger;
+  /**
+   * Authorization for the GET and every POST (A5), as `HttpTransport`'s `auth`: its
+   * headers are added to each request, and each 401 / 403 goes to it; the request is
+   * sent again (at most `MAX_AUTH_RETRIES` times) when it says so. Tokens are those of
+   * the stream's URL; a DPoP proof names the URL actually requested.
+   */
+  auth?: HttpAuth;
+  /**
+   * Names the server in messages instead of its URL (Y5: a URL's path or query may
+   * carry a key). Default: the stream's origin and path.
+   */
+  name?: string;
 }
 
 function bound(v: number | undefined, name: string, dflt: number): number {
@@ -145,6 +159,9 @@ export class LegacySseTransport implements Transport {
   readonly #maxReconnects: number;
   readonly #log: Logger;
   readonly #closer = new AbortController();
+  readonly #auth: HttpAuth | undefined;
+  readonly #holds = createHolds();
+  #held = false;
   /** Requests sent and waiting for their answer, with their method. */
   readonly #outstanding = new Map<RequestId, string>();
   /** Server requests awaiting the client's answer, with the endpoint of the session that sent them. */
@@ -174,7 +191,13 @@ export class LegacySseTransport implements Transport {
   constructor(url: string | URL, options: LegacySseOptions = {}) {
     this.#url = httpUrl(url, "HTTP+SSE server URL", "pass them as headers");
     this.serverKey = this.#url.origin + this.#url.pathname;
-    this.description = `HTTP+SSE server ${this.serverKey}`;
+    this.description = options.name === undefined ? `HTTP+SSE server ${this.serverKey}` : `HTTP+SSE server '${options.name}'`;
+    this.#auth = options.auth;
+    // While a login runs, the stream's silence is the user's time, not the server's (A2).
+    this.#holds.on((held) => {
+      this.#held = held;
+      this.#lastByte = performance.now();
+    });
     this.#headers = customHeaders(options.headers);
     this.#fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
     this.#idleMs = bound(options.idleTimeoutMs, "idleTimeoutMs", DEFAULT_HTTP_IDLE_TIMEOUT_MS);
@@ -196,10 +219,11 @@ export class LegacySseTransport implements Transport {
     this.#assertOpen();
     this.#sink = sink;
     this.#ready = new Promise((resolve) => (this.#readyNow = resolve)); // the endpoint, or the end
-    const timer = startTimer(() => this.#end(new TimeoutError(`${this.description}: the event stream sent no endpoint within ${this.#endpointMs} ms`, this.#endpointMs)), this.#endpointMs);
+    // A login the auth layer runs for the GET does not count (A2).
+    const timer = heldDeadline(this, this.#endpointMs, () => this.#end(new TimeoutError(`${this.description}: the event stream sent no endpoint within ${this.#endpointMs} ms`, this.#endpointMs)));
     this.#stream = this.#run();
     await this.#ready;
-    clearTimeout(timer);
+    timer.clear();
     if (this.#ended) throw this.#ended;
   }
 
@@ -236,7 +260,7 @@ export class LegacySseTransport implements Transport {
         if (asker !== endpoint) return this.#log("warn", `${this.description}: dropped the answer to a request of an earlier session`);
       }
       if (id !== undefined) this.#watch(id, what, options.signal);
-      await this.#post(endpoint, message, what);
+      await this.#post(endpoint, message, what, id);
     } catch (e) {
       const err = e instanceof YadaError ? e : new ConnectionClosedError(`${this.description}: closed while sending ${what}`);
       if (id === undefined) throw err;
@@ -250,6 +274,15 @@ export class LegacySseTransport implements Transport {
     await this.#stream?.catch(() => {});
   }
 
+  /**
+   * Tells `listener` when a request starts waiting on the user (`true`: the `auth`
+   * layer runs its interactive login) and when none does any more (`false`), so a
+   * connect's deadline stops meanwhile (A2, S5). Returns its removal.
+   */
+  onHold(listener: (held: boolean) => void): () => void {
+    return this.#holds.on(listener);
+  }
+
   #assertOpen(): void {
     if (this.#ended) throw new ConnectionClosedError(`${this.description}: the transport is closed`);
   }
@@ -260,12 +293,28 @@ export class LegacySseTransport implements Transport {
     return Object.assign(h, extra);
   }
 
+  // One request, through the auth layer when there is one (A5). A login it runs for a
+  // request holds that request's bound (A2, S6) and a connect's deadline (S5).
+  #request(target: string, method: string, headers: Record<string, string>, ex: Exchange, body?: string, id?: RequestId): Promise<Response> {
+    const auth = this.#auth;
+    if (auth === undefined) return this.#fetch(target, { method, headers, body, redirect: "manual", signal: ex.signal });
+    const request: AuthRequest = {
+      url: this.#url.href,
+      target: target === this.#url.href ? undefined : target,
+      method,
+      attempt: 0,
+      signal: ex.signal,
+      hold: () => this.#holds.hold(id === undefined ? undefined : (held) => this.#sink?.hold?.(id, held)),
+    };
+    return fetchAuthorized(this.#fetch, { method, headers, body }, ex, auth, request);
+  }
+
   // One POST; its answer is at most "Accepted", the real one comes on the stream.
-  async #post(endpoint: string, message: JsonRpcMessage, what: string): Promise<void> {
+  async #post(endpoint: string, message: JsonRpcMessage, what: string, id?: RequestId): Promise<void> {
     const ex = new Exchange(this.#idleMs, undefined, this.#closer.signal, this.description, what);
     try {
       const headers = this.#headersWith({ "content-type": "application/json" });
-      const res = await this.#fetch(endpoint, { method: "POST", headers, body: encodeMessage(message), redirect: "manual", signal: ex.signal });
+      const res = await this.#request(endpoint, "POST", headers, ex, encodeMessage(message), id);
       cancelBody(res);
       if (!res.ok) throw statusError(this.description, res, what);
     } catch (e) {
@@ -301,8 +350,8 @@ export class LegacySseTransport implements Transport {
   #checkIdle = (): void => {
     if (this.#outstanding.size === 0 || this.#ended) return;
     const idle = performance.now() - this.#lastByte;
-    if (idle < this.#idleMs) {
-      this.#idleTimer = startTimer(this.#checkIdle, this.#idleMs - idle);
+    if (this.#held || idle < this.#idleMs) {
+      this.#idleTimer = startTimer(this.#checkIdle, this.#held ? this.#idleMs : this.#idleMs - idle);
       return;
     }
     const ids = [...this.#outstanding.keys()];
@@ -446,7 +495,7 @@ export class LegacySseTransport implements Transport {
     const ex = new Exchange(this.#endpointMs, undefined, this.#closer.signal, this.description, "the event stream");
     let announced = false;
     try {
-      const res = await this.#fetch(this.#url.href, { method: "GET", headers: this.#headersWith({ accept: "text/event-stream" }), redirect: "manual", signal: ex.signal });
+      const res = await this.#request(this.#url.href, "GET", this.#headersWith({ accept: "text/event-stream" }), ex);
       if (!res.ok) throw statusError(this.description, res, "the event stream GET");
       if (mediaType(res) !== "text/event-stream" || res.body === null) {
         cancelBody(res);
