@@ -161,8 +161,6 @@ export class HttpTransport implements Transport {
   readonly description: string;
   /** Identifies the server across connections (`<origin><path>`), for the remembered era (V2). */
   readonly serverKey: string;
-  /** This transport reads response streams and stops when a request settles: it wants `SendOptions.signal`. */
-  readonly needsRequestSignal = true;
   /** Enables the HTTP rules of the modern era in the layers above. */
   readonly kind = "http";
   readonly #url: string;
@@ -178,6 +176,10 @@ export class HttpTransport implements Transport {
   readonly #closer = new AbortController();
   readonly #tasks = new Set<Promise<unknown>>();
   readonly #holds = createHolds();
+  /** The exchange of each request whose response has not arrived yet, for {@link settled}. */
+  readonly #awaiting = new Map<RequestId, Exchange>();
+  /** The POST headers of the last session id and version, reused while both hold (H6, H9, H10). */
+  #postBase: { sid: string | undefined; version: string | undefined; headers: Record<string, string> } | undefined;
   #sink: TransportSink | undefined;
   #sessionId: string | undefined;
   #version: string | undefined;
@@ -248,6 +250,18 @@ export class HttpTransport implements Transport {
     return this.#holds.on(listener);
   }
 
+  /**
+   * Request `id` settled elsewhere (timed out, cancelled, or answered on another
+   * stream): its POST stream, if still read, is cancelled. The session calls it; a
+   * host that drives the transport itself passes `SendOptions.signal` instead.
+   */
+  settled(id: RequestId): void {
+    const ex = this.#awaiting.get(id);
+    if (ex === undefined) return;
+    this.#awaiting.delete(id);
+    ex.abort("caller");
+  }
+
   /** @inheritDoc */
   async start(sink: TransportSink): Promise<void> {
     this.#assertOpen();
@@ -305,7 +319,7 @@ export class HttpTransport implements Transport {
     this.#assertOpen();
     if (!sink) throw new TransportError(this.#msg("send() before start()"));
     const body = encodeMessage(message);
-    const headers = this.#postHeaders(message);
+    const headers = this.#postHeaders(message, options.headers !== undefined);
     // Per-message headers (Mcp-Param-*, spec 2026-07-28) follow the H10 rules too.
     if (options.headers) for (const [name, value] of customHeaders(options.headers)) headers[name] = value;
     const task = this.#post(message, body, headers, options, "id" in message && "method" in message ? sink : undefined);
@@ -408,10 +422,15 @@ export class HttpTransport implements Transport {
       if (state.id !== undefined && !state.found && isResponseTo(v, state.id)) {
         state.found = true;
         ex.detachCaller();
+        this.#unwait(state.id, ex);
       }
       state.delivered++;
       this.#deliver(v);
     }
+  }
+
+  #unwait(id: RequestId, ex: Exchange): void {
+    if (this.#awaiting.get(id) === ex) this.#awaiting.delete(id);
   }
 
   /** The custom headers, the session and the protocol version (H6, H9, H10), then `extra`. */
@@ -423,8 +442,16 @@ export class HttpTransport implements Transport {
     return Object.assign(h, extra);
   }
 
-  #postHeaders(message: JsonRpcMessage): Record<string, string> {
-    const h = this.#headersWith({ accept: "application/json, text/event-stream", "content-type": "application/json" });
+  // Shared by the POSTs of one session and version (the global fetch only reads it)
+  // unless `copy`, a host's own fetch, or the revision adds headers of the message.
+  #postHeaders(message: JsonRpcMessage, copy: boolean): Record<string, string> {
+    let base = this.#postBase;
+    if (base === undefined || base.sid !== this.#sessionId || base.version !== this.#version) {
+      const headers = this.#headersWith({ accept: "application/json, text/event-stream", "content-type": "application/json" });
+      this.#postBase = base = { sid: this.#sessionId, version: this.#version, headers };
+    }
+    if (!(copy || this.#options.fetch || (this.#modern && "method" in message))) return base.headers;
+    const h = { ...base.headers };
     if (this.#modern && "method" in message) {
       // Spec 2026-07-28 "Standard Request Headers": body fields mirrored for intermediaries.
       if (isPlainHeaderValue(message.method)) h["mcp-method"] = message.method;
@@ -471,6 +498,7 @@ export class HttpTransport implements Transport {
       const bytes = await readBody(res.body, ex, MAX_HTTP_ERROR_BODY_BYTES, "MAX_HTTP_ERROR_BODY_BYTES");
       const value = decodeJson(this.#decoder.decode(bytes));
       if (!isResponseTo(value, id) || !("error" in (value as object))) return false;
+      this.#unwait(id, ex);
       this.#deliver(value);
       return true;
     } catch {
@@ -491,6 +519,7 @@ export class HttpTransport implements Transport {
     const id = sink && (message as JsonRpcRequest).id;
     const what = "method" in message ? message.method : "a response to a server request";
     const ex = this.#exchange(options.signal, what);
+    if (id !== undefined) this.#awaiting.set(id, ex);
     let handedOff = false;
     try {
       const sentSession = this.#sessionId;
@@ -538,6 +567,7 @@ export class HttpTransport implements Transport {
     } catch (e) {
       const err = ex.error(e);
       if (sink) {
+        this.#unwait(id as RequestId, ex);
         if (err) sink.requestError(id as RequestId, err);
         return;
       }
@@ -545,6 +575,7 @@ export class HttpTransport implements Transport {
       if (ex.cause === "caller") throw new CancelledError(this.#msg(`sending ${what} was cancelled`));
       throw new ConnectionClosedError(this.#msg(`the transport was closed while sending ${what}`));
     } finally {
+      if (id !== undefined) this.#unwait(id, ex);
       if (!handedOff) ex.finish();
     }
   }
@@ -602,7 +633,10 @@ export class HttpTransport implements Transport {
         ex.signal.throwIfAborted();
         ex.touch();
         // At the end an event without its blank line is dropped (WHATWG), as the parser goes too.
-        if (r.done) return false;
+        if (r.done) {
+          ex.ended();
+          return false;
+        }
         parser.feed(r.value);
         if (r.value.length > 0) state.onBytes?.();
         if (state.found) {
