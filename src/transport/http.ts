@@ -30,6 +30,7 @@ import {
   MAX_SSE_EVENT_BYTES,
   MAX_SSE_RESUME_ATTEMPTS,
   MAX_SSE_RETRY_MS,
+  MAX_SPARE_SSE_PARSERS,
 } from "../limits.js";
 import { silentLogger, type Logger, type LogLevel } from "../log.js";
 import { sleep } from "../util/sleep.js";
@@ -47,7 +48,7 @@ import {
 } from "./http-headers.js";
 import type { AuthRequest, HttpAuth } from "./http-auth.js";
 import { createHolds } from "./hold.js";
-import { createSseParser } from "./sse.js";
+import { createSseParser, type SseEvent, type SseParser } from "./sse.js";
 import type { LegacySseOptions } from "./legacy-sse.js";
 import type { SendOptions, Transport, TransportSink } from "./types.js";
 import { checkOptions } from "../util/options.js";
@@ -120,6 +121,15 @@ interface StreamState {
   onBytes?: () => void;
 }
 
+/** An SSE parser, reused across answers, and the stream it reads now (see `#reading`). */
+interface Reading {
+  readonly parser: SseParser;
+  state: StreamState;
+  ex: Exchange;
+  /** Resets the parser and keeps it for another stream; called once per stream. */
+  readonly release: () => void;
+}
+
 /**
  * A {@link Transport} to one MCP server over Streamable HTTP, on web-standard
  * `fetch` only (runs on Node, Deno, Bun, workerd, browsers).
@@ -174,10 +184,14 @@ export class HttpTransport implements Transport {
   readonly #log: Logger;
   readonly #decoder = new TextDecoder();
   readonly #closer = new AbortController();
-  readonly #tasks = new Set<Promise<unknown>>();
+  /** Tasks not settled yet (POSTs, trailing reads, the GET stream): close() waits for them. */
+  #tasks = 0;
+  #drained: (() => void) | undefined;
   readonly #holds = createHolds();
   /** The exchange of each request whose response has not arrived yet, for {@link settled}. */
   readonly #awaiting = new Map<RequestId, Exchange>();
+  /** Parsers of finished answers, for the next ones (at most `MAX_SPARE_SSE_PARSERS`). */
+  readonly #spare: Reading[] = [];
   /** The POST headers of the last session id and version, reused while both hold (H6, H9, H10). */
   #postBase: { sid: string | undefined; version: string | undefined; headers: Record<string, string> } | undefined;
   #sink: TransportSink | undefined;
@@ -344,7 +358,7 @@ export class HttpTransport implements Transport {
   async #close(): Promise<void> {
     this.#closer.abort();
     this.#inbound?.abort();
-    await Promise.allSettled(this.#tasks);
+    if (this.#tasks > 0) await new Promise<void>((resolve) => (this.#drained = resolve));
     this.#sink?.closed(new ConnectionClosedError(this.#msg("the transport is closed")));
     const session = this.#sessionId;
     if (session === undefined) return;
@@ -375,21 +389,31 @@ export class HttpTransport implements Transport {
     if (this.#closing) throw new ConnectionClosedError(this.#msg("the transport is closed"));
   }
 
+  // A count, not a set of promises: no closure per task (measured on the round trip).
   #track(task: Promise<unknown>): void {
-    this.#tasks.add(task);
-    const drop = (): void => void this.#tasks.delete(task);
-    task.then(drop, drop);
+    this.#tasks++;
+    task.then(this.#untrack, this.#untrack);
   }
+
+  #untrack = (): void => {
+    if (--this.#tasks === 0) this.#drained?.();
+  };
 
   /** A new exchange bound by the idle timeout, linked to `signal` and to close(). */
   #exchange(signal: AbortSignal | undefined, what: string): Exchange {
     return new Exchange(this.#idleMs, signal, this.#closer.signal, this.description, what);
   }
 
-  async #request(method: string, headers: Record<string, string>, ex: Exchange, body?: string, id?: RequestId): Promise<Response> {
+  // Not async without `auth`: the fetch's own promise, one promise and job less per
+  // request. A fetch that throws at once throws here; every caller is inside a try.
+  #request(method: string, headers: Record<string, string>, ex: Exchange, body?: string, id?: RequestId): Promise<Response> {
     const auth = this.#options.auth;
     if (auth === undefined) return this.#fetch(this.#url, { method, headers, body, redirect: "manual", signal: ex.signal });
-    // A5: the auth layer adds its headers to each attempt and judges each 401 / 403.
+    return this.#authorized(auth, method, headers, ex, body, id);
+  }
+
+  // A5: the auth layer adds its headers to each attempt and judges each 401 / 403.
+  async #authorized(auth: HttpAuth, method: string, headers: Record<string, string>, ex: Exchange, body?: string, id?: RequestId): Promise<Response> {
     const request: AuthRequest = { url: this.#url, method, attempt: 0, signal: ex.signal, hold: () => this.#holds.hold(id === undefined ? undefined : (held) => this.#sink?.hold?.(id, held)) };
     for (;;) {
       ex.suspend(); // a refresh or a login is the client's own wait, not an idle server
@@ -599,27 +623,9 @@ export class HttpTransport implements Transport {
   async #readEvents(body: ReadableStream<Uint8Array> | null, ex: Exchange, state: StreamState): Promise<boolean> {
     if (body === null) return false;
     const reader = ex.reader(body);
-    const parser = createSseParser({
-      maxEventBytes: this.#maxEvent,
-      onRetry: (ms) => {
-        state.retryMs = Math.min(ms, MAX_SSE_RETRY_MS);
-      },
-      onEvent: (event) => {
-        if (event.data === "") return; // a priming event (spec 2025-11-25): only its id matters
-        if (event.type !== "message") {
-          this.#note("debug", `skipped an SSE event of type ${event.type.slice(0, MAX_QUOTED_CHARS)}`);
-          return;
-        }
-        let value: unknown;
-        try {
-          value = decodeJson(event.data);
-        } catch {
-          this.#note("warn", "skipped an SSE event whose data is not JSON");
-          return;
-        }
-        this.#deliverFrames(value, state, ex);
-      },
-    });
+    const reading = this.#reading(state, ex);
+    const parser = reading.parser;
+    let trailing = false;
     try {
       for (;;) {
         let r: ReadableStreamReadResult<Uint8Array>;
@@ -640,13 +646,66 @@ export class HttpTransport implements Transport {
         parser.feed(r.value);
         if (r.value.length > 0) state.onBytes?.();
         if (state.found) {
-          this.#track(trail(reader, parser.feed, ex));
+          trailing = true;
+          this.#track(trail(reader, parser.feed, ex, reading.release));
           return true;
         }
       }
     } finally {
-      if (parser.lastEventId !== "") state.lastId = parser.lastEventId;
+      if (!trailing) {
+        // Only a stream that ended before its response is resumed (or the GET stream):
+        // one found needs no cursor, and decoding it has a cost.
+        if (!state.found && parser.lastEventId !== "") state.lastId = parser.lastEventId;
+        reading.release();
+      }
     }
+  }
+
+  /**
+   * A parser for one SSE stream of `ex`: a spare one when there is one. Measured:
+   * building a parser and its callbacks per answer was a fifth of what the client
+   * allocates per call beyond the fetch itself. A parser is released once (when its
+   * stream is done, trailing read included) and reset before it is reused.
+   */
+  #reading(state: StreamState, ex: Exchange): Reading {
+    const spare = this.#spare.pop();
+    if (spare !== undefined) {
+      spare.state = state;
+      spare.ex = ex;
+      return spare;
+    }
+    const reading: Reading = {
+      state,
+      ex,
+      parser: createSseParser({
+        maxEventBytes: this.#maxEvent,
+        onRetry: (ms) => {
+          reading.state.retryMs = Math.min(ms, MAX_SSE_RETRY_MS);
+        },
+        onEvent: (event) => this.#onEvent(event, reading.state, reading.ex),
+      }),
+      release: () => {
+        reading.parser.reset();
+        if (this.#spare.length < MAX_SPARE_SSE_PARSERS) this.#spare.push(reading);
+      },
+    };
+    return reading;
+  }
+
+  #onEvent(event: SseEvent, state: StreamState, ex: Exchange): void {
+    if (event.data === "") return; // a priming event (spec 2025-11-25): only its id matters
+    if (event.type !== "message") {
+      this.#note("debug", `skipped an SSE event of type ${event.type.slice(0, MAX_QUOTED_CHARS)}`);
+      return;
+    }
+    let value: unknown;
+    try {
+      value = decodeJson(event.data);
+    } catch {
+      this.#note("warn", "skipped an SSE event whose data is not JSON");
+      return;
+    }
+    this.#deliverFrames(value, state, ex);
   }
 
   /**
