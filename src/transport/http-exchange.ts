@@ -274,7 +274,10 @@ export async function readBody(
 
 /** The media type of a response, lowercased, without parameters ("" when absent). */
 export function mediaType(res: Response): string {
-  return (res.headers.get("content-type") ?? "").split(";")[0]?.trim().toLowerCase() ?? "";
+  const type = res.headers.get("content-type") ?? "";
+  // The two types servers send, as they send them, skip the three string copies.
+  if (type === "text/event-stream" || type === "application/json") return type;
+  return type.split(";")[0]?.trim().toLowerCase() ?? "";
 }
 
 /** Cancels a body nobody will read, so the connection is released. */
