@@ -226,7 +226,7 @@ export class Exchange {
 
   /**
    * The body was read to its end: {@link Exchange.finish} has nothing to cancel
-   * (measured: cancelling a finished reader still costs a promise and a job).
+   * (cancelling a finished reader still costs two promises).
    */
   ended(): void {
     this.#reader = undefined;

@@ -116,9 +116,9 @@ interface StreamState {
   /** The stream's last event id ("" when none), sent back as Last-Event-ID. */
   lastId: string;
   /** The server's last `retry` value, clamped to `MAX_SSE_RETRY_MS`. */
-  retryMs: number | undefined;
+  retryMs?: number;
   /** Called once bytes arrived (a notification's answer stream must not be empty, H8). */
-  onBytes: (() => void) | undefined;
+  onBytes?: () => void;
 }
 
 /** An SSE parser, reused across answers, and the stream it reads now (see `#reading`). */
@@ -569,7 +569,7 @@ export class HttpTransport implements Transport {
         if (id === undefined) return; // H8: acknowledged
         throw proxyError(this.description, res.status, what);
       }
-      const state: StreamState = { id, found: false, delivered: 0, lastId: "", retryMs: undefined, onBytes: undefined };
+      const state: StreamState = { id, found: false, delivered: 0, lastId: "" };
       const type = mediaType(res);
       if (type === "text/event-stream") {
         if (id === undefined) {
@@ -771,7 +771,7 @@ export class HttpTransport implements Transport {
    */
   async #runInbound(signal: AbortSignal): Promise<void> {
     const what = "the GET stream";
-    const state: StreamState = { id: undefined, found: false, delivered: 0, lastId: "", retryMs: undefined, onBytes: undefined };
+    const state: StreamState = { id: undefined, found: false, delivered: 0, lastId: "" };
     let attempts = 0;
     for (;;) {
       const before = state.delivered;
