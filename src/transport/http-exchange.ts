@@ -123,15 +123,20 @@ export class Exchange {
     else {
       if (caller) {
         this.#following = true;
-        caller.addEventListener("abort", this.#onCaller, { once: true });
+        caller.addEventListener("abort", this, { once: true });
       }
       watch.add(this, this.#last + idleMs);
     }
   }
 
-  #onCaller = (): void => {
+  /**
+   * The caller's signal aborted: the exchange is, unless detached. The exchange is
+   * its own listener object (DOM `handleEvent`), so one without a caller signal, the
+   * usual case, builds no closure.
+   */
+  handleEvent(): void {
     if (this.#following) this.abort("caller");
-  };
+  }
 
   /**
    * Stops following the caller's signal. Called when the awaited response arrives:
@@ -237,7 +242,7 @@ export class Exchange {
     this.#watch.remove(this);
     this.#following = false;
     // An aborted signal has dropped its `once` listener already.
-    if (this.#caller?.aborted === false) this.#caller.removeEventListener("abort", this.#onCaller);
+    if (this.#caller?.aborted === false) this.#caller.removeEventListener("abort", this);
     this.#reader?.cancel().catch(ignore);
     this.#reader = undefined;
   }

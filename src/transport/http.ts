@@ -104,6 +104,8 @@ function positive(options: HttpTransportOptions, name: "idleTimeoutMs" | "maxJso
 }
 
 const SESSION_ID = /^[\x21-\x7e]+$/;
+// What a message without options gets (the session passes none over HTTP): no object per send.
+const NO_OPTIONS: SendOptions = Object.freeze({});
 
 /** What one stream reader tracks: the awaited response, progress, the resumption cursor. */
 interface StreamState {
@@ -328,7 +330,7 @@ export class HttpTransport implements Transport {
    * (`session_expired`), TimeoutError (`timeout`), CancelledError (`cancelled`) or
    * TransportError (`transport`) when it was not accepted.
    */
-  send(message: JsonRpcMessage, options: SendOptions = {}): Promise<void> {
+  send(message: JsonRpcMessage, options: SendOptions = NO_OPTIONS): Promise<void> {
     // Not async: the POST's own promise, one promise and two jobs less per message.
     // What fails before the POST still rejects, never throws.
     let task: Promise<void>;
