@@ -8,6 +8,7 @@ import { HttpTransport } from "../../src/transport/http.js";
 import { JsonRpcSession } from "../../src/jsonrpc/session.js";
 import { CancelledError, TimeoutError } from "../../src/errors.js";
 import { RecordingTransport } from "../../src/transport/recording.js";
+import { HTTP_BOUND_SWEEP_MS, MAX_SPARE_SSE_PARSERS } from "../../src/limits.js";
 import { recordingSink, request, until, withFixture } from "./http-fixtures.js";
 
 const T = { timeout: 20_000 };
@@ -69,5 +70,42 @@ test("H4, H5: with 16 exchanges in flight, each stalled one times out at its own
       await slow.close();
       await fast.close();
     });
+  });
+});
+
+test("H5: an idle bound longer than HTTP_BOUND_SWEEP_MS fires at its own time, not at the first sweep", T, async () => {
+  const idleMs = HTTP_BOUND_SWEEP_MS + 400;
+  await withFixture("stall", { mode: "body" }, async (server) => {
+    const transport = new HttpTransport(server.url, { idleTimeoutMs: idleMs });
+    const sink = recordingSink();
+    await transport.start(sink);
+    const started = Date.now();
+    await transport.send(request(1, "tools/call", { name: "slow" }));
+    const elapsed = Date.now() - started;
+    const { error } = sink.errors[0] ?? assert.fail("no error");
+    assert.ok(error instanceof TimeoutError && error.timeoutMs === idleMs, error.message);
+    assert.ok(elapsed >= idleMs - 10 && elapsed < idleMs + 5_000, `fired after ${elapsed} ms`);
+    await transport.close();
+  });
+});
+
+test("H2: more SSE answers in flight than MAX_SPARE_SSE_PARSERS each get their own parser; the kept ones read the next answers right", T, async () => {
+  await withFixture("sse", {}, async (server) => {
+    const transport = new HttpTransport(server.url);
+    const sink = recordingSink();
+    await transport.start(sink);
+    const n = MAX_SPARE_SSE_PARSERS + 8;
+    for (let round = 0; round < 2; round++) {
+      sink.messages.length = 0;
+      const sends = Array.from({ length: n }, (_, i) => transport.send(request(`${round}-${i}`, "tools/call", { name: "echo", arguments: { text: `text ${round}-${i}` } })));
+      await Promise.all(sends);
+      assert.deepEqual(sink.errors, []);
+      const got = new Map(sink.messages.map((m) => [(m as { id: string }).id, m]));
+      for (let i = 0; i < n; i++) {
+        const id = `${round}-${i}`;
+        assert.deepEqual(got.get(id), { jsonrpc: "2.0", id, result: { content: [{ type: "text", text: `text ${id}` }] } });
+      }
+    }
+    await transport.close();
   });
 });
