@@ -450,3 +450,9 @@ export const MAX_WORKER_CONCURRENCY = 100;
 
 /** Longest a session's one deadline timer is armed ahead; after the last timed request settles it lingers at most this long (S6; ours). */
 export const DEADLINE_SWEEP_MS = 1_000;
+// ── HTTP with SSE answers throughput (src/transport/http-exchange.ts) ──
+
+/** Longest the one timer bounding a transport's exchanges (idle read, trailing read) is armed ahead; after the last exchange ends it lingers at most this long (H4, H5; ours). */
+export const HTTP_BOUND_SWEEP_MS = 1_000;
+/** SSE parsers one HTTP transport keeps for its next answers, reset, instead of building one per answer (H2; ours: 16 calls in flight reuse theirs). */
+export const MAX_SPARE_SSE_PARSERS = 16;

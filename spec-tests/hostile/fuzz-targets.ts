@@ -7,7 +7,7 @@
 import { readFileSync, readdirSync } from "node:fs";
 import { YadaError } from "../../src/errors.js";
 import { createLineSplitter } from "../../src/transport/ndjson.js";
-import { createSseParser } from "../../src/transport/sse.js";
+import { createSseParser, type SseParser } from "../../src/transport/sse.js";
 import { classifyMessage, decodeJson } from "../../src/jsonrpc/messages.js";
 import { JsonRpcSession } from "../../src/jsonrpc/session.js";
 import { mcpServersFromEnv } from "../../src/tools/env.js";
@@ -255,6 +255,17 @@ function referenceSse(bytes: Uint8Array): { events: SeenEvent[]; retries: number
   return { events, retries };
 }
 
+// One parser reused across inputs, reset in between, as the HTTP transport reuses
+// its parsers (H2): whatever an input left behind must not change the next one.
+const reused: { events: SeenEvent[]; retries: number[]; parser?: SseParser } = { events: [], retries: [] };
+function reusedParser(): SseParser {
+  const parser = (reused.parser ??= createSseParser({
+    onEvent: (e) => reused.events.push({ type: e.type, data: e.data, id: parser.lastEventId }),
+    onRetry: (ms) => reused.retries.push(ms),
+  }));
+  return parser;
+}
+
 const sse: FuzzTarget = {
   name: "sse",
   run(seed, index) {
@@ -262,13 +273,22 @@ const sse: FuzzTarget = {
     const bytes = sseInput(r);
     const bounded = r() < 0.2;
     const max = bounded ? 1 + int(r, 200) : undefined;
-    const events: SeenEvent[] = [];
-    const retries: number[] = [];
-    const parser = createSseParser({
-      onEvent: (e) => events.push({ type: e.type, data: e.data, id: parser.lastEventId }),
-      onRetry: (ms) => retries.push(ms),
-      ...(max === undefined ? {} : { maxEventBytes: max }),
-    });
+    let events: SeenEvent[] = [];
+    let retries: number[] = [];
+    let parser: SseParser;
+    if (!bounded && r() < 0.5) {
+      parser = reusedParser();
+      for (const c of chunked(r, sseInput(r))) parser.feed(c);
+      parser.reset();
+      events = reused.events = [];
+      retries = reused.retries = [];
+    } else {
+      parser = createSseParser({
+        onEvent: (e) => events.push({ type: e.type, data: e.data, id: parser.lastEventId }),
+        onRetry: (ms) => retries.push(ms),
+        ...(max === undefined ? {} : { maxEventBytes: max }),
+      });
+    }
     try {
       for (const c of chunked(r, bytes)) parser.feed(c);
       parser.end();

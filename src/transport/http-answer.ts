@@ -42,21 +42,30 @@ export function statusError(description: string, res: Response, what: string): H
 /**
  * H4: the call has returned. Frames that trail the response are still fed for a
  * short while, and a server that ends the stream right away keeps its connection
- * reusable; one that holds it open is cut at `HTTP_TRAILING_READ_MS`.
+ * reusable; one that holds it open is cut at `HTTP_TRAILING_READ_MS`. `done` runs
+ * at the end, once `feed` is no longer called.
  */
-export async function trail(reader: ReadableStreamDefaultReader<Uint8Array>, feed: (chunk: Uint8Array) => void, ex: Exchange): Promise<void> {
-  ex.disarm();
-  const stop = setTimeout(() => ex.abort("closed"), HTTP_TRAILING_READ_MS);
+export async function trail(
+  reader: ReadableStreamDefaultReader<Uint8Array>,
+  feed: (chunk: Uint8Array) => void,
+  ex: Exchange,
+  done: () => void,
+): Promise<void> {
+  ex.endIn(HTTP_TRAILING_READ_MS);
   try {
     for (;;) {
       const r = await reader.read();
-      if (r.done || ex.cause !== undefined) break;
+      if (ex.cause !== undefined) break;
+      if (r.done) {
+        ex.ended();
+        break;
+      }
       feed(r.value);
     }
   } catch {
     // Cancelled at the bound, or the server cut the connection: both fine here.
   } finally {
-    clearTimeout(stop);
     ex.finish();
+    done();
   }
 }

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { MAX_QUOTED_TEXT_CHARS } from "../limits.js";
+import { HTTP_BOUND_SWEEP_MS, MAX_QUOTED_TEXT_CHARS } from "../limits.js";
 import { startTimer } from "../util/sleep.js";
 import { LimitError, TimeoutError, TransportError, YadaError } from "../errors.js";
 import { concatBytes } from "../util/bytes.js";
@@ -15,31 +15,76 @@ export type AbortCause = "idle" | "caller" | "closed";
 
 const ignore = (): void => {};
 
-// Y8: every exchange follows its transport's close signal. One listener per close
-// signal aborts them all, so 16 calls in flight do not add 16 listeners to one
-// AbortSignal (Node warns past 10, as for a leak).
-const closeGroups = new WeakMap<AbortSignal, Set<() => void>>();
-function onSharedAbort(signal: AbortSignal, onAbort: () => void): () => void {
-  let group = closeGroups.get(signal);
-  if (group === undefined) {
-    const members = (group = new Set());
-    closeGroups.set(signal, members);
-    signal.addEventListener("abort", () => {
-      for (const f of [...members]) f();
-      members.clear();
-    }, { once: true });
-  }
-  group.add(onAbort);
-  const members = group;
-  return () => void members.delete(onAbort);
+/**
+ * The live exchanges of one transport (those following one close signal), and the
+ * one timer that bounds them all (H4, H5, Y8). Measured: a setTimeout and a
+ * clearTimeout per exchange (idle bound) plus another pair for the trailing read
+ * were a larger part of an HTTP round trip than the rest of the exchange's own
+ * bookkeeping. The timer is armed for the nearest deadline but at most
+ * `HTTP_BOUND_SWEEP_MS` ahead, so it is left armed when exchanges end and stops by
+ * itself within that time once none is live. One listener on the close signal
+ * aborts them all: 16 calls in flight do not add 16 listeners to one AbortSignal
+ * (Node warns past 10, as for a leak).
+ */
+interface Watch {
+  /** Bounds `ex`, due by `at` (performance.now() time). */
+  add(ex: Exchange, at: number): void;
+  remove(ex: Exchange): void;
+  /** Makes sure the timer fires by `at`. */
+  wake(at: number): void;
 }
 
+// A closure, not a class: the web bundle keeps `#private` names verbatim.
+function createWatch(closer: AbortSignal | undefined): Watch {
+  const live = new Set<Exchange>();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let armedAt = Infinity;
+  // Node: a timer left armed for no exchange must not hold the process.
+  const hold = (on: boolean): void => (timer as { ref?: () => void; unref?: () => void } | undefined)?.[on ? "ref" : "unref"]?.();
+  const wake = (at: number): void => {
+    if (at >= armedAt) return;
+    clearTimeout(timer);
+    const now = performance.now();
+    armedAt = Math.min(at, now + HTTP_BOUND_SWEEP_MS);
+    timer = startTimer(sweep, armedAt - now);
+  };
+  const sweep = (): void => {
+    armedAt = Infinity;
+    const now = performance.now();
+    let next = Infinity;
+    for (const ex of live) next = Math.min(next, ex.due(now));
+    if (next < Infinity) wake(next);
+  };
+  closer?.addEventListener(
+    "abort",
+    () => {
+      clearTimeout(timer);
+      armedAt = Infinity;
+      for (const ex of [...live]) ex.abort("closed");
+    },
+    { once: true },
+  );
+  return {
+    add(ex, at) {
+      if (live.size === 0) hold(true);
+      live.add(ex);
+      wake(at);
+    },
+    remove(ex) {
+      if (live.delete(ex) && live.size === 0) hold(false);
+    },
+    wake,
+  };
+}
+
+// One Watch per close signal, i.e. per transport.
+const watches = new WeakMap<AbortSignal, Watch>();
+
 /**
- * Abort controller plus idle timer of one request / response (H5). The timer is
- * armed from the moment the exchange starts (a server that never sends headers is
- * bounded too) and pushed back by {@link Exchange.touch} on every read. A single
- * timer is re-armed lazily instead of being reset per chunk: a read costs one clock
- * sample, not a clearTimeout + setTimeout pair.
+ * Abort controller plus idle bound of one request / response (H5). The bound runs
+ * from the moment the exchange starts (a server that never sends headers is bounded
+ * too) and is pushed back by {@link Exchange.touch} on every read: a read costs one
+ * clock sample, the transport's {@link Watch} timer does the rest.
  */
 export class Exchange {
   /** Pass to fetch; aborted on idle expiry, caller abort or transport close. */
@@ -49,14 +94,15 @@ export class Exchange {
   readonly #controller = new AbortController();
   readonly #idleMs: number;
   readonly #caller: AbortSignal | undefined;
+  readonly #watch: Watch;
   /** "HTTP server <url>" and what the exchange carries, for its error messages. */
   readonly #description: string;
   readonly #what: string;
   #last = performance.now();
-  #timer: ReturnType<typeof setTimeout> | undefined;
+  /** A fixed end (the trailing read, H4) instead of the idle bound; Infinity once disarmed. */
+  #until: number | undefined;
   #suspended = false;
   #reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
-  #leaveCloser: () => void = ignore;
   /** The caller's abort still aborts the exchange (until {@link Exchange.detachCaller}). */
   #following = false;
 
@@ -66,24 +112,35 @@ export class Exchange {
     this.#caller = caller;
     this.#description = description;
     this.#what = what;
-    if (closer?.aborted) this.#onClose();
-    else if (closer) this.#leaveCloser = onSharedAbort(closer, this.#onClose);
-    if (caller?.aborted) this.abort("caller");
-    else if (caller) {
-      this.#following = true;
-      caller.addEventListener("abort", this.#onCaller, { once: true });
+    let watch = closer && watches.get(closer);
+    if (watch === undefined) {
+      watch = createWatch(closer);
+      if (closer) watches.set(closer, watch);
     }
-    if (this.cause === undefined) this.#timer = startTimer(this.#check, idleMs);
+    this.#watch = watch;
+    if (closer?.aborted) this.abort("closed");
+    else if (caller?.aborted) this.abort("caller");
+    else {
+      if (caller) {
+        this.#following = true;
+        caller.addEventListener("abort", this, { once: true });
+      }
+      watch.add(this, this.#last + idleMs);
+    }
   }
 
-  #onClose = (): void => this.abort("closed");
-  #onCaller = (): void => {
+  /**
+   * The caller's signal aborted: the exchange is, unless detached. The exchange is
+   * its own listener object (DOM `handleEvent`), so one without a caller signal, the
+   * usual case, builds no closure.
+   */
+  handleEvent(): void {
     if (this.#following) this.abort("caller");
-  };
+  }
 
   /**
    * Stops following the caller's signal. Called when the awaited response arrives:
-   * the session then settles the request and aborts that signal, but the rest of
+   * the caller then settles the request and may abort that signal, but the rest of
    * the stream is still read for a moment (H4: trailing frames, connection reuse).
    * The listener stays until that abort (`once`) or {@link Exchange.finish}: measured,
    * removing it here cost more than the rest of the exchange's own bookkeeping.
@@ -92,13 +149,24 @@ export class Exchange {
     this.#following = false;
   }
 
-  #check = (): void => {
-    if (this.cause !== undefined) return;
-    const idle = performance.now() - this.#last;
-    if (this.#suspended || idle < this.#idleMs) {
-      this.#timer = startTimer(this.#check, this.#suspended ? this.#idleMs : this.#idleMs - idle);
-    } else this.abort("idle");
-  };
+  /**
+   * For the {@link Watch}: aborts the exchange once its bound passed (idle: "idle";
+   * the end of the trailing read: "closed"); else when it is due, Infinity for never.
+   */
+  due(now: number): number {
+    const until = this.#until;
+    if (until !== undefined) {
+      if (now < until) return until;
+      this.abort("closed");
+      return Infinity;
+    }
+    // The client itself waits (a retry delay, a login): looked at again an idle bound later.
+    if (this.#suspended) return now + this.#idleMs;
+    const at = this.#last + this.#idleMs;
+    if (now < at) return at;
+    this.abort("idle");
+    return Infinity;
+  }
 
   /** Something arrived (or a wait ended): the idle bound restarts. */
   touch(): void {
@@ -113,13 +181,20 @@ export class Exchange {
 
   /** Ends the idle bound for good (a GET stream may stay quiet for hours). */
   disarm(): void {
-    clearTimeout(this.#timer);
+    this.#until = Infinity;
+  }
+
+  /** Replaces the idle bound by a fixed end `ms` from now, where the exchange is aborted as "closed" (H4). */
+  endIn(ms: number): void {
+    this.#until = performance.now() + ms;
+    if (this.cause === undefined) this.#watch.wake(this.#until);
   }
 
   /** Aborts the exchange (idempotent); a body being read is cancelled too. */
   abort(cause: AbortCause): void {
     if (this.cause !== undefined) return;
     this.cause = cause;
+    this.#watch.remove(this);
     this.#controller.abort();
     // A custom fetch may ignore the signal once the body is flowing.
     this.#reader?.cancel().catch(ignore);
@@ -154,13 +229,20 @@ export class Exchange {
     return reader;
   }
 
-  /** Releases the timer, the signal listeners and the body (cancelled if unread). Idempotent. */
+  /**
+   * The body was read to its end: {@link Exchange.finish} has nothing to cancel
+   * (cancelling a finished reader still costs two promises).
+   */
+  ended(): void {
+    this.#reader = undefined;
+  }
+
+  /** Releases the bound, the signal listener and the body (cancelled if unread). Idempotent. */
   finish(): void {
-    this.disarm();
-    this.#leaveCloser();
+    this.#watch.remove(this);
     this.#following = false;
     // An aborted signal has dropped its `once` listener already.
-    if (this.#caller?.aborted === false) this.#caller.removeEventListener("abort", this.#onCaller);
+    if (this.#caller?.aborted === false) this.#caller.removeEventListener("abort", this);
     this.#reader?.cancel().catch(ignore);
     this.#reader = undefined;
   }
@@ -184,7 +266,10 @@ export async function readBody(
   for (;;) {
     const r = await reader?.read();
     ex.touch();
-    if (!r || r.done) return concatBytes(parts);
+    if (!r || r.done) {
+      ex.ended();
+      return concatBytes(parts);
+    }
     total += r.value.length;
     // Past the bound the reader is cancelled by finish(), which every caller runs.
     if (total > max) throw new LimitError(limit, max, `an HTTP answer body exceeds ${max} bytes`);
@@ -194,7 +279,10 @@ export async function readBody(
 
 /** The media type of a response, lowercased, without parameters ("" when absent). */
 export function mediaType(res: Response): string {
-  return (res.headers.get("content-type") ?? "").split(";")[0]?.trim().toLowerCase() ?? "";
+  const type = res.headers.get("content-type") ?? "";
+  // The two types servers send, as they send them, skip the three string copies.
+  if (type === "text/event-stream" || type === "application/json") return type;
+  return type.split(";")[0]?.trim().toLowerCase() ?? "";
 }
 
 /** Cancels a body nobody will read, so the connection is released. */

@@ -30,6 +30,7 @@ import {
   MAX_SSE_EVENT_BYTES,
   MAX_SSE_RESUME_ATTEMPTS,
   MAX_SSE_RETRY_MS,
+  MAX_SPARE_SSE_PARSERS,
 } from "../limits.js";
 import { silentLogger, type Logger, type LogLevel } from "../log.js";
 import { sleep } from "../util/sleep.js";
@@ -47,7 +48,7 @@ import {
 } from "./http-headers.js";
 import type { AuthRequest, HttpAuth } from "./http-auth.js";
 import { createHolds } from "./hold.js";
-import { createSseParser } from "./sse.js";
+import { createSseParser, type SseEvent, type SseParser } from "./sse.js";
 import type { LegacySseOptions } from "./legacy-sse.js";
 import type { SendOptions, Transport, TransportSink } from "./types.js";
 import { checkOptions } from "../util/options.js";
@@ -103,13 +104,15 @@ function positive(options: HttpTransportOptions, name: "idleTimeoutMs" | "maxJso
 }
 
 const SESSION_ID = /^[\x21-\x7e]+$/;
+// What a message without options gets (the session passes none over HTTP): no object per send.
+const NO_OPTIONS: SendOptions = Object.freeze({});
 
 /** What one stream reader tracks: the awaited response, progress, the resumption cursor. */
 interface StreamState {
   /** The request whose response ends the wait; undefined on the GET stream. */
   readonly id: RequestId | undefined;
   /** The response to `id` was delivered. */
-  found?: boolean;
+  found: boolean;
   /** Frames delivered so far (H12 counts resumptions that bring nothing). */
   delivered: number;
   /** The stream's last event id ("" when none), sent back as Last-Event-ID. */
@@ -118,6 +121,15 @@ interface StreamState {
   retryMs?: number;
   /** Called once bytes arrived (a notification's answer stream must not be empty, H8). */
   onBytes?: () => void;
+}
+
+/** An SSE parser, reused across answers, and the stream it reads now (see `#reading`). */
+interface Reading {
+  readonly parser: SseParser;
+  state: StreamState;
+  ex: Exchange;
+  /** Resets the parser and keeps it for another stream; called once per stream. */
+  readonly release: () => void;
 }
 
 /**
@@ -161,8 +173,6 @@ export class HttpTransport implements Transport {
   readonly description: string;
   /** Identifies the server across connections (`<origin><path>`), for the remembered era (V2). */
   readonly serverKey: string;
-  /** This transport reads response streams and stops when a request settles: it wants `SendOptions.signal`. */
-  readonly needsRequestSignal = true;
   /** Enables the HTTP rules of the modern era in the layers above. */
   readonly kind = "http";
   readonly #url: string;
@@ -176,8 +186,16 @@ export class HttpTransport implements Transport {
   readonly #log: Logger;
   readonly #decoder = new TextDecoder();
   readonly #closer = new AbortController();
-  readonly #tasks = new Set<Promise<unknown>>();
+  /** Tasks not settled yet (POSTs, trailing reads, the GET stream): close() waits for them. */
+  #tasks = 0;
+  #drained: (() => void) | undefined;
   readonly #holds = createHolds();
+  /** The exchange of each request whose response has not arrived yet, for {@link settled}. */
+  readonly #awaiting = new Map<RequestId, Exchange>();
+  /** Parsers of finished answers, for the next ones (at most `MAX_SPARE_SSE_PARSERS`). */
+  readonly #spare: Reading[] = [];
+  /** The POST headers of the last session id and version, reused while both hold (H6, H9, H10). */
+  #postBase: { sid: string | undefined; version: string | undefined; headers: Record<string, string> } | undefined;
   #sink: TransportSink | undefined;
   #sessionId: string | undefined;
   #version: string | undefined;
@@ -248,6 +266,18 @@ export class HttpTransport implements Transport {
     return this.#holds.on(listener);
   }
 
+  /**
+   * Request `id` settled elsewhere (timed out, cancelled, or answered on another
+   * stream): its POST stream, if still read, is cancelled. The session calls it; a
+   * host that drives the transport itself passes `SendOptions.signal` instead.
+   */
+  settled(id: RequestId): void {
+    const ex = this.#awaiting.get(id);
+    if (ex === undefined) return;
+    this.#awaiting.delete(id);
+    ex.abort("caller");
+  }
+
   /** @inheritDoc */
   async start(sink: TransportSink): Promise<void> {
     this.#assertOpen();
@@ -300,15 +330,22 @@ export class HttpTransport implements Transport {
    * (`session_expired`), TimeoutError (`timeout`), CancelledError (`cancelled`) or
    * TransportError (`transport`) when it was not accepted.
    */
-  async send(message: JsonRpcMessage, options: SendOptions = {}): Promise<void> {
-    const sink = this.#sink;
-    this.#assertOpen();
-    if (!sink) throw new TransportError(this.#msg("send() before start()"));
-    const body = encodeMessage(message);
-    const headers = this.#postHeaders(message);
-    // Per-message headers (Mcp-Param-*, spec 2026-07-28) follow the H10 rules too.
-    if (options.headers) for (const [name, value] of customHeaders(options.headers)) headers[name] = value;
-    const task = this.#post(message, body, headers, options, "id" in message && "method" in message ? sink : undefined);
+  send(message: JsonRpcMessage, options: SendOptions = NO_OPTIONS): Promise<void> {
+    // Not async: the POST's own promise, one promise and two jobs less per message.
+    // What fails before the POST still rejects, never throws.
+    let task: Promise<void>;
+    try {
+      const sink = this.#sink;
+      this.#assertOpen();
+      if (!sink) throw new TransportError(this.#msg("send() before start()"));
+      const body = encodeMessage(message);
+      const headers = this.#postHeaders(message, options.headers !== undefined);
+      // Per-message headers (Mcp-Param-*, spec 2026-07-28) follow the H10 rules too.
+      if (options.headers) for (const [name, value] of customHeaders(options.headers)) headers[name] = value;
+      task = this.#post(message, body, headers, options, "id" in message && "method" in message ? sink : undefined);
+    } catch (e) {
+      return Promise.reject(e);
+    }
     this.#track(task);
     return task;
   }
@@ -330,7 +367,7 @@ export class HttpTransport implements Transport {
   async #close(): Promise<void> {
     this.#closer.abort();
     this.#inbound?.abort();
-    await Promise.allSettled(this.#tasks);
+    if (this.#tasks > 0) await new Promise<void>((resolve) => (this.#drained = resolve));
     this.#sink?.closed(new ConnectionClosedError(this.#msg("the transport is closed")));
     const session = this.#sessionId;
     if (session === undefined) return;
@@ -361,21 +398,31 @@ export class HttpTransport implements Transport {
     if (this.#closing) throw new ConnectionClosedError(this.#msg("the transport is closed"));
   }
 
+  // A count, not a set of promises: no closure per task (measured on the round trip).
   #track(task: Promise<unknown>): void {
-    this.#tasks.add(task);
-    const drop = (): void => void this.#tasks.delete(task);
-    task.then(drop, drop);
+    this.#tasks++;
+    task.then(this.#untrack, this.#untrack);
   }
+
+  #untrack = (): void => {
+    if (--this.#tasks === 0) this.#drained?.();
+  };
 
   /** A new exchange bound by the idle timeout, linked to `signal` and to close(). */
   #exchange(signal: AbortSignal | undefined, what: string): Exchange {
     return new Exchange(this.#idleMs, signal, this.#closer.signal, this.description, what);
   }
 
-  async #request(method: string, headers: Record<string, string>, ex: Exchange, body?: string, id?: RequestId): Promise<Response> {
+  // Not async without `auth`: the fetch's own promise, one promise and job less per
+  // request. A fetch that throws at once throws here; every caller is inside a try.
+  #request(method: string, headers: Record<string, string>, ex: Exchange, body?: string, id?: RequestId): Promise<Response> {
     const auth = this.#options.auth;
     if (auth === undefined) return this.#fetch(this.#url, { method, headers, body, redirect: "manual", signal: ex.signal });
-    // A5: the auth layer adds its headers to each attempt and judges each 401 / 403.
+    return this.#authorized(auth, method, headers, ex, body, id);
+  }
+
+  // A5: the auth layer adds its headers to each attempt and judges each 401 / 403.
+  async #authorized(auth: HttpAuth, method: string, headers: Record<string, string>, ex: Exchange, body?: string, id?: RequestId): Promise<Response> {
     const request: AuthRequest = { url: this.#url, method, attempt: 0, signal: ex.signal, hold: () => this.#holds.hold(id === undefined ? undefined : (held) => this.#sink?.hold?.(id, held)) };
     for (;;) {
       ex.suspend(); // a refresh or a login is the client's own wait, not an idle server
@@ -408,10 +455,15 @@ export class HttpTransport implements Transport {
       if (state.id !== undefined && !state.found && isResponseTo(v, state.id)) {
         state.found = true;
         ex.detachCaller();
+        this.#unwait(state.id, ex);
       }
       state.delivered++;
       this.#deliver(v);
     }
+  }
+
+  #unwait(id: RequestId, ex: Exchange): void {
+    if (this.#awaiting.get(id) === ex) this.#awaiting.delete(id);
   }
 
   /** The custom headers, the session and the protocol version (H6, H9, H10), then `extra`. */
@@ -423,8 +475,16 @@ export class HttpTransport implements Transport {
     return Object.assign(h, extra);
   }
 
-  #postHeaders(message: JsonRpcMessage): Record<string, string> {
-    const h = this.#headersWith({ accept: "application/json, text/event-stream", "content-type": "application/json" });
+  // Shared by the POSTs of one session and version (the global fetch only reads it)
+  // unless `copy`, a host's own fetch, or the revision adds headers of the message.
+  #postHeaders(message: JsonRpcMessage, copy: boolean): Record<string, string> {
+    let base = this.#postBase;
+    if (base === undefined || base.sid !== this.#sessionId || base.version !== this.#version) {
+      const headers = this.#headersWith({ accept: "application/json, text/event-stream", "content-type": "application/json" });
+      this.#postBase = base = { sid: this.#sessionId, version: this.#version, headers };
+    }
+    if (!(copy || this.#options.fetch || (this.#modern && "method" in message))) return base.headers;
+    const h = { ...base.headers };
     if (this.#modern && "method" in message) {
       // Spec 2026-07-28 "Standard Request Headers": body fields mirrored for intermediaries.
       if (isPlainHeaderValue(message.method)) h["mcp-method"] = message.method;
@@ -471,6 +531,7 @@ export class HttpTransport implements Transport {
       const bytes = await readBody(res.body, ex, MAX_HTTP_ERROR_BODY_BYTES, "MAX_HTTP_ERROR_BODY_BYTES");
       const value = decodeJson(this.#decoder.decode(bytes));
       if (!isResponseTo(value, id) || !("error" in (value as object))) return false;
+      this.#unwait(id, ex);
       this.#deliver(value);
       return true;
     } catch {
@@ -491,6 +552,7 @@ export class HttpTransport implements Transport {
     const id = sink && (message as JsonRpcRequest).id;
     const what = "method" in message ? message.method : "a response to a server request";
     const ex = this.#exchange(options.signal, what);
+    if (id !== undefined) this.#awaiting.set(id, ex);
     let handedOff = false;
     try {
       const sentSession = this.#sessionId;
@@ -509,7 +571,7 @@ export class HttpTransport implements Transport {
         if (id === undefined) return; // H8: acknowledged
         throw proxyError(this.description, res.status, what);
       }
-      const state: StreamState = { id, delivered: 0, lastId: "" };
+      const state: StreamState = { id, found: false, delivered: 0, lastId: "" };
       const type = mediaType(res);
       if (type === "text/event-stream") {
         if (id === undefined) {
@@ -538,6 +600,7 @@ export class HttpTransport implements Transport {
     } catch (e) {
       const err = ex.error(e);
       if (sink) {
+        this.#unwait(id as RequestId, ex);
         if (err) sink.requestError(id as RequestId, err);
         return;
       }
@@ -545,6 +608,7 @@ export class HttpTransport implements Transport {
       if (ex.cause === "caller") throw new CancelledError(this.#msg(`sending ${what} was cancelled`));
       throw new ConnectionClosedError(this.#msg(`the transport was closed while sending ${what}`));
     } finally {
+      if (id !== undefined) this.#unwait(id, ex);
       if (!handedOff) ex.finish();
     }
   }
@@ -568,27 +632,9 @@ export class HttpTransport implements Transport {
   async #readEvents(body: ReadableStream<Uint8Array> | null, ex: Exchange, state: StreamState): Promise<boolean> {
     if (body === null) return false;
     const reader = ex.reader(body);
-    const parser = createSseParser({
-      maxEventBytes: this.#maxEvent,
-      onRetry: (ms) => {
-        state.retryMs = Math.min(ms, MAX_SSE_RETRY_MS);
-      },
-      onEvent: (event) => {
-        if (event.data === "") return; // a priming event (spec 2025-11-25): only its id matters
-        if (event.type !== "message") {
-          this.#note("debug", `skipped an SSE event of type ${event.type.slice(0, MAX_QUOTED_CHARS)}`);
-          return;
-        }
-        let value: unknown;
-        try {
-          value = decodeJson(event.data);
-        } catch {
-          this.#note("warn", "skipped an SSE event whose data is not JSON");
-          return;
-        }
-        this.#deliverFrames(value, state, ex);
-      },
-    });
+    const reading = this.#reading(state, ex);
+    const parser = reading.parser;
+    let trailing = false;
     try {
       for (;;) {
         let r: ReadableStreamReadResult<Uint8Array>;
@@ -602,17 +648,73 @@ export class HttpTransport implements Transport {
         ex.signal.throwIfAborted();
         ex.touch();
         // At the end an event without its blank line is dropped (WHATWG), as the parser goes too.
-        if (r.done) return false;
+        if (r.done) {
+          ex.ended();
+          return false;
+        }
         parser.feed(r.value);
         if (r.value.length > 0) state.onBytes?.();
         if (state.found) {
-          this.#track(trail(reader, parser.feed, ex));
+          trailing = true;
+          this.#track(trail(reader, parser.feed, ex, reading.release));
           return true;
         }
       }
     } finally {
-      if (parser.lastEventId !== "") state.lastId = parser.lastEventId;
+      if (!trailing) {
+        // Only a stream that ended before its response is resumed (or the GET stream):
+        // one found needs no cursor, and decoding it has a cost.
+        if (!state.found && parser.lastEventId !== "") state.lastId = parser.lastEventId;
+        reading.release();
+      }
     }
+  }
+
+  /**
+   * A parser for one SSE stream of `ex`: a spare one when there is one. Measured:
+   * building a parser and its callbacks per answer was a fifth of what the client
+   * allocates per call beyond the fetch itself. A parser is released once (when its
+   * stream is done, trailing read included) and reset before it is reused.
+   */
+  #reading(state: StreamState, ex: Exchange): Reading {
+    const spare = this.#spare.pop();
+    if (spare !== undefined) {
+      spare.state = state;
+      spare.ex = ex;
+      return spare;
+    }
+    const reading: Reading = {
+      state,
+      ex,
+      parser: createSseParser({
+        maxEventBytes: this.#maxEvent,
+        onRetry: (ms) => {
+          reading.state.retryMs = Math.min(ms, MAX_SSE_RETRY_MS);
+        },
+        onEvent: (event) => this.#onEvent(event, reading.state, reading.ex),
+      }),
+      release: () => {
+        reading.parser.reset();
+        if (this.#spare.length < MAX_SPARE_SSE_PARSERS) this.#spare.push(reading);
+      },
+    };
+    return reading;
+  }
+
+  #onEvent(event: SseEvent, state: StreamState, ex: Exchange): void {
+    if (event.data === "") return; // a priming event (spec 2025-11-25): only its id matters
+    if (event.type !== "message") {
+      this.#note("debug", `skipped an SSE event of type ${event.type.slice(0, MAX_QUOTED_CHARS)}`);
+      return;
+    }
+    let value: unknown;
+    try {
+      value = decodeJson(event.data);
+    } catch {
+      this.#note("warn", "skipped an SSE event whose data is not JSON");
+      return;
+    }
+    this.#deliverFrames(value, state, ex);
   }
 
   /**
@@ -671,7 +773,7 @@ export class HttpTransport implements Transport {
    */
   async #runInbound(signal: AbortSignal): Promise<void> {
     const what = "the GET stream";
-    const state: StreamState = { id: undefined, delivered: 0, lastId: "" };
+    const state: StreamState = { id: undefined, found: false, delivered: 0, lastId: "" };
     let attempts = 0;
     for (;;) {
       const before = state.delivered;

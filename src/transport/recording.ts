@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { JsonRpcMessage } from "../jsonrpc/messages.js";
+import type { JsonRpcMessage, RequestId } from "../jsonrpc/messages.js";
 import type { SendOptions, Transport, TransportSink } from "./types.js";
 
 /** One recorded message: `c2s` is client to server, `s2c` server to client. */
@@ -44,6 +44,10 @@ export class RecordingTransport implements Transport {
   }
   get needsRequestSignal(): boolean | undefined {
     return this.#inner.needsRequestSignal;
+  }
+
+  settled(id: RequestId): void {
+    this.#inner.settled?.(id);
   }
 
   start(sink: TransportSink): Promise<void> {

@@ -56,6 +56,12 @@ export interface SseParser {
    */
   end(): void;
   /**
+   * Makes the parser as new, for another stream: nothing of the one before is kept
+   * (no partial line or event, no last event ID, no buffer). Cheaper than creating
+   * one per stream.
+   */
+  reset(): void;
+  /**
    * The last event ID (WHATWG "last event ID string"): set when an event is
    * dispatched, so inside `onEvent` it is that event's. `""` when none.
    */
@@ -435,9 +441,19 @@ export function createSseParser(options: SseParserOptions): SseParser {
     type = "";
   }
 
+  function reset(): void {
+    end();
+    pending = dataBuf = nextBuf = lastBuf = ownNext = ownLast = EMPTY;
+    bomMatched = nextStart = nextEnd = lastStart = lastEnd = 0;
+    atStart = true;
+    idSet = false;
+    lastIdText = "";
+  }
+
   return {
     feed,
     end,
+    reset,
     get lastEventId() {
       lastIdText ??= lastEnd === lastStart ? "" : decoder.decode(lastBuf.subarray(lastStart, lastEnd));
       return lastIdText;

@@ -73,6 +73,13 @@ export interface Transport {
    */
   readonly needsRequestSignal?: boolean | undefined;
   /**
+   * Told that request `id` settled (answered, timed out, cancelled): a transport that
+   * reads a response stream for it stops. The session calls it for every request it
+   * sent; a transport that has it needs no `SendOptions.signal` (measured: an
+   * AbortController per request, aborted on settle, cost more than this lookup).
+   */
+  settled?(id: RequestId): void;
+  /**
    * The 2024-11-05 HTTP+SSE transport to the same server (H14): `McpClient.connect`
    * switches to it when `initialize` is answered HTTP 400, 404 or 405 (none: no fallback).
    */
