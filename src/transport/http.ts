@@ -21,7 +21,6 @@ import {
   DEFAULT_HTTP_IDLE_TIMEOUT_MS,
   DEFAULT_SSE_RETRY_MS,
   HTTP_DELETE_TIMEOUT_MS,
-  MAX_AUTH_RETRIES,
   MAX_HTTP_ERROR_BODY_BYTES,
   MAX_HTTP_JSON_BYTES,
   MAX_QUOTED_CHARS,
@@ -46,7 +45,7 @@ import {
   withCustomHeader,
   type HeaderList,
 } from "./http-headers.js";
-import type { AuthRequest, HttpAuth } from "./http-auth.js";
+import { fetchAuthorized, type AuthRequest, type HttpAuth } from "./http-auth.js";
 import { createHolds } from "./hold.js";
 import { createSseParser, type SseEvent, type SseParser } from "./sse.js";
 import type { LegacySseOptions } from "./legacy-sse.js";
@@ -422,21 +421,9 @@ export class HttpTransport implements Transport {
   }
 
   // A5: the auth layer adds its headers to each attempt and judges each 401 / 403.
-  async #authorized(auth: HttpAuth, method: string, headers: Record<string, string>, ex: Exchange, body?: string, id?: RequestId): Promise<Response> {
+  #authorized(auth: HttpAuth, method: string, headers: Record<string, string>, ex: Exchange, body?: string, id?: RequestId): Promise<Response> {
     const request: AuthRequest = { url: this.#url, method, attempt: 0, signal: ex.signal, hold: () => this.#holds.hold(id === undefined ? undefined : (held) => this.#sink?.hold?.(id, held)) };
-    for (;;) {
-      ex.suspend(); // a refresh or a login is the client's own wait, not an idle server
-      const extra = await auth.headers(request);
-      ex.touch();
-      const res = await this.#fetch(this.#url, { method, headers: { ...headers, ...extra }, body, redirect: "manual", signal: ex.signal });
-      if ((res.status !== 401 && res.status !== 403) || request.attempt >= MAX_AUTH_RETRIES) return res;
-      ex.suspend();
-      const again = await auth.challenge(res, request);
-      ex.touch();
-      if (!again) return res;
-      cancelBody(res);
-      request.attempt++;
-    }
+    return fetchAuthorized(this.#fetch, { method, headers, body }, ex, auth, request);
   }
 
   /** Hands one decoded frame to the sink. */
