@@ -187,19 +187,20 @@ export class Matcher {
     }
     const classOf = this.#classOf;
     const k = this.#classes;
-    let table = this.#table;
     if (s === this.#matchAt) return true;
-    for (let pos = 0; pos < n; ) {
-      const c = input.charCodeAt(pos);
-      // The common step: an ASCII character through a transition already built.
-      if (c < 128) {
+    let pos = 0;
+    while (pos < n) {
+      // The common steps: ASCII characters through transitions already built.
+      const table = this.#table;
+      let c = 0;
+      for (; pos < n; pos++) {
+        c = input.charCodeAt(pos);
+        if (c >= 128) break;
         const t = table[s + (classOf[c] as number)] as number;
-        if (t >= 0) {
-          s = t;
-          pos++;
-          continue;
-        }
+        if (t < 0) break;
+        s = t;
       }
+      if (pos >= n) break;
       // A deciding state loops to itself through the table only: decide here.
       if (s === this.#matchAt) return true;
       if (s === this.#deadAt) return false;
@@ -211,9 +212,8 @@ export class Matcher {
         // Past the bounds: the same step on the real input, then on without keeping sets.
         return this.#simulate(input, pos, this.#step(threads, threads.length, cp, input, pos, false, meter), meter);
       }
-      table = this.#table;
       // Transitions outside ASCII are not kept (no class): computed again each time.
-      if (c < 128) table[s + (classOf[c] as number)] = t;
+      if (c < 128) this.#table[s + (classOf[c] as number)] = t;
       s = t;
     }
     return this.#matchesAtEnd(s, meter);
