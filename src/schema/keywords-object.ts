@@ -2,7 +2,7 @@
  * Object keywords: properties, patternProperties, additionalProperties,
  * required, propertyNames, min/maxProperties, dependencies (draft 7),
  * dependentRequired, dependentSchemas, unevaluatedProperties (2020-12 core
- * §10.3.2, §11.3; validation §6.5). Instance keys are read with Object.hasOwn
+ * §10.3.2, §11.3; validation §6.5). Instance keys are read as own properties
  * only, so `__proto__` or `constructor` in data are plain names.
  *
  * @module
@@ -11,7 +11,7 @@ import { OBJECT, simpleOk, simpleType, type Build } from "./build.js";
 import { compileRegex } from "./pattern.js";
 import type { LinearRegex } from "./regex.js";
 import { overBudget } from "./program.js";
-import { apply, descend, inlineOk, ownOnly, probeChild, report, spend } from "./runtime.js";
+import { apply, descend, inlineOk, probeChild, report, spend } from "./runtime.js";
 import { escapeToken } from "./refs.js";
 import type { Ctx, Evaluated, SchemaNode } from "./types.js";
 
@@ -77,12 +77,13 @@ function objectPass(b: Build, required: readonly string[] | null): boolean {
     const o = inst as Obj;
     let ok = true;
     let seen = 0;
-    // for-in skips the per-key hasOwn when it can only yield own keys (see ownOnly).
-    const own = ownOnly(o, ctx);
     const inline = inlineOk(ctx);
     let at = 0;
     for (const k in o) {
-      if (!own && !Object.hasOwn(o, k)) continue;
+      // Inside for-in, V8 reduces hasOwnProperty of the loop's key to a check of the
+      // object's shape (Object.hasOwn stays a call): own keys cost almost nothing, and
+      // inherited enumerable ones (a polluted or custom prototype) are skipped.
+      if (!Object.prototype.hasOwnProperty.call(o, k)) continue;
       let e: PropEntry | undefined;
       if (at < MEMO) {
         if (memoKeys[at] === k) e = memoEntries[at];
@@ -168,7 +169,7 @@ function propertyNamesCheck(b: Build): void {
 
 function countProps(o: Obj, ctx: Ctx): number {
   let n = 0;
-  for (const k in o) if (Object.hasOwn(o, k)) n++;
+  for (const k in o) if (Object.prototype.hasOwnProperty.call(o, k)) n++;
   spend(ctx, n);
   return n;
 }
