@@ -34,6 +34,11 @@ test("Y1: the object walk's remembered key positions never confuse keys across i
     assert.equal(r.valid, valid, JSON.stringify(inst));
     if (!r.valid) assert.equal(r.issues[0]?.instancePath, path, JSON.stringify(inst));
   }
+  // The empty key, with and without a property schema of its own.
+  const empty = compileSchema({ properties: { "": { type: "number" } }, additionalProperties: { type: "string" } });
+  assert.equal(empty.validate({ "": 1, a: "x" }).valid, true);
+  assert.equal(empty.validate({ "": "x" }).valid, false);
+  assert.equal(compileSchema({ properties: { a: true }, additionalProperties: false }).validate({ "": 1 }).valid, false);
   // More keys than positions remembered.
   const wide = compileSchema({ properties: Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`k${i}`, { type: "integer" }])) });
   const inst = Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`k${39 - i}`, i]));

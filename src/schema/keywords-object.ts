@@ -61,8 +61,10 @@ function objectPass(b: Build, required: readonly string[] | null): boolean {
   for (const [k, node] of entries) {
     props[k] = { node, required: absorbs && reqSet.has(k) ? 1 : 0, simple: simpleType(rawProps[k], b.place), seg: "/" + escapeToken(k) };
   }
-  const memoKeys: (string | undefined)[] = [];
-  const memoEntries: (PropEntry | undefined)[] = [];
+  // Filled in advance with a key and its entry, so the comparison only ever meets
+  // strings (V8 then compares internalized keys by identity, inline).
+  const memoKeys: string[] = new Array<string>(MEMO).fill("");
+  const memoEntries: (PropEntry | undefined)[] = new Array<PropEntry | undefined>(MEMO).fill(props[""]);
   const nReq = absorbs ? reqSet.size : 0;
   const reqNames = [...reqSet];
   const reqMessages = requiredMessages(reqNames, "");
