@@ -17,39 +17,18 @@ const JSON_POINTER = /^(?:\/(?:[^~/]|~[01])*)*$/;
 const REL_JSON_POINTER = /^(?:0|[1-9]\d*)(?:#|(?:\/(?:[^~/]|~[01])*)*)$/;
 const URI_TEMPLATE = /^(?:[^{}\s]|\{[^{}\s]+\})*$/;
 const QUOTED_LOCAL = /^"(?:[^"\\\r\n]|\\.)*"$/;
+// RFC 3986 §2: characters that never appear unencoded in a URI; a `%` must start an escape.
+const URI_CHARS = /^(?:[A-Za-z0-9\-._~:/?#[\]@!$&'()*+,;=]|%[0-9A-Fa-f]{2})*$/;
 const IRI_CHARS = /^(?:[A-Za-z0-9\-._~:/?#[\]@!$&'()*+,;=\u00a0-\ud7ff\ue000-\ufffd\u{10000}-\u{10ffff}]|%[0-9A-Fa-f]{2})*$/u;
 const SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:/;
+// A scheme, then URI characters (the scheme's characters are URI characters): one pass.
+// These literals cannot backtrack (each character has one way to match); the engine
+// runs them faster than a loop over the characters would (measured).
+const URI = new RegExp(SCHEME.source + URI_CHARS.source.slice(1));
 
-// ASCII classes, read in place by the email and URI checks (no slice, no regex run):
-// bit 1 RFC 5322 §3.2.3 atext, bit 2 RFC 3986 §2 characters allowed unencoded, bit 4 scheme characters.
-const CLASSES = new Uint8Array(128);
-for (let c = 0; c < 128; c++) {
-  const ch = String.fromCharCode(c);
-  const alnum = /[A-Za-z0-9]/.test(ch);
-  CLASSES[c] = (alnum || "!#$%&'*+/=?^_`{|}~-".includes(ch) ? 1 : 0) | (alnum || "-._~:/?#[]@!$&'()*+,;=".includes(ch) ? 2 : 0) | (alnum || "+.-".includes(ch) ? 4 : 0);
-}
-
-const isHex = (c: number) => (c >= 48 && c <= 57) || ((c | 32) >= 97 && (c | 32) <= 102);
-
-/** Are the characters of `s` from `from` on URI characters or `%` escapes (RFC 3986 §2)? */
-function isUriChars(s: string, from = 0): boolean {
-  for (let i = from; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c < 128 && (CLASSES[c] as number) & 2) continue;
-    if (c !== 37 || !isHex(s.charCodeAt(i + 1)) || !isHex(s.charCodeAt(i + 2))) return false;
-    i += 2;
-  }
-  return true;
-}
-
-/** RFC 3986 §3: a scheme (a letter, then letters, digits, "+", "-", "."), ":", then URI characters. */
-function isUri(s: string): boolean {
-  let i = 1;
-  let c = s.charCodeAt(0) | 32;
-  if (!(c >= 97 && c <= 122)) return false;
-  while (i < s.length && (c = s.charCodeAt(i)) < 128 && (CLASSES[c] as number) & 4) i++;
-  return c === 58 && i < s.length && isUriChars(s, i + 1);
-}
+// RFC 5322 §3.2.3 atext by ASCII code, read in place by the email check (no slice, no regex run).
+const ATEXT = new Uint8Array(128);
+for (let c = 0; c < 128; c++) ATEXT[c] = /[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]/.test(String.fromCharCode(c)) ? 1 : 0;
 
 /** RFC 5321 §4.1.2 Dot-string: atext runs joined by single dots, in `s` before `end` (> 0). */
 function isDotString(s: string, end: number): boolean {
@@ -57,7 +36,7 @@ function isDotString(s: string, end: number): boolean {
   for (let i = 0; i < end; i++) {
     const c = s.charCodeAt(i);
     if (c === 46 && !dot) dot = true;
-    else if (c < 128 && (CLASSES[c] as number) & 1) dot = false;
+    else if (c < 128 && ATEXT[c] === 1) dot = false;
     else return false;
   }
   return !dot;
@@ -207,8 +186,8 @@ const CHECKS = new Map<string, ((s: string) => boolean) | RegExp>([
   ["hostname", isHostname],
   ["ipv4", IPV4],
   ["ipv6", isIpv6],
-  ["uri", isUri],
-  ["uri-reference", (s: string) => isUriChars(s)],
+  ["uri", URI],
+  ["uri-reference", URI_CHARS],
   ["iri", (s: string) => SCHEME.test(s) && IRI_CHARS.test(s)],
   ["iri-reference", IRI_CHARS],
   ["uuid", UUID],
