@@ -120,7 +120,7 @@ export class Build {
    */
   typeCode = 0;
   typeOk: Check | null = null;
-  /** The one STRING closure tests `type` itself (see keywords-core.ts). */
+  /** The one closure of the type's list tests `type` itself (strings: keywords-core.ts; objects: the property walk). */
   selfTyped = false;
 
   constructor(

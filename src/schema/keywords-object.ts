@@ -8,6 +8,7 @@
  * @module
  */
 import { OBJECT, simpleOk, simpleType, type Build } from "./build.js";
+import { isRec } from "../util/record.js";
 import { compileRegex } from "./pattern.js";
 import type { LinearRegex } from "./regex.js";
 import { overBudget } from "./program.js";
@@ -75,7 +76,11 @@ function objectPass(b: Build, required: readonly string[] | null): boolean {
   const never = b.get("additionalProperties") === false;
   const fail = b.fail("additionalProperties", "must not have additional properties");
   if (entries.length === 0 && nPats === 0 && extra === null) return false;
+  // With `type: "object"` the walk tests the type too, and may stand for the whole subschema (see `assemble`).
+  const typeOk = b.typeCode === 6 ? b.typeOk : null;
+  if (typeOk !== null) b.selfTyped = true;
   b.add(OBJECT, (inst, ctx, ev) => {
+    if (typeOk !== null && !isRec(inst)) return typeOk(inst, ctx, ev);
     const o = inst as Obj;
     let ok = true;
     let seen = 0;
