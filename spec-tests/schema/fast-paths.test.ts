@@ -98,3 +98,18 @@ test("Y1: the automaton's deciding states hold past characters outside ASCII", (
     for (let i = 0; i < 3; i++) assert.equal(re.test(s), new RegExp(p, "u").test(s), `${p} on ${s}`);
   }
 });
+
+test("Y1: an array schema's items and item counts in one closure report in keyword order, and non-arrays get the type issue only", () => {
+  const v = compileSchema({ type: "array", items: { type: "integer", minimum: 0 }, maxItems: 2, minItems: 1 });
+  for (const x of [{}, "s", null]) {
+    assert.deepEqual(v.validate(x), { valid: false, issues: [{ instancePath: "", schemaPath: "/type", message: "must be array" }] });
+  }
+  assert.equal(v.validate([1, 2]).valid, true);
+  const all = v.validate([1, -1, 2], { allIssues: true });
+  assert.deepEqual(all.valid ? [] : all.issues.map((i) => [i.instancePath, i.schemaPath]), [["/1", "/items/minimum"], ["", "/maxItems"]]);
+  assert.deepEqual(v.validate([]), { valid: false, issues: [{ instancePath: "", schemaPath: "/minItems", message: "must have at least 1 items" }] });
+  // With contains between them, the counts keep their own place.
+  const c = compileSchema({ type: "array", items: { type: "number" }, contains: { const: 5 }, maxItems: 1 });
+  const both = c.validate([1, 2], { allIssues: true });
+  assert.deepEqual(both.valid ? [] : both.issues.map((i) => i.schemaPath), ["/contains", "/maxItems"]);
+});
