@@ -126,7 +126,8 @@ export class Matcher {
   /**
    * The kept state (its row offset) for the `count` threads in #out (or the
    * matching state), or OVERFLOW past the bounds. A state that decides the
-   * answer (a match, or a dead anchored search) loops to itself on every class.
+   * answer (a match, or a dead anchored search) gets no transition: the test
+   * stops at the first character read in it.
    */
   #intern(count: number, meter: Meter): number {
     const matched = count < 0;
@@ -148,7 +149,7 @@ export class Matcher {
     // An anchored search whose threads all died cannot match any more.
     const dead = threads.length === 0 && !this.#restart;
     if (matched || dead) {
-      this.#table.fill(at, at, at + k);
+      // Its transitions stay unknown: the first character read in it leaves the fast loop, which decides.
       this.#table[at + k] = matched ? 1 : 0;
       if (matched) this.#matchAt = at;
       else this.#deadAt = at;
@@ -201,7 +202,7 @@ export class Matcher {
         s = t;
       }
       if (pos >= n) break;
-      // A deciding state loops to itself through the table only: decide here.
+      // A deciding state has no transition built: the answer is known.
       if (s === this.#matchAt) return true;
       if (s === this.#deadAt) return false;
       const cp = c < 128 ? c : (input.codePointAt(pos) as number);
