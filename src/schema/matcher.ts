@@ -171,40 +171,54 @@ export class Matcher {
     return known === 1;
   }
 
-  /** `RegExp.prototype.test` with flag `u` only. @throws LimitError (`MAX_SCHEMA_WORK`) past the meter's budget. */
+  /**
+   * `RegExp.prototype.test` with flag `u` only. @throws LimitError (`MAX_SCHEMA_WORK`) past the meter's budget.
+   * Only the common case is here (small enough for V8 to inline at its call sites):
+   * ASCII characters through transitions already built, the answer at the end known.
+   */
   test(input: string, meter: Meter = UNMETERED): boolean {
     const n = input.length;
     // A kept step is a few nanoseconds: one unit per 8 characters, up front, plus
     // the set-up of a test (measured at about four visits).
     if ((meter.work -= (n >> 3) + 4) < 0) throw overBudget();
-    if (!this.#cacheable || n === 0) return this.#simulate(input, 0, this.#closure([0], 1, input, 0, false, meter), meter);
-    if (this.#classes === 0) this.#classify(meter);
     let s = this.#start;
-    if (s < 0) {
-      // `^` holds in the start state only.
-      s = this.#intern(this.#closure([0], 1, "..", 0, true, meter), meter);
-      if (s === OVERFLOW) return this.#simulate(input, 0, this.#closure([0], 1, input, 0, false, meter), meter);
-      this.#start = s;
+    if (s < 0 || n === 0) return this.#first(input, meter);
+    const classOf = this.#classOf;
+    const table = this.#table;
+    let pos = 0;
+    for (; pos < n; pos++) {
+      const c = input.charCodeAt(pos);
+      if (c >= 128) break;
+      const t = table[s + (classOf[c] as number)] as number;
+      if (t < 0) break;
+      s = t;
     }
+    if (pos < n) return this.#resume(input, pos, s, meter);
+    const end = table[s + this.#classes] as number;
+    return end < 0 ? this.#matchesAtEnd(s, meter) : end === 1;
+  }
+
+  /** {@link test} without a start state yet, on an empty input, or without kept states. */
+  #first(input: string, meter: Meter): boolean {
+    if (!this.#cacheable || input.length === 0) return this.#simulate(input, 0, this.#closure([0], 1, input, 0, false, meter), meter);
+    if (this.#classes === 0) this.#classify(meter);
+    // `^` holds in the start state only.
+    const s = this.#intern(this.#closure([0], 1, "..", 0, true, meter), meter);
+    if (s === OVERFLOW) return this.#simulate(input, 0, this.#closure([0], 1, input, 0, false, meter), meter);
+    this.#start = s;
+    return this.#resume(input, 0, s, meter);
+  }
+
+  /** {@link test} on from `pos` of `input`, in kept state `s`, building transitions as needed. */
+  #resume(input: string, pos: number, s: number, meter: Meter): boolean {
+    const n = input.length;
     const classOf = this.#classOf;
     const k = this.#classes;
-    if (s === this.#matchAt) return true;
-    let pos = 0;
     while (pos < n) {
-      // The common steps: ASCII characters through transitions already built.
-      const table = this.#table;
-      let c = 0;
-      for (; pos < n; pos++) {
-        c = input.charCodeAt(pos);
-        if (c >= 128) break;
-        const t = table[s + (classOf[c] as number)] as number;
-        if (t < 0) break;
-        s = t;
-      }
-      if (pos >= n) break;
       // A deciding state has no transition built: the answer is known.
       if (s === this.#matchAt) return true;
       if (s === this.#deadAt) return false;
+      const c = input.charCodeAt(pos);
       const cp = c < 128 ? c : (input.codePointAt(pos) as number);
       pos += cp > 0xffff ? 2 : 1;
       const threads = this.#threads[s / (k + 1)] as Int32Array;
@@ -216,8 +230,17 @@ export class Matcher {
       // Transitions outside ASCII are not kept (no class): computed again each time.
       if (c < 128) this.#table[s + (classOf[c] as number)] = t;
       s = t;
+      // The common steps again.
+      const table = this.#table;
+      for (; pos < n; pos++) {
+        const d = input.charCodeAt(pos);
+        if (d >= 128) break;
+        const u = table[s + (classOf[d] as number)] as number;
+        if (u < 0) break;
+        s = u;
+      }
     }
-    return this.#matchesAtEnd(s, meter);
+    return s === this.#matchAt || this.#matchesAtEnd(s, meter);
   }
 
   /** Runs on from `pos`, where the set in #out (`count` threads, -1 for a match) is alive, keeping no state. */
