@@ -113,3 +113,15 @@ test("Y1: an array schema's items and item counts in one closure report in keywo
   const both = c.validate([1, 2], { allIssues: true });
   assert.deepEqual(both.valid ? [] : both.issues.map((i) => i.schemaPath), ["/contains", "/maxItems"]);
 });
+
+test("Y1: type and enum alone run as one closure and report as the two keywords do", () => {
+  const v = compileSchema({ type: "string", enum: ["a", "b"], description: "mode" });
+  assert.equal(v.validate("a").valid, true);
+  assert.deepEqual(v.validate("c"), { valid: false, issues: [{ instancePath: "", schemaPath: "/enum", message: "must be one of the allowed values" }] });
+  assert.deepEqual(v.validate(1), { valid: false, issues: [{ instancePath: "", schemaPath: "/type", message: "must be string" }] });
+  const all = v.validate(1, { allIssues: true });
+  assert.deepEqual(all.valid ? [] : all.issues.map((i) => i.schemaPath), ["/type", "/enum"]);
+  // An enum value without the type still fails on the type.
+  const mixed = compileSchema({ type: "integer", enum: [1, "x"] });
+  assert.deepEqual([1, "x", 2].map((x) => mixed.validate(x).valid), [true, false, false]);
+});
