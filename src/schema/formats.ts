@@ -148,9 +148,10 @@ function isIpv6(s: string): boolean {
 /** RFC 5321 §4.1.2 mailbox, without comments or folding white space. */
 function isEmail(s: string): boolean {
   // A quoted local part may hold an "@", a dot-atom may not (one found past it fails the host name).
-  const at = s[0] === '"' ? s.lastIndexOf("@") : s.indexOf("@");
-  if (at <= 0 || s.length > 320 || !(s[0] === '"' ? QUOTED_LOCAL.test(s.slice(0, at)) : isDotString(s, at))) return false;
-  if (s[at + 1] === "[" && s.endsWith("]")) {
+  const quoted = s.charCodeAt(0) === 34;
+  const at = quoted ? s.lastIndexOf("@") : s.indexOf("@");
+  if (at <= 0 || s.length > 320 || !(quoted ? QUOTED_LOCAL.test(s.slice(0, at)) : isDotString(s, at))) return false;
+  if (s.charCodeAt(at + 1) === 91 && s.endsWith("]")) {
     const lit = s.slice(at + 2, -1);
     return IPV4.test(lit) || (lit.startsWith("IPv6:") && isIpv6(lit.slice(5)));
   }
