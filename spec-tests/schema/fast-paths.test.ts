@@ -34,6 +34,11 @@ test("Y1: the object walk's remembered key positions never confuse keys across i
     assert.equal(r.valid, valid, JSON.stringify(inst));
     if (!r.valid) assert.equal(r.issues[0]?.instancePath, path, JSON.stringify(inst));
   }
+  // The empty key, with and without a property schema of its own.
+  const empty = compileSchema({ properties: { "": { type: "number" } }, additionalProperties: { type: "string" } });
+  assert.equal(empty.validate({ "": 1, a: "x" }).valid, true);
+  assert.equal(empty.validate({ "": "x" }).valid, false);
+  assert.equal(compileSchema({ properties: { a: true }, additionalProperties: false }).validate({ "": 1 }).valid, false);
   // More keys than positions remembered.
   const wide = compileSchema({ properties: Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`k${i}`, { type: "integer" }])) });
   const inst = Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`k${39 - i}`, i]));
@@ -92,4 +97,31 @@ test("Y1: the automaton's deciding states hold past characters outside ASCII", (
     assert.ok(re !== null);
     for (let i = 0; i < 3; i++) assert.equal(re.test(s), new RegExp(p, "u").test(s), `${p} on ${s}`);
   }
+});
+
+test("Y1: an array schema's items and item counts in one closure report in keyword order, and non-arrays get the type issue only", () => {
+  const v = compileSchema({ type: "array", items: { type: "integer", minimum: 0 }, maxItems: 2, minItems: 1 });
+  for (const x of [{}, "s", null]) {
+    assert.deepEqual(v.validate(x), { valid: false, issues: [{ instancePath: "", schemaPath: "/type", message: "must be array" }] });
+  }
+  assert.equal(v.validate([1, 2]).valid, true);
+  const all = v.validate([1, -1, 2], { allIssues: true });
+  assert.deepEqual(all.valid ? [] : all.issues.map((i) => [i.instancePath, i.schemaPath]), [["/1", "/items/minimum"], ["", "/maxItems"]]);
+  assert.deepEqual(v.validate([]), { valid: false, issues: [{ instancePath: "", schemaPath: "/minItems", message: "must have at least 1 items" }] });
+  // With contains between them, the counts keep their own place.
+  const c = compileSchema({ type: "array", items: { type: "number" }, contains: { const: 5 }, maxItems: 1 });
+  const both = c.validate([1, 2], { allIssues: true });
+  assert.deepEqual(both.valid ? [] : both.issues.map((i) => i.schemaPath), ["/contains", "/maxItems"]);
+});
+
+test("Y1: type and enum alone run as one closure and report as the two keywords do", () => {
+  const v = compileSchema({ type: "string", enum: ["a", "b"], description: "mode" });
+  assert.equal(v.validate("a").valid, true);
+  assert.deepEqual(v.validate("c"), { valid: false, issues: [{ instancePath: "", schemaPath: "/enum", message: "must be one of the allowed values" }] });
+  assert.deepEqual(v.validate(1), { valid: false, issues: [{ instancePath: "", schemaPath: "/type", message: "must be string" }] });
+  const all = v.validate(1, { allIssues: true });
+  assert.deepEqual(all.valid ? [] : all.issues.map((i) => i.schemaPath), ["/type", "/enum"]);
+  // An enum value without the type still fails on the type.
+  const mixed = compileSchema({ type: "integer", enum: [1, "x"] });
+  assert.deepEqual([1, "x", 2].map((x) => mixed.validate(x).valid), [true, false, false]);
 });

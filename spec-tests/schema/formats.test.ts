@@ -91,3 +91,27 @@ test("T5: date, time, date-time and hostname checks agree with their grammars on
   assert.equal(t.validate("22:59:60-01:00").valid, true);
   assert.equal(t.validate("23:59:60+01:00").valid, false);
 });
+
+// The email local part and the URI checks read characters in place too; they must
+// answer as the RFC 5321 / RFC 3986 grammars written as regexes do.
+test("T5: email and URI checks agree with their grammars on generated values", () => {
+  const LOCAL = /^(?:[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*|"(?:[^"\\\r\n]|\\.)*")$/;
+  const CHARS = /^(?:[A-Za-z0-9\-._~:/?#[\]@!$&'()*+,;=]|%[0-9A-Fa-f]{2})*$/;
+  const URI = /^[A-Za-z][A-Za-z0-9+.-]*:(?:[A-Za-z0-9\-._~:/?#[\]@!$&'()*+,;=]|%[0-9A-Fa-f]{2})*$/;
+  const [email, uri, ref] = ["email", "uri", "uri-reference"].map((format) => compileSchema({ format }, { formats: "assert" }));
+  let seed = 7;
+  const r = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
+  const alphabet = 'aZ9.-+_:/%@"\\ #[]!~?éF0\u00a0😀';
+  const word = (max: number) => Array.from({ length: Math.floor(r() * max) }, () => alphabet[Math.floor(r() * alphabet.length)]).join("");
+  for (let i = 0; i < 4000; i++) {
+    const local = r() < 0.8 ? word(8) : `"${word(6)}"`;
+    const address = `${local}@${r() < 0.9 ? "example.com" : word(6)}`;
+    const at = local.startsWith('"') ? address.lastIndexOf("@") : address.indexOf("@");
+    const host = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
+    const expected = at > 0 && LOCAL.test(address.slice(0, at)) && host.test(address.slice(at + 1));
+    assert.equal(email?.validate(address).valid, expected, address);
+    const u = r() < 0.5 ? `${word(4)}:${word(10)}` : word(12);
+    assert.equal(uri?.validate(u).valid, URI.test(u), u);
+    assert.equal(ref?.validate(u).valid, CHARS.test(u), u);
+  }
+});

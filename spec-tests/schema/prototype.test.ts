@@ -55,3 +55,15 @@ test("T5: schema keywords, formats and type names spelled like Object.prototype 
     assert.throws(() => compileSchema({ properties: { a: { type: name } } }), (e: unknown) => e instanceof Error && (e as { code?: string }).code === "schema", name);
   }
 });
+
+test("T5: enumerable keys inherited from a custom prototype are not instance properties", () => {
+  const v = compileSchema({ type: "object", properties: { a: { type: "number" }, b: { type: "string" } }, required: ["b"], additionalProperties: false });
+  const proto = { b: "inherited", c: 1 };
+  const inst = Object.create(proto) as Record<string, unknown>;
+  inst.a = 1;
+  // `b` is only inherited: required fails; the inherited `c` is no additional property.
+  assert.deepEqual(v.validate(inst), { valid: false, issues: [{ instancePath: "", schemaPath: "/required", message: "must have required property 'b'" }] });
+  inst.b = "own";
+  assert.equal(v.validate(inst).valid, true);
+  assert.equal(compileSchema({ maxProperties: 1 }).validate(Object.assign(Object.create(proto), { a: 1 })).valid, true);
+});

@@ -120,8 +120,10 @@ export class Build {
    */
   typeCode = 0;
   typeOk: Check | null = null;
-  /** The one STRING closure tests `type` itself (see keywords-core.ts). */
+  /** The one closure of the type's list tests `type` itself (strings: keywords-core.ts; objects: the property walk). */
   selfTyped = false;
+  /** `type` and `enum` as one closure, for a subschema of those two keywords only (see keywords-core.ts). */
+  typeEnum: Check | null = null;
 
   constructor(
     readonly hooks: CompilerHooks,
@@ -231,6 +233,7 @@ export function assemble(b: Build, resourceRoot: boolean): Check {
     else if (list.length === 1 && b.selfTyped) check = list[0] as Check;
     else check = (inst, ctx, ev) => (typeIs(code, inst) ? runAll(list, inst, ctx, ev) : typeOk(inst, ctx, ev));
   } else if (typed === 0 && nCommon === 1) check = common[0] as Check;
+  else if (typed === 0 && nCommon === 2 && b.typeEnum !== null) check = b.typeEnum;
   else if (typed === 0 && nCommon === 0) check = () => true;
   else {
     check = (inst, ctx, ev) => {

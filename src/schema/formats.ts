@@ -16,13 +16,33 @@ const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a
 const JSON_POINTER = /^(?:\/(?:[^~/]|~[01])*)*$/;
 const REL_JSON_POINTER = /^(?:0|[1-9]\d*)(?:#|(?:\/(?:[^~/]|~[01])*)*)$/;
 const URI_TEMPLATE = /^(?:[^{}\s]|\{[^{}\s]+\})*$/;
-const EMAIL_LOCAL = /^(?:[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*|"(?:[^"\\\r\n]|\\.)*")$/;
+const QUOTED_LOCAL = /^"(?:[^"\\\r\n]|\\.)*"$/;
 // RFC 3986 §2: characters that never appear unencoded in a URI; a `%` must start an escape.
-const URI_CHARS = /^(?:[A-Za-z0-9\-._~:/?#[\]@!$&'()*+,;=]|%[0-9A-Fa-f]{2})*$/;
+// Unrolled (runs of plain characters between escapes): the engine matches runs faster
+// than one alternation per character, and "%" starts no run, so nothing backtracks.
+const URI_CHARS = /^[A-Za-z0-9\-._~:/?#[\]@!$&'()*+,;=]*(?:%[0-9A-Fa-f]{2}[A-Za-z0-9\-._~:/?#[\]@!$&'()*+,;=]*)*$/;
 const IRI_CHARS = /^(?:[A-Za-z0-9\-._~:/?#[\]@!$&'()*+,;=\u00a0-\ud7ff\ue000-\ufffd\u{10000}-\u{10ffff}]|%[0-9A-Fa-f]{2})*$/u;
 const SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:/;
 // A scheme, then URI characters (the scheme's characters are URI characters): one pass.
+// These literals cannot backtrack (each character has one way to match); the engine
+// runs them faster than a loop over the characters would (measured).
 const URI = new RegExp(SCHEME.source + URI_CHARS.source.slice(1));
+
+// RFC 5322 §3.2.3 atext by ASCII code, read in place by the email check (no slice, no regex run).
+const ATEXT = new Uint8Array(128);
+for (let c = 0; c < 128; c++) ATEXT[c] = /[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]/.test(String.fromCharCode(c)) ? 1 : 0;
+
+/** RFC 5321 §4.1.2 Dot-string: atext runs joined by single dots, in `s` before `end` (> 0). */
+function isDotString(s: string, end: number): boolean {
+  let dot = true;
+  for (let i = 0; i < end; i++) {
+    const c = s.charCodeAt(i);
+    if (c === 46 && !dot) dot = true;
+    else if (c < 128 && ATEXT[c] === 1) dot = false;
+    else return false;
+  }
+  return !dot;
+}
 
 function daysIn(year: number, month: number): number {
   if (month === 2) return year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28;
@@ -101,23 +121,17 @@ function isDateTime(s: string): boolean {
 
 /** RFC 1123 §2.1 host name (from `from` of `s`): labels of 1-63 letters, digits and inner hyphens, 253 characters at most. */
 function isHostname(s: string, from = 0): boolean {
-  if (s.length === from || s.length - from > 253) return false;
-  let len = 0;
-  let prev = 0;
-  for (let i = from; i <= s.length; i++) {
-    // The end closes the last label as a dot would.
-    const c = i < s.length ? s.charCodeAt(i) : 46;
+  const n = s.length;
+  if (n === from || n - from > 253) return false;
+  let start = from;
+  for (let i = from; i < n; i++) {
+    const c = s.charCodeAt(i);
     if (c === 46) {
-      if (len === 0 || len > 63 || prev === 45) return false;
-      len = 0;
-    } else {
-      const alnum = (c >= 48 && c <= 57) || ((c | 32) >= 97 && (c | 32) <= 122);
-      if (!alnum && !(c === 45 && len > 0)) return false;
-      len++;
-    }
-    prev = c;
+      if (i === start || i - start > 63 || s.charCodeAt(i - 1) === 45) return false;
+      start = i + 1;
+    } else if (c === 45 ? i === start : !((c >= 48 && c <= 57) || ((c | 32) >= 97 && (c | 32) <= 122))) return false;
   }
-  return true;
+  return n !== start && n - start <= 63 && s.charCodeAt(n - 1) !== 45;
 }
 
 function isIpv6(s: string): boolean {
@@ -134,9 +148,10 @@ function isIpv6(s: string): boolean {
 /** RFC 5321 §4.1.2 mailbox, without comments or folding white space. */
 function isEmail(s: string): boolean {
   // A quoted local part may hold an "@", a dot-atom may not (one found past it fails the host name).
-  const at = s[0] === '"' ? s.lastIndexOf("@") : s.indexOf("@");
-  if (at <= 0 || s.length > 320 || !EMAIL_LOCAL.test(s.slice(0, at))) return false;
-  if (s[at + 1] === "[" && s.endsWith("]")) {
+  const quoted = s.charCodeAt(0) === 34;
+  const at = quoted ? s.lastIndexOf("@") : s.indexOf("@");
+  if (at <= 0 || s.length > 320 || !(quoted ? QUOTED_LOCAL.test(s.slice(0, at)) : isDotString(s, at))) return false;
+  if (s.charCodeAt(at + 1) === 91 && s.endsWith("]")) {
     const lit = s.slice(at + 2, -1);
     return IPV4.test(lit) || (lit.startsWith("IPv6:") && isIpv6(lit.slice(5)));
   }

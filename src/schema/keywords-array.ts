@@ -31,13 +31,25 @@ function tupleCheck(b: Build, nodes: SchemaNode[]): void {
   });
 }
 
-/** Items from index `from` on against one schema. */
-function restCheck(b: Build, kw: string, from: number): void {
+/**
+ * Items from index `from` on against one schema. `sized`: maxItems and minItems
+ * are checked here too, after the items (their order as separate keywords), and
+ * with `type: "array"` the closure tests the type and may stand for the whole
+ * subschema (see `assemble`).
+ */
+function restCheck(b: Build, kw: string, from: number, sized: boolean): void {
   const node = b.one(kw);
   const fail = b.fail(kw, "must not have more items");
   const never = b.get(kw) === false;
   const simple = simpleType(b.get(kw), b.place);
+  const max = sized && b.has("maxItems") ? (b.get("maxItems") as number) : Infinity;
+  const min = sized && b.has("minItems") ? (b.get("minItems") as number) : 0;
+  const failMax = b.fail("maxItems", `must have at most ${max} items`);
+  const failMin = b.fail("minItems", `must have at least ${min} items`);
+  const typeOk = sized && b.typeCode === 7 ? b.typeOk : null;
+  if (typeOk !== null) b.selfTyped = true;
   b.add(ARRAY, (inst, ctx, ev) => {
+    if (typeOk !== null && !Array.isArray(inst)) return typeOk(inst, ctx, ev);
     const a = inst as Arr;
     let ok = true;
     const inline = simple !== 0 && inlineOk(ctx);
@@ -51,29 +63,37 @@ function restCheck(b: Build, kw: string, from: number): void {
       }
     }
     if (ev !== null) ev.allItems = true;
-    return ok;
+    if (a.length > max && !failMax(ctx)) {
+      if (ctx.errs === null) return false;
+      ok = false;
+    }
+    return (a.length >= min || failMin(ctx)) && ok;
   });
 }
 
-function itemsChecks(b: Build): void {
+/** Adds the item keywords; returns whether maxItems and minItems were added with them. */
+function itemsChecks(b: Build): boolean {
   const items = b.get("items");
   const legacy = b.dialect === "draft-07";
   if (!legacy && b.has("prefixItems")) {
     const prefix = b.many("prefixItems");
     tupleCheck(b, prefix);
-    if (b.has("items")) restCheck(b, "items", prefix.length);
-    return;
+    if (b.has("items")) restCheck(b, "items", prefix.length, false);
+    return false;
   }
-  if (!b.has("items")) return;
+  if (!b.has("items")) return false;
   // The array form is draft 7's tuple; 2020-12 schemas from older generators still
   // use it, so it keeps that meaning there too (2020-12 has no array form).
   if (Array.isArray(items)) {
     const tuple = items.length === 0 ? [] : b.many("items");
     tupleCheck(b, tuple);
-    if (b.has("additionalItems")) restCheck(b, "additionalItems", tuple.length);
-  } else {
-    restCheck(b, "items", 0);
+    if (b.has("additionalItems")) restCheck(b, "additionalItems", tuple.length, false);
+    return false;
   }
+  // With `contains`, which runs between the items and the counts, the counts stay apart.
+  const sized = !b.has("contains");
+  restCheck(b, "items", 0, sized);
+  return sized;
 }
 
 function containsCheck(b: Build): void {
@@ -156,9 +176,9 @@ function uniqueCheck(b: Build): void {
 
 /** Adds the array keywords present in `b`, except unevaluatedItems. */
 export function addArrayKeywords(b: Build): void {
-  itemsChecks(b);
+  const sized = itemsChecks(b);
   if (b.has("contains")) containsCheck(b);
-  sizeChecks(b);
+  if (!sized) sizeChecks(b);
   if (b.has("uniqueItems")) uniqueCheck(b);
 }
 

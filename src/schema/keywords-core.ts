@@ -46,8 +46,16 @@ function enumCheck(b: Build): void {
   const fail = b.fail("enum", "must be one of the allowed values");
   const prims = new Set(values.filter(isPrimitive));
   const objects = values.filter((v) => !isPrimitive(v));
-  if (objects.length === 0) b.add(COMMON, (v, ctx) => prims.has(v) || fail(ctx));
-  else {
+  if (objects.length === 0) {
+    b.add(COMMON, (v, ctx) => prims.has(v) || fail(ctx));
+    // `type` and `enum` alone, every value of the type (`{ "type": "string", "enum": [...] }`):
+    // one closure for both; a value in the enum has the type (see `assemble`).
+    const code = b.typeCode;
+    const typeOk = b.typeOk;
+    if (code !== 0 && typeOk !== null && values.every((x) => typeIs(code, x))) {
+      b.typeEnum = (v, ctx, ev) => prims.has(v) || ((typeIs(code, v) || typeOk(v, ctx, ev) || ctx.errs !== null) && fail(ctx));
+    }
+  } else {
     b.add(COMMON, (v, ctx) => {
       if (isPrimitive(v)) return prims.has(v) || fail(ctx);
       spend(ctx, objects.length);

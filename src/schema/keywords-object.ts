@@ -2,16 +2,17 @@
  * Object keywords: properties, patternProperties, additionalProperties,
  * required, propertyNames, min/maxProperties, dependencies (draft 7),
  * dependentRequired, dependentSchemas, unevaluatedProperties (2020-12 core
- * §10.3.2, §11.3; validation §6.5). Instance keys are read with Object.hasOwn
+ * §10.3.2, §11.3; validation §6.5). Instance keys are read as own properties
  * only, so `__proto__` or `constructor` in data are plain names.
  *
  * @module
  */
 import { OBJECT, simpleOk, simpleType, type Build } from "./build.js";
+import { isRec } from "../util/record.js";
 import { compileRegex } from "./pattern.js";
 import type { LinearRegex } from "./regex.js";
 import { overBudget } from "./program.js";
-import { apply, descend, inlineOk, ownOnly, probeChild, report, spend } from "./runtime.js";
+import { apply, descend, inlineOk, probeChild, report, spend } from "./runtime.js";
 import { escapeToken } from "./refs.js";
 import type { Ctx, Evaluated, SchemaNode } from "./types.js";
 
@@ -61,8 +62,10 @@ function objectPass(b: Build, required: readonly string[] | null): boolean {
   for (const [k, node] of entries) {
     props[k] = { node, required: absorbs && reqSet.has(k) ? 1 : 0, simple: simpleType(rawProps[k], b.place), seg: "/" + escapeToken(k) };
   }
-  const memoKeys: (string | undefined)[] = [];
-  const memoEntries: (PropEntry | undefined)[] = [];
+  // Filled in advance with a key and its entry, so the comparison only ever meets
+  // strings (V8 then compares internalized keys by identity, inline).
+  const memoKeys: string[] = new Array<string>(MEMO).fill("");
+  const memoEntries: (PropEntry | undefined)[] = new Array<PropEntry | undefined>(MEMO).fill(props[""]);
   const nReq = absorbs ? reqSet.size : 0;
   const reqNames = [...reqSet];
   const reqMessages = requiredMessages(reqNames, "");
@@ -73,16 +76,21 @@ function objectPass(b: Build, required: readonly string[] | null): boolean {
   const never = b.get("additionalProperties") === false;
   const fail = b.fail("additionalProperties", "must not have additional properties");
   if (entries.length === 0 && nPats === 0 && extra === null) return false;
+  // With `type: "object"` the walk tests the type too, and may stand for the whole subschema (see `assemble`).
+  const typeOk = b.typeCode === 6 ? b.typeOk : null;
+  if (typeOk !== null) b.selfTyped = true;
   b.add(OBJECT, (inst, ctx, ev) => {
+    if (typeOk !== null && !isRec(inst)) return typeOk(inst, ctx, ev);
     const o = inst as Obj;
     let ok = true;
     let seen = 0;
-    // for-in skips the per-key hasOwn when it can only yield own keys (see ownOnly).
-    const own = ownOnly(o, ctx);
     const inline = inlineOk(ctx);
     let at = 0;
     for (const k in o) {
-      if (!own && !Object.hasOwn(o, k)) continue;
+      // Inside for-in, V8 reduces hasOwnProperty of the loop's key to a check of the
+      // object's shape (Object.hasOwn stays a call): own keys cost almost nothing, and
+      // inherited enumerable ones (a polluted or custom prototype) are skipped.
+      if (!Object.prototype.hasOwnProperty.call(o, k)) continue;
       let e: PropEntry | undefined;
       if (at < MEMO) {
         if (memoKeys[at] === k) e = memoEntries[at];
@@ -168,7 +176,7 @@ function propertyNamesCheck(b: Build): void {
 
 function countProps(o: Obj, ctx: Ctx): number {
   let n = 0;
-  for (const k in o) if (Object.hasOwn(o, k)) n++;
+  for (const k in o) if (Object.prototype.hasOwnProperty.call(o, k)) n++;
   spend(ctx, n);
   return n;
 }

@@ -126,7 +126,8 @@ export class Matcher {
   /**
    * The kept state (its row offset) for the `count` threads in #out (or the
    * matching state), or OVERFLOW past the bounds. A state that decides the
-   * answer (a match, or a dead anchored search) loops to itself on every class.
+   * answer (a match, or a dead anchored search) gets no transition: the test
+   * stops at the first character read in it.
    */
   #intern(count: number, meter: Meter): number {
     const matched = count < 0;
@@ -148,7 +149,7 @@ export class Matcher {
     // An anchored search whose threads all died cannot match any more.
     const dead = threads.length === 0 && !this.#restart;
     if (matched || dead) {
-      this.#table.fill(at, at, at + k);
+      // Its transitions stay unknown: the first character read in it leaves the fast loop, which decides.
       this.#table[at + k] = matched ? 1 : 0;
       if (matched) this.#matchAt = at;
       else this.#deadAt = at;
@@ -170,39 +171,54 @@ export class Matcher {
     return known === 1;
   }
 
-  /** `RegExp.prototype.test` with flag `u` only. @throws LimitError (`MAX_SCHEMA_WORK`) past the meter's budget. */
+  /**
+   * `RegExp.prototype.test` with flag `u` only. @throws LimitError (`MAX_SCHEMA_WORK`) past the meter's budget.
+   * Only the common case is here (small enough for V8 to inline at its call sites):
+   * ASCII characters through transitions already built, the answer at the end known.
+   */
   test(input: string, meter: Meter = UNMETERED): boolean {
     const n = input.length;
     // A kept step is a few nanoseconds: one unit per 8 characters, up front, plus
     // the set-up of a test (measured at about four visits).
     if ((meter.work -= (n >> 3) + 4) < 0) throw overBudget();
-    if (!this.#cacheable || n === 0) return this.#simulate(input, 0, this.#closure([0], 1, input, 0, false, meter), meter);
-    if (this.#classes === 0) this.#classify(meter);
     let s = this.#start;
-    if (s < 0) {
-      // `^` holds in the start state only.
-      s = this.#intern(this.#closure([0], 1, "..", 0, true, meter), meter);
-      if (s === OVERFLOW) return this.#simulate(input, 0, this.#closure([0], 1, input, 0, false, meter), meter);
-      this.#start = s;
+    if (s < 0 || n === 0) return this.#first(input, meter);
+    const classOf = this.#classOf;
+    const table = this.#table;
+    let pos = 0;
+    for (; pos < n; pos++) {
+      const c = input.charCodeAt(pos);
+      if (c >= 128) break;
+      const t = table[s + (classOf[c] as number)] as number;
+      if (t < 0) break;
+      s = t;
     }
+    if (pos < n) return this.#resume(input, pos, s, meter);
+    const end = table[s + this.#classes] as number;
+    return end < 0 ? this.#matchesAtEnd(s, meter) : end === 1;
+  }
+
+  /** {@link test} without a start state yet, on an empty input, or without kept states. */
+  #first(input: string, meter: Meter): boolean {
+    if (!this.#cacheable || input.length === 0) return this.#simulate(input, 0, this.#closure([0], 1, input, 0, false, meter), meter);
+    if (this.#classes === 0) this.#classify(meter);
+    // `^` holds in the start state only.
+    const s = this.#intern(this.#closure([0], 1, "..", 0, true, meter), meter);
+    if (s === OVERFLOW) return this.#simulate(input, 0, this.#closure([0], 1, input, 0, false, meter), meter);
+    this.#start = s;
+    return this.#resume(input, 0, s, meter);
+  }
+
+  /** {@link test} on from `pos` of `input`, in kept state `s`, building transitions as needed. */
+  #resume(input: string, pos: number, s: number, meter: Meter): boolean {
+    const n = input.length;
     const classOf = this.#classOf;
     const k = this.#classes;
-    let table = this.#table;
-    if (s === this.#matchAt) return true;
-    for (let pos = 0; pos < n; ) {
-      const c = input.charCodeAt(pos);
-      // The common step: an ASCII character through a transition already built.
-      if (c < 128) {
-        const t = table[s + (classOf[c] as number)] as number;
-        if (t >= 0) {
-          s = t;
-          pos++;
-          continue;
-        }
-      }
-      // A deciding state loops to itself through the table only: decide here.
+    while (pos < n) {
+      // A deciding state has no transition built: the answer is known.
       if (s === this.#matchAt) return true;
       if (s === this.#deadAt) return false;
+      const c = input.charCodeAt(pos);
       const cp = c < 128 ? c : (input.codePointAt(pos) as number);
       pos += cp > 0xffff ? 2 : 1;
       const threads = this.#threads[s / (k + 1)] as Int32Array;
@@ -211,12 +227,20 @@ export class Matcher {
         // Past the bounds: the same step on the real input, then on without keeping sets.
         return this.#simulate(input, pos, this.#step(threads, threads.length, cp, input, pos, false, meter), meter);
       }
-      table = this.#table;
       // Transitions outside ASCII are not kept (no class): computed again each time.
-      if (c < 128) table[s + (classOf[c] as number)] = t;
+      if (c < 128) this.#table[s + (classOf[c] as number)] = t;
       s = t;
+      // The common steps again.
+      const table = this.#table;
+      for (; pos < n; pos++) {
+        const d = input.charCodeAt(pos);
+        if (d >= 128) break;
+        const u = table[s + (classOf[d] as number)] as number;
+        if (u < 0) break;
+        s = u;
+      }
     }
-    return this.#matchesAtEnd(s, meter);
+    return s === this.#matchAt || this.#matchesAtEnd(s, meter);
   }
 
   /** Runs on from `pos`, where the set in #out (`count` threads, -1 for a match) is alive, keeping no state. */

@@ -156,20 +156,3 @@ export function follow(node: SchemaNode, inst: unknown, ctx: Ctx, ev: Evaluated 
   ctx.nest--;
   return ok;
 }
-
-/**
- * Does `for (k in o)` yield only own keys of `o`? True for JSON objects (prototype
- * Object.prototype or null) while Object.prototype has no enumerable property,
- * which {@link hasCleanPrototype} checks once per validation.
- */
-export function ownOnly(o: object, ctx: Ctx): boolean {
-  if (!ctx.cleanProto) return false;
-  const p: unknown = Object.getPrototypeOf(o);
-  return p === Object.prototype || p === null;
-}
-
-/** Has nobody added an enumerable property to Object.prototype? */
-export function hasCleanPrototype(): boolean {
-  for (const _ in Object.prototype) return false;
-  return true;
-}

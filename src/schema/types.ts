@@ -65,8 +65,6 @@ export interface Ctx {
   work: number;
   /** Dynamic scope (resources entered), only when the schema uses `$dynamicRef`. */
   scope: Resource[] | null;
-  /** Object.prototype has no enumerable property (so for-in yields own keys of JSON objects). */
-  cleanProto: boolean;
 }
 
 /** A keyword (or a whole subschema) compiled to a closure. */

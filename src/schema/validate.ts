@@ -9,7 +9,7 @@
 import { LimitError, ValidationError, type ValidationIssue } from "../errors.js";
 import { MAX_SCHEMA_WORK } from "../limits.js";
 import type { IndexedResource } from "./refs.js";
-import { hasCleanPrototype, lastFailure, STOP_COLLECTING } from "./runtime.js";
+import { lastFailure, STOP_COLLECTING } from "./runtime.js";
 import type { Ctx, SchemaNode } from "./types.js";
 
 /** What {@link CompiledSchema.validate} returns. */
@@ -54,7 +54,6 @@ export class CompiledSchema {
     refs: 0,
     work: MAX_SCHEMA_WORK,
     scope: null,
-    cleanProto: true,
   };
 
   /** @internal Use {@link compileSchema}. */
@@ -77,7 +76,6 @@ export class CompiledSchema {
     ctx.work = MAX_SCHEMA_WORK;
     // 2020-12 core §7.1: the dynamic scope starts at the root resource.
     if (this.#dynamic) ctx.scope = [this.#root];
-    ctx.cleanProto = hasCleanPrototype();
     return ctx;
   }
 
