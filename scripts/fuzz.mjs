@@ -2,7 +2,7 @@
 // watchdog: a target that stops making progress for HANG_MS is a hang, reported
 // with the input index to reproduce (inputs are built from (seed, index) alone).
 //   node scripts/build.mjs --no-types && node scripts/fuzz.mjs [--count 1000000] [--seed N] [--slow-ms 100] [target...]
-// Targets: ndjson sse jsonrpc session env schema provider envelope oauth. Prints one row per
+// Targets: ndjson sse jsonrpc session env schema provider envelope oauth task legacy. Prints one row per
 // target: inputs, crashes (wrong output), untyped errors, hangs, inputs still over
 // --slow-ms when timed again alone (best of three), the slowest time of the first
 // pass and the heap growth, and exits 1 on any crash, untyped error, hang or
