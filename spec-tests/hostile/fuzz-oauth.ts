@@ -12,6 +12,7 @@ import { registerClient } from "../../src/auth/registration.js";
 import { oauthRequest, withTimeout, type OAuthFetch } from "../../src/auth/request.js";
 import { requestToken } from "../../src/auth/token.js";
 import { check, chunked, enc, int, jsonValue, mutate, pick, randomBytes, rngFor, type FuzzTarget, type Rng } from "./fuzz-gen.js";
+import { fuzzLogin } from "./fuzz-oauth-flow.js";
 import { dpopKey, fuzzCallback, fuzzChallenges, fuzzNonce, fuzzRecords, MARK } from "./fuzz-oauth-text.js";
 
 const URLS = [
@@ -111,22 +112,32 @@ const asDoc = (issuer: string): Record<string, unknown> => ({
   authorization_response_iss_parameter_supported: true,
 });
 
-/** A body as the server sends it: the document's JSON (`exact`), sometimes broken, oversized or raw bytes. */
-function body(r: Rng, doc: unknown): { bytes: Uint8Array; exact: boolean } {
+/** A body as the server sends it: the document's JSON, sometimes broken, oversized or raw bytes. */
+function body(r: Rng, doc: unknown): Uint8Array {
   const k = int(r, 30);
-  if (k === 0) return { bytes: randomBytes(r, int(r, 100)), exact: false };
-  if (k === 1) return { bytes: enc.encode(JSON.stringify({ pad: "a".repeat(MAX_OAUTH_RESPONSE_BYTES + int(r, 3) - 12), doc })), exact: false };
-  if (k === 2) return { bytes: new Uint8Array([0x7b, 0x22, 0xc3, 0x28, 0x22, 0x3a, 0x31, 0x7d]), exact: false }; // {"<invalid UTF-8>":1}
+  if (k === 0) return randomBytes(r, int(r, 100));
+  if (k === 1) return enc.encode(JSON.stringify({ pad: "a".repeat(MAX_OAUTH_RESPONSE_BYTES + int(r, 3) - 12), doc }));
+  if (k === 2) return new Uint8Array([0x7b, 0x22, 0xc3, 0x28, 0x22, 0x3a, 0x31, 0x7d]); // {"<invalid UTF-8>":1}
   const bytes = enc.encode(JSON.stringify(doc));
-  return k < 6 ? { bytes: mutate(r, bytes), exact: false } : { bytes, exact: true };
+  return k < 6 ? mutate(r, bytes) : bytes;
 }
 
-/** What a fake fetch saw: each URL, and whether the answer was the document exactly, in full. */
+/** What a client may make of `bytes` at best: the JSON value, or undefined (not UTF-8 JSON, or over the size bound). */
+function served(bytes: Uint8Array): unknown {
+  if (bytes.length > MAX_OAUTH_RESPONSE_BYTES) return undefined;
+  try {
+    return JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes)) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+/** What a fake fetch saw: each URL, and the JSON each answer carried on the wire (a mutation may keep it valid). */
 interface Seen {
   urls: string[];
-  exact: boolean[];
+  docs: unknown[];
 }
-const newSeen = (): Seen => ({ urls: [], exact: [] });
+const newSeen = (): Seen => ({ urls: [], docs: [] });
 
 /** A fetch that never leaves the process; it records each URL and answers with `answer(url)`. */
 function fakeFetch(r: Rng, answer: (url: string) => { status: number; doc: unknown; headers?: Record<string, string> }, seen: Seen): OAuthFetch {
@@ -136,13 +147,13 @@ function fakeFetch(r: Rng, answer: (url: string) => { status: number; doc: unkno
     check(init.redirect === "manual", "an OAuth request follows redirects");
     const a = answer(input);
     if (a.status === 0) {
-      seen.exact.push(false);
+      seen.docs.push(undefined);
       return Promise.resolve(Response.error());
     }
-    const b = body(r, a.doc);
-    const parts = chunked(r, b.bytes);
+    const bytes = body(r, a.doc);
+    const parts = chunked(r, bytes);
     const stall = r() < 0.01;
-    seen.exact.push(b.exact && !stall);
+    seen.docs.push(stall ? undefined : served(bytes));
     const stream = new ReadableStream<Uint8Array>({
       pull(c) {
         if (stall) return new Promise<void>((_, reject) => init.signal?.addEventListener("abort", () => reject(new Error("aborted"))));
@@ -215,7 +226,8 @@ async function fuzzResource(r: Rng): Promise<void> {
   judge(undefined, seen);
   check(seen.urls.length <= 3, "discovery asked more than three URLs");
   if (got === undefined) return;
-  check(record(doc) && typeof doc.resource === "string" && resourceNames(doc.resource, endpoint), `resource metadata for another resource was accepted: ${String(record(doc) ? doc.resource : "").slice(0, 100)} for ${endpoint}`);
+  const got200 = seen.docs[seen.docs.length - 1];
+  check(record(got200) && typeof got200.resource === "string" && resourceNames(got200.resource, endpoint), `resource metadata for another resource was accepted: ${String(record(got200) ? got200.resource : "").slice(0, 100)} for ${endpoint}`);
   check(got.authorizationServers.length >= 1 && got.authorizationServers.every(secure) && strings(got.authorizationServers) && strings(got.scopesSupported), "accepted resource metadata breaks its bounds");
 }
 
@@ -235,7 +247,8 @@ async function fuzzRegistration(r: Rng): Promise<void> {
   try {
     const got = await registerClient(fakeFetch(r, () => ({ status: st, doc }), seen), meta, { clientName: "y", redirectUri: "http://127.0.0.1/cb", applicationType: "native" });
     check(st === 200 || st === 201, `a registration answered HTTP ${st} was accepted`);
-    check(record(doc) && text(doc.client_id), "a registration without a client_id was accepted");
+    const answer = seen.docs[0];
+    check(record(answer) && text(answer.client_id), "a registration without a client_id was accepted");
     check(text(got.clientId) && optText(got.clientSecret), "an accepted registration breaks its bounds");
     check(["none", "client_secret_basic", "client_secret_post"].includes(got.authMethod) && (got.authMethod === "none" || got.clientSecret !== undefined), `an accepted registration has auth method ${got.authMethod} ${got.clientSecret === undefined ? "without" : "with"} a secret`);
     judge(undefined, seen);
@@ -258,11 +271,12 @@ async function fuzzToken(r: Rng): Promise<void> {
   }, seen);
   // RFC 9449 §8: one retry, only on use_dpop_nonce with a usable new nonce.
   const first = statuses[0] ?? 0;
-  const retry = (): boolean => key !== undefined && first !== 200 && first !== 0 && !(first >= 300 && first < 400) && seen.exact[0] === true && errorDoc.error === "use_dpop_nonce" && nonce.startsWith("n");
+  const retry = (): boolean => key !== undefined && first !== 200 && first !== 0 && !(first >= 300 && first < 400) && record(seen.docs[0]) && seen.docs[0].error === "use_dpop_nonce" && nonce.startsWith("n");
   try {
     const set = await requestToken({ fetch: fetcher, tokenEndpoint: "https://as.example/token", issuer: "https://as.example", client: { clientId: "c", authMethod: "none" }, dpop: key }, { grant_type: "authorization_code", code: "x" });
     const answered = statuses[seen.urls.length - 1];
-    check(answered === 200 && tokenOk(doc, key !== undefined), `a token answer the rules refuse was accepted: ${JSON.stringify(doc).slice(0, 200)}`);
+    const answer = seen.docs[seen.docs.length - 1];
+    check(answered === 200 && tokenOk(answer, key !== undefined), `a token answer the rules refuse was accepted: ${JSON.stringify(answer).slice(0, 200)}`);
     check(seen.urls.length === 1 || (seen.urls.length === 2 && retry()), "a token request was sent again without a fresh DPoP nonce");
     check(set.tokenType === "bearer" || key !== undefined, "a DPoP token was accepted by a client without DPoP");
     judge(undefined, seen);
@@ -270,11 +284,11 @@ async function fuzzToken(r: Rng): Promise<void> {
     judge(e, seen);
     if (e instanceof OAuthError && e.kind === "token_error") check(e.oauthError !== undefined && /^[\x20\x21\x23-\x5b\x5d-\x7e]{1,64}$/.test(e.oauthError), "an error code outside RFC 6749's characters was passed on");
     const last = seen.urls.length - 1;
-    check(!(statuses[last] === 200 && seen.exact[last] === true && tokenOk(doc, key !== undefined)), `a valid token answer was refused: ${(e as Error).message}`);
+    check(!(statuses[last] === 200 && tokenOk(seen.docs[last], key !== undefined)), `a valid token answer was refused: ${(e as Error).message}`);
   }
 }
 
-const PARTS: Array<(r: Rng) => void | Promise<void>> = [fuzzChallenges, fuzzChallenges, fuzzCallback, fuzzNonce, fuzzRecords, fuzzRequest, fuzzServerMetadata, fuzzServerMetadata, fuzzResource, fuzzRegistration, fuzzToken, fuzzToken];
+const PARTS: Array<(r: Rng) => void | Promise<void>> = [fuzzChallenges, fuzzChallenges, fuzzCallback, fuzzNonce, fuzzRecords, fuzzRequest, fuzzServerMetadata, fuzzServerMetadata, fuzzResource, fuzzRegistration, fuzzToken, fuzzToken, fuzzLogin, fuzzLogin];
 
 export const oauth: FuzzTarget = {
   name: "oauth",
