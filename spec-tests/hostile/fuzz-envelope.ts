@@ -165,6 +165,8 @@ class EnvelopeServer implements Transport {
   #sink: TransportSink | undefined;
   /** The next tools/call answer, as JSON text. */
   answer = "{}";
+  /** tools/call requests received. */
+  calls = 0;
   start(sink: TransportSink): Promise<void> {
     this.#sink = sink;
     return Promise.resolve();
@@ -173,6 +175,7 @@ class EnvelopeServer implements Transport {
     const m = message as { id?: number | string; method?: string };
     if (m.id === undefined || this.#sink === undefined) return Promise.resolve();
     const sink = this.#sink;
+    if (m.method === "tools/call") this.calls++;
     const head = { jsonrpc: "2.0", id: m.id };
     let value: unknown;
     if (m.method === "initialize") value = { ...head, result: { protocolVersion: "2025-11-25", capabilities: { tools: {} }, serverInfo: { name: "f", version: "1" } } };
@@ -245,7 +248,29 @@ async function wholePath(r: Rng, opId: string): Promise<void> {
     else check(e instanceof YadaError, `prepare threw an untyped error: ${String(e).slice(0, 200)}`);
     if (e instanceof ContractError) noValue(e);
   }
-  const action = { tool: tool.name, version: tool.version, arguments: { id: "A" }, stateVersion: "sv", preview: "", operationId: opId };
+  // W3: an approved action whose operation id or state version breaks its bounds is refused before anything is sent.
+  const bad = r() < 0.1 ? pick(r, ["op", "sv"]) : undefined;
+  const action = {
+    tool: tool.name,
+    version: tool.version,
+    arguments: { id: "A" },
+    stateVersion: bad === "sv" ? pick(r, ["", "s".repeat(MAX_SV + 1)]) : "sv",
+    preview: "",
+    operationId: bad === "op" ? pick(r, ["", "o".repeat(MAX_OP + 1)]) : opId,
+  };
+  if (bad !== undefined) {
+    const before = server.calls;
+    for (const phase of ["execute", "reconcile"] as const) {
+      const refused = await tool[phase](action, { identity }).then(
+        () => false,
+        (e: unknown) => e instanceof YadaError && e.code === "validation",
+      );
+      // reconcile needs no state version: with a good operation id it may ask for the receipt.
+      if (phase === "execute" || bad === "op") check(refused, `${phase} took an approved action with an out-of-bounds ${bad === "op" ? "operation id" : "state version"}`);
+    }
+    check(bad === "sv" ? server.calls - before <= 1 : server.calls === before, "an out-of-bounds action reached the server");
+    return;
+  }
   for (const phase of ["execute", "reconcile"] as const) {
     let outcome;
     try {
