@@ -1,7 +1,8 @@
 // Y6: seeded, dependency-free generators and checks for every parser a peer
 // feeds: NDJSON framing, SSE, JSON-RPC decoding (and the session that dispatches
 // it), YADA_MCP_SERVERS, provider streams and schema compile + validate (through
-// the public schema API only). Each input is built from (seed, index) alone, so
+// the public schema API only); fuzz-targets-more.ts adds the write-tool envelopes,
+// OAuth answers, tasks and the HTTP+SSE endpoint event. Each input is built from (seed, index) alone, so
 // any failure is reproduced by its index. Used by spec-tests/hostile/fuzz.test.ts
 // (a short budget) and scripts/fuzz.mjs (>= 1 M inputs per target).
 import { readFileSync, readdirSync } from "node:fs";
