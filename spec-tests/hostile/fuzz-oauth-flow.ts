@@ -7,6 +7,7 @@
 // metadata named and whose metadata echoed it, from that metadata's token endpoint.
 import { OAuthClient } from "../../src/auth/client.js";
 import { YadaError } from "../../src/errors.js";
+import { MAX_SCOPES } from "../../src/limits.js";
 import type { AuthRequest } from "../../src/transport/http-auth.js";
 import { check, enc, jsonValue, mutate, pick, type Rng } from "./fuzz-gen.js";
 
@@ -83,9 +84,18 @@ export async function fuzzLogin(r: Rng): Promise<void> {
     },
   });
   const request: AuthRequest = { url: MCP, method: "POST", attempt: 0, signal: new AbortController().signal };
-  const header = pick(r, ['Bearer resource_metadata="https://mcp.example/.well-known/oauth-protected-resource/mcp"', "Bearer", 'Bearer resource_metadata="http://evil.example/prm"', 'Bearer error="invalid_token", scope="a"']);
+  const many = Array.from({ length: MAX_SCOPES * 2 }, (_, i) => `s${i}`).join(" ");
+  const header = pick(r, [
+    'Bearer resource_metadata="https://mcp.example/.well-known/oauth-protected-resource/mcp"',
+    "Bearer",
+    'Bearer resource_metadata="http://evil.example/prm"',
+    'Bearer error="invalid_token", scope="a"',
+    `Bearer error="insufficient_scope", scope="${many}"`,
+  ]);
+  // A 403 insufficient_scope is a step-up: a re-authorization with the union of scopes (A2).
+  const status = header.includes("insufficient_scope") && r() < 0.7 ? 403 : 401;
   try {
-    await client.challenge(new Response(null, { status: 401, headers: { "www-authenticate": header } }), request);
+    await client.challenge(new Response(null, { status, headers: { "www-authenticate": header } }), request);
   } catch (e) {
     if (!(e instanceof YadaError)) throw e;
   }
@@ -94,6 +104,8 @@ export async function fuzzLogin(r: Rng): Promise<void> {
   if (authorizeUrl !== undefined) {
     check(secure(authorizeUrl.href) && authorizeUrl.searchParams.get("code_challenge_method") === "S256", "the browser was sent to an insecure or non-PKCE authorization URL");
     // RFC 8707: the MCP server's resource, or the resource its metadata names verbatim (on its origin).
+    // A2: the scope set is bounded (offline_access may be added to it).
+    check(new Set((authorizeUrl.searchParams.get("scope") ?? "").split(" ")).size <= MAX_SCOPES + 1, "the authorization request asks for more scopes than MAX_SCOPES");
     const named = authorizeUrl.searchParams.get("resource");
     check(named === MCP || (named !== null && named === served.get("prm")?.resource && new URL(named).origin === mcpOrigin), `the authorization request names another resource: ${named}`);
   }
