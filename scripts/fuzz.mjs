@@ -1,12 +1,12 @@
 // Y6: the long fuzz run. Each target runs in its own worker thread with a
 // watchdog: a target that stops making progress for HANG_MS is a hang, reported
 // with the input index to reproduce (inputs are built from (seed, index) alone).
-//   node scripts/build.mjs --no-types && node scripts/fuzz.mjs [--count 1000000] [--seed N] [--slow-ms 100] [target...]
-// Targets: ndjson sse jsonrpc session env schema provider. Prints one row per
+//   node scripts/build.mjs --no-types && node scripts/fuzz.mjs [--count 1000000] [--seed N] [--slow-ms 100] [--max-heap-mib 64] [target...]
+// Targets: ndjson sse jsonrpc session env schema provider envelope oauth task legacy. Prints one row per
 // target: inputs, crashes (wrong output), untyped errors, hangs, inputs still over
 // --slow-ms when timed again alone (best of three), the slowest time of the first
-// pass and the heap growth, and exits 1 on any crash, untyped error, hang or
-// confirmed slow input.
+// pass and the heap growth, and exits 1 on any crash, untyped error, hang,
+// confirmed slow input or heap growth over --max-heap-mib.
 import { Worker, isMainThread, parentPort, workerData } from "node:worker_threads";
 import { fileURLToPath } from "node:url";
 import { setFlagsFromString } from "node:v8";
@@ -27,6 +27,7 @@ if (isMainThread) {
   const count = opt("count", 1_000_000);
   const seed = opt("seed", Date.now() % 2 ** 31);
   const slowMs = opt("slow-ms", 100);
+  const maxHeapMib = opt("max-heap-mib", 64);
   const mod = await import("../build/spec-tests/hostile/fuzz-targets.js");
   const names = argv.length > 0 ? argv : Object.keys(mod.TARGETS);
   console.log(`fuzz: seed ${seed}, ${count} inputs per target, slow > ${slowMs} ms, hang > ${HANG_MS} ms without progress`);
@@ -67,7 +68,7 @@ if (isMainThread) {
     }
     const r = row.report;
     const hangs = row.hang !== undefined ? 1 : 0;
-    if (r.crashes.length || r.untyped.length || hangs || r.slow.length) failed = true;
+    if (r.crashes.length || r.untyped.length || hangs || r.slow.length || r.heapGrowth > maxHeapMib * 2 ** 20) failed = true;
     console.log(`| ${name} | ${r.inputs} | ${r.crashes.length} | ${r.untyped.length} | ${hangs} | ${r.slow.length} | ${r.maxMs.toFixed(1)} | ${(r.heapGrowth / 2 ** 20).toFixed(1)} | ${s} |`);
     for (const c of [...r.crashes.slice(0, 3), ...r.untyped.slice(0, 3)]) console.log(`  ${name} #${c.index}: ${c.what}`);
     for (const c of r.slow.slice(0, 3)) console.log(`  ${name} #${c.index}: slow, ${c.ms} ms`);

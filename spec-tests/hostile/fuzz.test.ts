@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { runTarget, TARGETS } from "./fuzz-targets.js";
 import { heldBytes, MiB } from "./memory.js";
 
-const BUDGET: Record<string, number> = { ndjson: 2000, sse: 3000, jsonrpc: 3000, session: 300, env: 3000, schema: 1500, provider: 300 };
+const BUDGET: Record<string, number> = { ndjson: 2000, sse: 3000, jsonrpc: 3000, session: 300, env: 3000, schema: 1500, provider: 300, envelope: 4000, oauth: 4000, task: 2000, legacy: 2000 };
 // A per-input bound loose enough for a loaded machine, far below what a runaway input costs.
 const SLOW_MS = 2_000;
 

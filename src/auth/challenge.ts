@@ -126,7 +126,8 @@ export function parseChallenges(header: string | null): Challenge[] {
       ws();
       if (i >= s.length) return out;
       if (s[i] !== ",") return out;
-      i++;
+      // Empty list elements between params are allowed too (RFC 9110 §5.6.1): "a=1,, b=2".
+      while (i < s.length && (s[i] === "," || s[i] === " " || s[i] === "\t")) i++;
     }
   }
 }

@@ -108,7 +108,9 @@ export function parseTask(v: unknown, where: string): TaskInfo {
   if (typeof taskId !== "string" || taskId.length === 0) throw new ProtocolError(`${where}: a task needs a non-empty string "taskId"`);
   if (taskId.length > MAX_TASK_ID_CHARS) throw new LimitError("MAX_TASK_ID_CHARS", MAX_TASK_ID_CHARS, `${where}: a task id is longer than ${MAX_TASK_ID_CHARS} characters`);
   if (typeof status !== "string" || !STATUSES.has(status)) {
-    throw new ProtocolError(`${where}: task status '${String(status).slice(0, MAX_QUOTED_CHARS)}' is not one of working, input_required, completed, failed, cancelled`);
+    // Not String(status): a JSON object whose "toString" member is not a function makes it throw a TypeError.
+    const shown = typeof status === "string" ? `'${status.slice(0, MAX_QUOTED_CHARS)}'` : `of type ${status === null ? "null" : typeof status}`;
+    throw new ProtocolError(`${where}: task status ${shown} is not one of working, input_required, completed, failed, cancelled`);
   }
   const task: TaskInfo = { taskId, status: status as TaskStatus };
   if (typeof statusMessage === "string") task.statusMessage = statusMessage.slice(0, MAX_QUOTED_TEXT_CHARS);
