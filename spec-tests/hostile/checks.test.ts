@@ -73,6 +73,48 @@ test("J2: on an SSE answer, a response whose id is the string form of the reques
   }
 });
 
+test("J2: a malformed answer to a call in flight (result not an object) fails that call at once with a protocol error, over stdio", async () => {
+  // The only answer the server gives is malformed: without the check the call waits for its whole bound.
+  const args = inlineServer(`(m) => {
+    process.stdout.write(JSON.stringify({ jsonrpc: "2.0", id: m.id, result: 5 }) + "\\n");
+    return new Promise(() => {});
+  }`);
+  const client = await McpClient.connectStdio("node", args);
+  try {
+    const t0 = Date.now();
+    const e = await rejection(client.callTool("t", {}, { timeoutMs: 20_000 }));
+    assert.ok(e instanceof ProtocolError, String(e));
+    assert.match(e.message, /tools\/call: the answer is not a valid JSON-RPC response \(JSON-RPC result is not an object\)/);
+    assert.ok(Date.now() - t0 < 10_000, "the call failed at once, not at its bound");
+    const again = await rejection(client.callTool("t", {}, { timeoutMs: 20_000 }));
+    assert.ok(again instanceof ProtocolError, "the session goes on: the next call gets its own answer");
+  } finally {
+    await client.close();
+  }
+});
+
+test("J2: a malformed answer on an SSE stream fails the call at once; a string id of the same digits fails nothing", async () => {
+  const server = await startRpcServer((m, res) => {
+    if (m.method === "initialize") return void res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", id: m.id, result: initializeResult({ tools: {} }) }));
+    if (m.method !== "tools/call") return void res.writeHead(202).end();
+    res.writeHead(200, { "content-type": "text/event-stream" });
+    res.write(`data: ${JSON.stringify({ jsonrpc: "2.0", id: String(m.id), result: {}, error: { code: 1, message: "x" } })}\n\n`);
+    res.write(`data: ${JSON.stringify({ jsonrpc: "2.0", id: m.id, result: "done" })}\n\n`); // the stream stays open
+  });
+  // Without the check the call would wait on the open stream until its bound.
+  const client = await McpClient.connect(new HttpTransport(server.url), { name: "malformed", era: "legacy" });
+  try {
+    const t0 = Date.now();
+    const e = await rejection(client.callTool("t", {}, { timeoutMs: 20_000 }));
+    assert.ok(Date.now() - t0 < 10_000, "the call failed at once, not at its bound");
+    assert.ok(e instanceof ProtocolError, String(e));
+    assert.match(e.message, /^malformed: tools\/call: the answer is not a valid JSON-RPC response \(JSON-RPC result is not an object\)/, "failed by its own id, not the string one");
+  } finally {
+    await client.close();
+    server.close();
+  }
+});
+
 for (const [what, sid] of [
   ["a space", "abc def"],
   ["a tab", "abc\tdef"],

@@ -10,6 +10,7 @@ import {
   ConnectionClosedError,
   JsonRpcError,
   LimitError,
+  ProtocolError,
   TimeoutError,
   YadaError,
 } from "../errors.js";
@@ -446,6 +447,12 @@ export class JsonRpcSession {
     } catch (e) {
       // J1: an invalid message is reported and dropped, never a crash.
       this.#note("warn", "dropped an invalid JSON-RPC message", (e as Error).message);
+      // J2: a malformed answer that names a request in flight fails that request at
+      // once (its id read with its type: "2" never names request 2), instead of
+      // leaving it to wait for an answer that will not come.
+      const id = typeof value === "object" && value !== null && !("method" in value) ? (value as { id?: unknown }).id : undefined;
+      const pending = (typeof id === "string" || typeof id === "number") && this.#pending.get(id);
+      if (pending) this.#settle(id as RequestId, undefined, new ProtocolError(`${this.#name}: ${pending.method}: the answer is not a valid JSON-RPC response (${(e as Error).message})`));
       return;
     }
     if (incoming.kind !== "response") {
