@@ -13,7 +13,8 @@
 // Targets (SSE answers): yada ÷ raw fetch ≥ 0.90× sequential and 16-way, printed beside each ratio,
 // judged on paired blocks (scripts/bench/paired.mjs): raw fetch and yada connected at once
 // to one server, taking turns block by block after a long warm-up (PAIR_WARMUP calls each;
-// undici's own per-call cost keeps falling for the first thousand or so). The best-of
+// undici's own per-call cost keeps falling for the first thousand or so), in a process
+// of their own. The best-of
 // tables run each client in its own phase, so a noisy phase moves one client alone: they
 // are printed for the comparison with the SDKs and the transport alone.
 import { spawn } from "node:child_process";
@@ -241,8 +242,17 @@ async function main() {
       if (b === undefined) console.log(`| ${name} | failed: ${failed[name]} | | | |`);
       else console.log(`| ${name} | ${b.seq.toFixed(0)} | ${raw ? (b.seq / raw.seq).toFixed(2) : "-"}x | ${b.par.toFixed(0)} | ${raw ? (b.par / raw.par).toFixed(2) : "-"}x |`);
     }
-    await paired(mode);
+    await pairedApart(mode);
   }
 }
 
-if (process.argv[2] !== "--serve") await main();
+// The paired run gets a process of its own: the SDK clients above leave listeners and
+// garbage behind in this one, whose collection would land on whichever side runs.
+async function pairedApart(mode) {
+  const child = spawn(process.execPath, [fileURLToPath(import.meta.url), "--paired", mode], { stdio: ["ignore", "inherit", "inherit"], env: process.env });
+  const code = await new Promise((resolve) => child.once("exit", resolve));
+  if (code !== 0) console.log(`(the paired run exited ${code})`);
+}
+
+if (process.argv[2] === "--paired") await paired(process.argv[3]);
+else if (process.argv[2] !== "--serve") await main();

@@ -192,26 +192,26 @@ test("H10: header values appear in neither errors nor logs", T, async () => {
   });
 });
 
-test("H11: a 302 to another port is refused with HttpError and nothing reaches the target", T, async () => {
+test("H11: a 302 to another port is refused, never followed: an http error (status 0: the fetch stops at the redirect) and nothing reaches the target", T, async () => {
   await withFixture("redirect", {}, async (server) => {
     const transport = new HttpTransport(server.url).withHeader("Authorization", "Bearer must-not-travel");
     const sink = recordingSink();
     await transport.start(sink);
     await transport.send(request(1, "initialize", INIT));
-    await assert.rejects(transport.send(notification("notifications/initialized")), (e: unknown) => e instanceof HttpError && e.status === 302);
+    await assert.rejects(transport.send(notification("notifications/initialized")), (e: unknown) => e instanceof HttpError && e.status === 0);
     const err = sink.errors[0]?.error;
     assert.ok(err instanceof HttpError, String(err));
-    assert.equal(err.status, 302);
+    assert.equal(err.status, 0);
     assert.equal(err.code, "http");
-    assert.match(err.message, /redirect/);
+    assert.match(err.message, /initialize got a redirect, which is refused/);
     await transport.close();
     assert.equal(server.target?.requests.length, 0, "the redirect target was contacted");
   });
 });
 
-test("H11: an opaque-redirect answer (status 0, as browsers give for redirect: manual) is refused", async () => {
+test("H11: a fetch asked for redirect: \"error\" that answers a redirect itself (an opaque redirect, or a 3xx) is refused too", async () => {
   const inits: RequestInit[] = [];
-  const fakeFetch = async (_url: string, init: RequestInit): Promise<Response> => {
+  const opaque = async (_url: string, init: RequestInit): Promise<Response> => {
     inits.push(init);
     const res = new Response(null, { status: 200 });
     Object.defineProperty(res, "type", { value: "opaqueredirect" });
@@ -219,15 +219,22 @@ test("H11: an opaque-redirect answer (status 0, as browsers give for redirect: m
     Object.defineProperty(res, "ok", { value: false });
     return res;
   };
-  const transport = new HttpTransport("https://mcp.example.test/mcp", { fetch: fakeFetch });
-  const sink = recordingSink();
-  await transport.start(sink);
-  await transport.send(request(1, "ping"));
-  assert.equal(inits[0]?.redirect, "manual");
-  const err = sink.errors[0]?.error;
-  assert.ok(err instanceof HttpError, String(err));
-  assert.equal(err.status, 0);
-  await transport.close();
+  const plain = async (_url: string, init: RequestInit): Promise<Response> => {
+    inits.push(init);
+    return new Response(null, { status: 307, headers: { location: "https://elsewhere.example.test/" } });
+  };
+  for (const [fetch, status] of [[opaque, 0], [plain, 307]] as const) {
+    const transport = new HttpTransport("https://mcp.example.test/mcp", { fetch });
+    const sink = recordingSink();
+    await transport.start(sink);
+    await transport.send(request(1, "ping"));
+    const err = sink.errors[0]?.error;
+    assert.ok(err instanceof HttpError, String(err));
+    assert.equal(err.status, status);
+    assert.match(err.message, /got a redirect \(HTTP \d+\), which is refused/);
+    await transport.close();
+  }
+  assert.deepEqual(inits.map((i) => i.redirect), ["error", "error"], "fetch is asked to stop at any redirect");
 });
 
 test("H10: the constructor refuses URLs with credentials or other schemes", () => {

@@ -29,7 +29,8 @@ export function statusError(description: string, res: Response, what: string): H
   const status = res.status;
   // Whether a challenge exists helps the host; its content may carry tokens.
   const challenge = res.headers.has("www-authenticate") ? "a WWW-Authenticate challenge is present" : "no WWW-Authenticate challenge";
-  // H11: in browsers `redirect: "manual"` yields an opaque redirect with status 0.
+  // H11: fetch is asked for `redirect: "error"`; a host fetch that answers a redirect
+  // itself (an opaque redirect has status 0) is refused here.
   const why =
     res.type === "opaqueredirect" || status === 0 || (status >= 300 && status < 400)
       ? `got a redirect (HTTP ${status}), which is refused`

@@ -53,7 +53,8 @@ export interface HttpAuth {
  * Sends one request through `auth` (A5): its headers on each attempt, each 401 /
  * 403 to its `challenge`, and the request sent again while it says so, at most
  * `MAX_AUTH_RETRIES` times. The exchange's idle clock stops while the auth layer
- * works (a refresh or a login is the client's own wait). Redirects are refused.
+ * works (a refresh or a login is the client's own wait). Redirects are refused
+ * (`redirect: "error"`, H11).
  *
  * @throws whatever `auth.headers` / `auth.challenge` or the fetch throw.
  */
@@ -68,7 +69,7 @@ export async function fetchAuthorized(
     ex.suspend();
     const extra = await auth.headers(request);
     ex.touch();
-    const res = await fetch(request.target ?? request.url, { method: init.method, headers: { ...init.headers, ...extra }, body: init.body, redirect: "manual", signal: ex.signal });
+    const res = await fetch(request.target ?? request.url, { method: init.method, headers: { ...init.headers, ...extra }, body: init.body, redirect: "error", signal: ex.signal });
     if ((res.status !== 401 && res.status !== 403) || request.attempt >= MAX_AUTH_RETRIES) return res;
     ex.suspend();
     const again = await auth.challenge(res, request);

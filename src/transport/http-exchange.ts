@@ -7,7 +7,7 @@
  */
 import { HTTP_BOUND_SWEEP_MS, MAX_QUOTED_TEXT_CHARS } from "../limits.js";
 import { startTimer } from "../util/sleep.js";
-import { LimitError, TimeoutError, TransportError, YadaError } from "../errors.js";
+import { HttpError, LimitError, TimeoutError, TransportError, YadaError } from "../errors.js";
 import { concatBytes } from "../util/bytes.js";
 
 /** Why an exchange was aborted. */
@@ -219,6 +219,9 @@ export class Exchange {
     // The cause's own words (e.g. "connection refused", a runtime's permission error)
     // say why; fetch errors carry no header values.
     const reason = e instanceof Error ? (e.cause instanceof Error ? e.cause.message : e.message) : String(e);
+    // H11: fetch is called with `redirect: "error"`, so a redirect ends it; Node and Deno
+    // say so in the error (a browser's "failed to fetch" stays a transport error).
+    if (e instanceof TypeError && /redirect/i.test(reason)) return new HttpError(0, `${this.#description}: ${what} got a redirect, which is refused`);
     return new TransportError(`${this.#description}: the HTTP exchange for ${what} failed: ${reason.slice(0, MAX_QUOTED_TEXT_CHARS)}`, { cause: e });
   }
 

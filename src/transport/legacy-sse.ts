@@ -297,7 +297,7 @@ export class LegacySseTransport implements Transport {
   // request holds that request's bound (A2, S6) and a connect's deadline (S5).
   #request(target: string, method: string, headers: Record<string, string>, ex: Exchange, body?: string, id?: RequestId): Promise<Response> {
     const auth = this.#auth;
-    if (auth === undefined) return this.#fetch(target, { method, headers, body, redirect: "manual", signal: ex.signal });
+    if (auth === undefined) return this.#fetch(target, { method, headers, body, redirect: "error", signal: ex.signal });
     const request: AuthRequest = {
       url: this.#url.href,
       target: target === this.#url.href ? undefined : target,
