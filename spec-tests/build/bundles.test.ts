@@ -55,8 +55,8 @@ test("X3: the web entry without the OAuth client, the action stores and the appr
   assert.ok(gzip <= size.CEILINGS.core, `the web entry without OAuth, stores and approvals is ${gzip} bytes min+gzip, over ${size.CEILINGS.core}`);
 });
 
-test("X3: McpClient + HttpTransport alone stay within 21,000 bytes min+gzip (the task module, the HTTP+SSE fallback and the schema validator left out)", async () => {
-  assert.equal(size.CEILINGS.client, 21_000);
+test("X3: McpClient + HttpTransport alone stay within 22,000 bytes min+gzip (the task module, the HTTP+SSE fallback and the schema validator left out)", async () => {
+  assert.equal(size.CEILINGS.client, 22_000);
   const client = size.rows.find((r) => r.name.startsWith("yada: McpClient"));
   assert.ok(client);
   const { gzip } = await size.measure(client);

@@ -60,6 +60,8 @@ export interface TaskInfo {
   statusMessage?: string;
   /** Suggested poll interval in ms (`pollInterval` in 2025-11-25, `pollIntervalMs` in 2026-07-28). */
   pollIntervalMs?: number;
+  /** `lastUpdatedAt` (2025-11-25), in ms since the epoch, when it is a valid ISO 8601 time. */
+  updatedAt?: number;
 }
 
 const STATUSES: ReadonlySet<string> = new Set(["working", "input_required", "completed", "failed", "cancelled"]);
@@ -117,6 +119,11 @@ export function parseTask(v: unknown, where: string): TaskInfo {
   // Advisory: a wrong type is dropped, not an error.
   const interval = v.pollIntervalMs ?? v.pollInterval;
   if (typeof interval === "number" && Number.isFinite(interval)) task.pollIntervalMs = interval;
+  const updated = v.lastUpdatedAt;
+  if (typeof updated === "string" && updated.length <= 64) {
+    const ms = Date.parse(updated);
+    if (Number.isFinite(ms)) task.updatedAt = ms;
+  }
   return task;
 }
 
@@ -185,6 +192,9 @@ export async function followTask(host: TaskHost, created: TaskInfo, options: Fol
   let shown = `${task.status}\u0000${task.statusMessage ?? ""}`;
   const observe = (next: TaskInfo, raw: JsonRecord): void => {
     if (isTerminal(task.status)) return; // terminal states never change
+    // A poll answer older than a status notification that arrived first is old news
+    // (never a terminal state: that one ends the task whatever its time says).
+    if (!isTerminal(next.status) && next.updatedAt !== undefined && task.updatedAt !== undefined && next.updatedAt < task.updatedAt) return;
     task = next;
     latest = raw;
     const key = `${next.status}\u0000${next.statusMessage ?? ""}`;

@@ -7,7 +7,7 @@
  * @module
  */
 import { MAX_AUTH_RETRIES } from "../limits.js";
-import { cancelBody, type Exchange } from "./http-exchange.js";
+import { cancelBody, REDIRECT_MODE, type Exchange } from "./http-exchange.js";
 import type { FetchFunction } from "./http.js";
 
 /** One logical request; the same object is passed for each of its attempts. */
@@ -69,7 +69,7 @@ export async function fetchAuthorized(
     ex.suspend();
     const extra = await auth.headers(request);
     ex.touch();
-    const res = await fetch(request.target ?? request.url, { method: init.method, headers: { ...init.headers, ...extra }, body: init.body, redirect: "error", signal: ex.signal });
+    const res = await fetch(request.target ?? request.url, { method: init.method, headers: { ...init.headers, ...extra }, body: init.body, redirect: REDIRECT_MODE, signal: ex.signal });
     if ((res.status !== 401 && res.status !== 403) || request.attempt >= MAX_AUTH_RETRIES) return res;
     ex.suspend();
     const again = await auth.challenge(res, request);

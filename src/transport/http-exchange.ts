@@ -288,6 +288,15 @@ export function mediaType(res: Response): string {
   return type.split(";")[0]?.trim().toLowerCase() ?? "";
 }
 
+/**
+ * H11: the redirect mode every MCP request asks of fetch. `"error"` stops the fetch at
+ * a redirect, and spares it the copy of each request body that `"manual"` makes
+ * (measured: about a fifth of the client's time with 16 calls in flight). Cloudflare
+ * Workers refuses `"error"`: there a redirect comes back as a 3xx answer, refused.
+ */
+export const REDIRECT_MODE: RequestRedirect =
+  (globalThis as { navigator?: { userAgent?: unknown } }).navigator?.userAgent === "Cloudflare-Workers" ? "manual" : "error";
+
 /** Cancels a body nobody will read, so the connection is released. */
 export function cancelBody(res: Response): void {
   res.body?.cancel().catch(ignore);

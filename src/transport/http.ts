@@ -34,7 +34,7 @@ import {
 import { silentLogger, type Logger, type LogLevel } from "../log.js";
 import { sleep } from "../util/sleep.js";
 import { isResponseTo, proxyError, statusError, trail } from "./http-answer.js";
-import { cancelBody, Exchange, mediaType, readBody } from "./http-exchange.js";
+import { cancelBody, Exchange, mediaType, readBody, REDIRECT_MODE } from "./http-exchange.js";
 import {
   encodeHeaderValue,
   httpUrl,
@@ -154,7 +154,8 @@ interface Reading {
  * - H10: custom headers through {@link HttpTransport.withHeader}.
  * - H11: redirects are refused, never followed (`redirect: "error"`: the fetch stops at
  *   the redirect, an `http` error with status 0; measured, it also spares fetch a copy of
- *   each request that "manual" makes).
+ *   each request that "manual" makes; on Cloudflare Workers, which refuses it, "manual"
+ *   and the 3xx answer refused).
  * - H12: {@link HttpTransport.openInbound} opens the GET stream (405 tolerated); a
  *   stream that ends before its response is resumed with `Last-Event-ID`.
  * - H14: with `fallback: legacySse`, a 2024-11-05 server (initialize answered 400,
@@ -418,7 +419,7 @@ export class HttpTransport implements Transport {
   // request. A fetch that throws at once throws here; every caller is inside a try.
   #request(method: string, headers: Record<string, string>, ex: Exchange, body?: string, id?: RequestId): Promise<Response> {
     const auth = this.#options.auth;
-    if (auth === undefined) return this.#fetch(this.#url, { method, headers, body, redirect: "error", signal: ex.signal });
+    if (auth === undefined) return this.#fetch(this.#url, { method, headers, body, redirect: REDIRECT_MODE, signal: ex.signal });
     return this.#authorized(auth, method, headers, ex, body, id);
   }
 

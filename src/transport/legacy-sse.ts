@@ -26,7 +26,7 @@ import { silentLogger, type Logger } from "../log.js";
 import { sleep, startTimer } from "../util/sleep.js";
 import { statusError } from "./http-answer.js";
 import { fetchAuthorized, type AuthRequest, type HttpAuth } from "./http-auth.js";
-import { cancelBody, Exchange, mediaType } from "./http-exchange.js";
+import { cancelBody, Exchange, mediaType, REDIRECT_MODE } from "./http-exchange.js";
 import { customHeaders, httpUrl, type HeaderList } from "./http-headers.js";
 import type { FetchFunction } from "./http.js";
 import { createHolds, heldDeadline } from "./hold.js";
@@ -297,7 +297,7 @@ export class LegacySseTransport implements Transport {
   // request holds that request's bound (A2, S6) and a connect's deadline (S5).
   #request(target: string, method: string, headers: Record<string, string>, ex: Exchange, body?: string, id?: RequestId): Promise<Response> {
     const auth = this.#auth;
-    if (auth === undefined) return this.#fetch(target, { method, headers, body, redirect: "error", signal: ex.signal });
+    if (auth === undefined) return this.#fetch(target, { method, headers, body, redirect: REDIRECT_MODE, signal: ex.signal });
     const request: AuthRequest = {
       url: this.#url.href,
       target: target === this.#url.href ? undefined : target,
