@@ -92,6 +92,7 @@ export async function followToolTask(raw: JsonRecord, where: string, c: TaskCall
     requestTimeoutMs: c.requestTimeoutMs,
     canCancel: serverCancelsTasks(c.era, c.capabilities),
     listen: c.listen,
+    onHold: c.session.transport.onHold?.bind(c.session.transport),
   };
   const result = await followTask(host, task, {
     signal: c.signal,

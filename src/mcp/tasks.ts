@@ -145,6 +145,11 @@ export interface TaskHost {
    * (2026-07-28); `acknowledged` runs when the server agrees. Returns the unsubscribe.
    */
   listen?(taskId: string, acknowledged: () => void): () => void;
+  /**
+   * The transport's `Transport.onHold`: while a request waits on the user (an
+   * interactive login), the task's whole bound stops too (A2).
+   */
+  onHold?(listener: (held: boolean) => void): () => void;
 }
 
 /** How one task is followed. */
@@ -229,7 +234,17 @@ export async function followTask(host: TaskHost, created: TaskInfo, options: Fol
   });
   const unlisten = era === "modern" && host.listen ? host.listen(taskId, () => wake?.()) : undefined;
 
-  const remaining = (): number => deadline - Date.now();
+  // A2: time spent waiting on the user (a login during a poll) does not count.
+  let heldMs = 0;
+  let heldSince: number | undefined;
+  const offHold = host.onHold?.((held) => {
+    if (held) heldSince ??= Date.now();
+    else if (heldSince !== undefined) {
+      heldMs += Date.now() - heldSince;
+      heldSince = undefined;
+    }
+  });
+  const remaining = (): number => deadline + heldMs + (heldSince === undefined ? 0 : Date.now() - heldSince) - Date.now();
   const timedOut = (): TimeoutError => new TimeoutError(`${where}: the task did not finish within ${options.timeoutMs} ms`, options.timeoutMs);
   const requestOptions = (): RequestOptions => {
     const left = Math.max(1, remaining());
@@ -303,6 +318,7 @@ export async function followTask(host: TaskHost, created: TaskInfo, options: Fol
   } finally {
     off();
     unlisten?.();
+    offHold?.();
     wake = undefined;
   }
 }
