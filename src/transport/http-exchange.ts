@@ -39,7 +39,7 @@ function createWatch(closer: AbortSignal | undefined): Watch {
   const live = new Set<Exchange>();
   let timer: ReturnType<typeof setTimeout> | undefined;
   let armedAt = Infinity;
-  // Node: a timer left armed for no exchange must not hold the process.
+  // A timer left armed while no exchange is live must not keep the runtime from exiting (Node, Deno).
   const hold = (on: boolean): void => (timer as { ref?: () => void; unref?: () => void } | undefined)?.[on ? "ref" : "unref"]?.();
   const wake = (at: number): void => {
     if (at >= armedAt) return;
