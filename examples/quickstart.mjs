@@ -1,8 +1,8 @@
 // The quick starts from a consumer project: a local server over stdio, the same
 // server over Streamable HTTP, and the agent loop with a scripted model (no key, no
 // network). Run: npm install && npm start
-import { McpClient, HttpTransport, connectMcp, run, scripted } from "yada/node";
-import { MAX_LINE_BYTES } from "yada/limits";
+import { McpClient, HttpTransport, connectMcp, run, scripted } from "yada-mcp/node";
+import { MAX_LINE_BYTES } from "yada-mcp/limits";
 import { startCatalogHttp } from "./servers/catalog-http.mjs";
 
 // stdio: the client owns the server process; close() ends it.

@@ -1,8 +1,8 @@
 // A strict TypeScript consumer: the typed examples of the guides, and the narrowing
 // the public types promise. `npm run typecheck` checks it; every @ts-expect-error
 // line must stay an error, so a type that stops narrowing fails the check.
-import { McpClient, isYadaError, run, scripted, type AgentEvent, type ContentBlock, type RunResult } from "yada/node";
-import { MAX_LINE_BYTES } from "yada/limits";
+import { McpClient, isYadaError, run, scripted, type AgentEvent, type ContentBlock, type RunResult } from "yada-mcp/node";
+import { MAX_LINE_BYTES } from "yada-mcp/limits";
 
 /** Content blocks narrow on `type`; an unknown kind is `type: "unknown"` with the server's `kind`. */
 export function describe(block: ContentBlock): string {

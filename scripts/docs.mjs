@@ -77,11 +77,11 @@ export async function limitsDoc(source = read("src/limits.ts")) {
     "",
     GENERATED,
     "",
-    "Every bound yada applies, in one table. Each is a named constant of the `yada/limits` entry (a separate",
+    "Every bound yada applies, in one table. Each is a named constant of the `yada-mcp/limits` entry (a separate",
     "file, so that the web bundle stays small), and every option that sets a bound defaults to its constant:",
     "",
     "```js",
-    'import { MAX_TOOL_RESULT_BYTES, DEFAULT_CALL_TIMEOUT_MS } from "yada/limits";',
+    'import { MAX_TOOL_RESULT_BYTES, DEFAULT_CALL_TIMEOUT_MS } from "yada-mcp/limits";',
     "",
     "console.log(`results are cut at ${MAX_TOOL_RESULT_BYTES} bytes; calls time out after ${DEFAULT_CALL_TIMEOUT_MS} ms`);",
     "```",
@@ -129,7 +129,7 @@ export function errorsDoc(source = read("src/errors.ts")) {
     "the server and the method, never a header value, a token or an argument value.",
     "",
     "```js",
-    'import { ActionConflictError, LimitError, StoreError, isYadaError } from "yada";',
+    'import { ActionConflictError, LimitError, StoreError, isYadaError } from "yada-mcp";',
     "",
     'const e = new LimitError("MAX_LINE_BYTES", 16, "a line of 17 bytes is over MAX_LINE_BYTES (16)");',
     'if (isYadaError(e, "limit")) console.log(e.code, e.limit, e.max); // limit MAX_LINE_BYTES 16',
@@ -212,7 +212,7 @@ function entryExports(entry) {
   return out;
 }
 
-/** docs/api.md: every export of `yada`, `yada/node` (beyond the web entry) and `yada/limits`. */
+/** docs/api.md: every export of `yada-mcp`, `yada-mcp/node` (beyond the web entry) and `yada-mcp/limits`. */
 export function apiDoc() {
   const web = entryExports("src/index.ts");
   const webNames = new Set(web.map((e) => e.name));
@@ -226,15 +226,15 @@ export function apiDoc() {
     "Every export, with the first sentence of its TSDoc. The TSDoc in the `.d.ts` files your editor shows has the",
     "rest: what each export bounds, what it throws (by error code) and an example. The package is ESM only.",
     "",
-    '## `yada` (the web entry: any runtime)',
+    '## `yada-mcp` (the web entry: any runtime)',
     "",
     ...table(web),
     "",
-    '## `yada/node` (Node only: everything of `yada`, plus)',
+    '## `yada-mcp/node` (Node only: everything of `yada-mcp`, plus)',
     "",
     ...table(node),
     "",
-    '## `yada/limits`',
+    '## `yada-mcp/limits`',
     "",
     "Every bound as a named constant: see [limits.md](limits.md).",
     "",

@@ -3,7 +3,7 @@
  * AbortSignal, crypto.subtle, URL). Runs on Node 20+, Deno, Bun, Cloudflare
  * workerd and browsers.
  *
- * Every bound is a named constant of the `yada/limits` entry (`src/limits.ts`);
+ * Every bound is a named constant of the `yada-mcp/limits` entry (`src/limits.ts`);
  * each option that sets a bound defaults to its constant there.
  *
  * @module

@@ -2,7 +2,7 @@
 // PostgreSQL one (a ts block that declares the host's pool) with Node against a real
 // PostgreSQL, its `declare const pool` replaced by pg's Pool on DATABASE_URL; the js
 // one of a failing driver with Node; the Durable Object one as a Worker module
-// inside workerd (importing "yada", the web bundle), on local storage.
+// inside workerd (importing "yada-mcp", the web bundle), on local storage.
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
@@ -80,7 +80,7 @@ const config :Workerd.Config = (
   sockets = [(name = "http", http = (), service = "main")],
 );
 const w :Workerd.Worker = (
-  modules = [(name = "worker.mjs", esModule = embed "worker.mjs"), (name = "yada", esModule = embed "yada.js")],
+  modules = [(name = "worker.mjs", esModule = embed "worker.mjs"), (name = "yada-mcp", esModule = embed "yada.js")],
   compatibilityDate = "2025-09-01",
   durableObjectNamespaces = [(className = "ActionsObject", uniqueKey = "yada-doc-example", enableSql = true)],
   durableObjectStorage = (localDisk = "storage"),

@@ -1,7 +1,7 @@
 // The guide docs/client-extras.md (V8, V9, H14): every ```js block runs and says
 // what the guide says it prints. docs.test.ts runs the same blocks from a consumer
 // project of the packed package; here they run from the examples/ project of the
-// repository (imports of "yada" / "yada/node" resolve through the package's own
+// repository (imports of "yada-mcp" / "yada-mcp/node" resolve through the package's own
 // exports, servers/ holds the example servers), so each output can be checked.
 import { test } from "node:test";
 import assert from "node:assert/strict";

@@ -1,6 +1,6 @@
 // docs/server-contract.md: every ts example is runnable as it stands (plain
 // JavaScript), from the examples/ project (servers/contract.mjs), importing
-// "yada" / "yada/node" through the package's own exports.
+// "yada-mcp" / "yada-mcp/node" through the package's own exports.
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";

@@ -1,5 +1,5 @@
 // The writes guide docs/writes.md (W8, W9): every ```js block runs from the
-// examples/ project of the repository (imports of "yada" / "yada/node" resolve
+// examples/ project of the repository (imports of "yada-mcp" / "yada-mcp/node" resolve
 // through the package's own exports; the MCP example starts servers/contract.mjs)
 // and prints what the guide says.
 import { test } from "node:test";

@@ -60,14 +60,14 @@ export async function consumerProject(): Promise<Consumer> {
       });
     }
     const pkg = JSON.parse(readFileSync(join(examples, "package.json"), "utf8")) as { dependencies: Record<string, string> };
-    pkg.dependencies.yada = `file:./${info.filename}`;
+    pkg.dependencies["yada-mcp"] = `file:./${info.filename}`;
     writeFileSync(join(dir, "package.json"), JSON.stringify(pkg, null, 2));
     const tsconfig = JSON.parse(readFileSync(join(examples, "tsconfig.json"), "utf8")) as { compilerOptions: Record<string, unknown> };
     tsconfig.compilerOptions.typeRoots = [repoPath("node_modules", "@types")];
     writeFileSync(join(dir, "tsconfig.json"), JSON.stringify(tsconfig, null, 2));
     // --offline: the tarball has no dependencies, so the install needs no network.
     check(exec("npm", ["install", "--offline", "--no-audit", "--no-fund", "--no-package-lock"], dir), "npm install of the tarball");
-    const manifest = JSON.parse(readFileSync(join(dir, "node_modules", "yada", "package.json"), "utf8")) as Consumer["manifest"];
+    const manifest = JSON.parse(readFileSync(join(dir, "node_modules", "yada-mcp", "package.json"), "utf8")) as Consumer["manifest"];
     return {
       dir,
       files: info.files.map((f) => f.path),

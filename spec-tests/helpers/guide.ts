@@ -1,5 +1,5 @@
 // Runs the code blocks of a guide in docs/ from the examples/ project of the
-// repository: imports of "yada" / "yada/node" resolve through the package's own
+// repository: imports of "yada-mcp" / "yada-mcp/node" resolve through the package's own
 // exports and servers/ holds the example servers, so each block's output can be
 // checked against what the guide says it prints. (docs/docs.test.ts runs the same
 // blocks from a consumer project of the packed package.)

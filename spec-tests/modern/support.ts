@@ -103,7 +103,7 @@ export function startDualHttp(options: { badHeaderTool?: boolean } = {}): Promis
   return start({ http: true, ...options });
 }
 
-/** Connects to an HTTP server (with every client module on, as `yada/node` does). */
+/** Connects to an HTTP server (with every client module on, as `yada-mcp/node` does). */
 export function connectHttp(url: string, options: ClientOptions = {}): Promise<WebMcpClient> {
   return McpClient.connect(new HttpTransport(url), options);
 }

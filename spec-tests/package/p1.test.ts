@@ -28,16 +28,16 @@ test("P1: the tarball holds only dist/, README, LICENSE and package.json, and no
   assert.deepEqual(consumer.manifest.dependencies ?? {}, {});
 });
 
-test("P1: the consumer imports yada, yada/node and yada/limits", () => {
+test("P1: the consumer imports yada-mcp, yada-mcp/node and yada-mcp/limits", () => {
   const code = [
-    'import * as web from "yada"; import * as node from "yada/node"; import * as limits from "yada/limits";',
-    'console.log(JSON.stringify([typeof web.McpClient, typeof node.StdioTransport, typeof limits.MAX_LINE_BYTES, import.meta.resolve("yada")]));',
+    'import * as web from "yada-mcp"; import * as node from "yada-mcp/node"; import * as limits from "yada-mcp/limits";',
+    'console.log(JSON.stringify([typeof web.McpClient, typeof node.StdioTransport, typeof limits.MAX_LINE_BYTES, import.meta.resolve("yada-mcp")]));',
   ].join("\n");
   const r = consumer.exec(process.execPath, ["--input-type=module", "-e", code]);
   assert.equal(r.status, 0, r.stderr);
   const [client, stdio, bound, resolved] = JSON.parse(r.stdout) as string[];
   assert.deepEqual([client, stdio, bound], ["function", "function", "number"]);
-  assert.match(resolved ?? "", /\/node_modules\/yada\/dist\/yada\.js$/);
+  assert.match(resolved ?? "", /\/node_modules\/yada-mcp\/dist\/yada\.js$/);
 });
 
 test("P1: the installed CLI runs: yada --help", () => {
@@ -60,7 +60,7 @@ test("P1, P3: a strict TypeScript consumer type-checks the typed examples agains
 });
 
 test("P3: the type test fails when content blocks stop narrowing (an open `type: string` member)", () => {
-  const types = join(consumer.dir, "node_modules", "yada", "dist", "types", "mcp", "types.d.ts");
+  const types = join(consumer.dir, "node_modules", "yada-mcp", "dist", "types", "mcp", "types.d.ts");
   const original = readFileSync(types, "utf8");
   assert.match(original, /type: "unknown";/);
   try {

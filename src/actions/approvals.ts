@@ -92,7 +92,7 @@ function checkIdentity(who: unknown, what: string): asserts who is Identity {
  *
  * @example
  * ```ts
- * import { createActions, MemoryActionStore } from "yada";
+ * import { createActions, MemoryActionStore } from "yada-mcp";
  * const actions = createActions({ store: new MemoryActionStore(), mayApprove: (who, a) => who.actorId !== a.actorId });
  * const proposed = await actions.propose(
  *   { tool: "files__rename", version: "v1", arguments: { from: "a", to: "b" } },

@@ -54,7 +54,7 @@ const json = (status: number, value: unknown): Response =>
  *
  * @example
  * ```ts
- * import { DurableObjectActionStore, serveActionStore } from "yada";
+ * import { DurableObjectActionStore, serveActionStore } from "yada-mcp";
  * export class ActionsObject {
  *   constructor(ctx) { this.store = new DurableObjectActionStore(ctx.storage); }
  *   fetch(request) { return serveActionStore(this.store, request); }
@@ -172,7 +172,7 @@ export interface RemoteActionStoreOptions {
  *
  * @example
  * ```ts
- * import { remoteActionStore } from "yada";
+ * import { remoteActionStore } from "yada-mcp";
  * const store = remoteActionStore(env.ACTIONS.get(env.ACTIONS.idFromName("acme")));
  * const pending = await store.list({ tenantId: "acme", state: "awaiting_approval" });
  * ```

@@ -61,7 +61,7 @@ function ageKey(r: ActionRecord): string {
  *
  * @example
  * ```ts
- * import { DurableObjectActionStore, serveActionStore } from "yada";
+ * import { DurableObjectActionStore, serveActionStore } from "yada-mcp";
  * export class ActionsObject {
  *   constructor(ctx) { this.store = new DurableObjectActionStore(ctx.storage); }
  *   fetch(request) { return serveActionStore(this.store, request); }

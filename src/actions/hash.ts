@@ -25,7 +25,7 @@ export function toHex(bytes: ArrayBuffer | Uint8Array): string {
  *
  * @example
  * ```ts
- * import { argumentsHash } from "yada";
+ * import { argumentsHash } from "yada-mcp";
  * console.log(await argumentsHash({ b: 1, a: 2 }) === await argumentsHash({ a: 2, b: 1 })); // true
  * ```
  */

@@ -33,7 +33,7 @@ export interface MemoryStoreOptions {
  *
  * @example
  * ```ts
- * import { MemoryActionStore, createActions } from "yada";
+ * import { MemoryActionStore, createActions } from "yada-mcp";
  * const store = new MemoryActionStore();
  * const actions = createActions({ store, mayApprove: () => true });
  * console.log(await actions.pending("acme"));

@@ -109,7 +109,7 @@ const param = (v: unknown, type: "text" | "bigint" | "float8" | "json"): string 
  * @example
  * ```ts
  * import pg from "pg";
- * import { PostgresActionStore } from "yada";
+ * import { PostgresActionStore } from "yada-mcp";
  * const pool = new pg.Pool({ connectionString: "postgres://app@db.internal/app" });
  * const store = new PostgresActionStore({ query: (text, params) => pool.query(text, params) });
  * await store.migrate();

@@ -142,7 +142,7 @@ const reasonOf = (e: unknown): string => {
  *
  * @example
  * ```ts
- * import { createWorker, MemoryActionStore } from "yada";
+ * import { createWorker, MemoryActionStore } from "yada-mcp";
  * const store = new MemoryActionStore();
  * const worker = createWorker({ store, resolveTool: () => undefined });
  * console.log(await worker.runOnce()); // 0: nothing to do

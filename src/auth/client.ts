@@ -56,7 +56,7 @@ const clientKey = (issuer: string): string => `client ${issuer}`;
  *
  * @example
  * ```ts
- * import { McpClient, HttpTransport, OAuthClient } from "yada";
+ * import { McpClient, HttpTransport, OAuthClient } from "yada-mcp";
  * const auth = new OAuthClient({
  *   redirectUri: "http://127.0.0.1:8976/callback",
  *   authorize: async ({ url }) => { console.log(`Open ${url}`); return await waitForCallback(); },

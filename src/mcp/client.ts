@@ -222,7 +222,7 @@ function dropCachedLists(s: Shared, kind: string): void {
  *
  * @example
  * ```ts
- * import { McpClient } from "yada/node";
+ * import { McpClient } from "yada-mcp/node";
  * const client = await McpClient.connectStdio("node", ["server.js"]);
  * const tools = await client.listTools();
  * const result = await client.callTool("echo", { text: "hi" });

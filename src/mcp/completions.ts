@@ -47,7 +47,7 @@ export interface CompletionSender {
  *
  * @example
  * ```ts
- * import { complete } from "yada";
+ * import { complete } from "yada-mcp";
  * const { values } = await complete(client, {
  *   ref: { type: "ref/prompt", name: "completable-prompt" },
  *   argument: { name: "department", value: "En" },

@@ -94,7 +94,7 @@ export interface ClientHandlers {
      * The JSON Schema validator that checks each accepted form answer against the
      * server's `requestedSchema` before it is sent: pass `compileSchema` (exported by
      * `yada`). Required with `form` on a bare `McpClient`, so that a client without
-     * form elicitation does not carry the validator; `yada/node`'s `McpClient`,
+     * form elicitation does not carry the validator; `yada-mcp/node`'s `McpClient`,
      * `connectMcp` and the CLI pass it themselves.
      */
     compileSchema?: SchemaCompiler;
@@ -104,7 +104,7 @@ export interface ClientHandlers {
 /** What {@link ClientHandlers} `elicitation.compileSchema` is: `compileSchema`, or one of the same shape. */
 export type SchemaCompiler = (schema: JsonRecord) => { assert(value: unknown, what: string): void };
 
-const NO_COMPILER = 'handlers.elicitation: a form handler needs compileSchema (import { compileSchema } from "yada") to check its answers';
+const NO_COMPILER = 'handlers.elicitation: a form handler needs compileSchema (import { compileSchema } from "yada-mcp") to check its answers';
 
 /**
  * The client capabilities implied by `handlers` (V6: only what has a handler).

@@ -1,6 +1,6 @@
 /**
  * The opt-in client modules turned on (pay for what you use): the entries and
- * layers that carry everything — `yada/node`'s `McpClient`, `connectMcp`, the CLI —
+ * layers that carry everything — `yada-mcp/node`'s `McpClient`, `connectMcp`, the CLI —
  * pass the task module (V8) and the elicitation validator (V6) unless the host
  * gave its own.
  *

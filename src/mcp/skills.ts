@@ -103,7 +103,7 @@ export function parseSkill(v: unknown, where: string): Skill {
  * @throws ProtocolError (`protocol`), LimitError (`limit`), request errors.
  * @example
  * ```ts
- * import { listSkills, loadSkill } from "yada";
+ * import { listSkills, loadSkill } from "yada-mcp";
  * const [first] = await listSkills(client);
  * if (first) console.log((await loadSkill(client, first)).text);
  * ```

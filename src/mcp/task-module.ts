@@ -21,12 +21,12 @@ export interface TaskCalls {
  * none, polls at least `MIN_TASK_POLL_MS` apart), answers `input_required` through
  * the host handlers and returns the final result, with task status as progress.
  * Without it such a call fails before anything is sent with a ConfigError
- * (`config`) naming this export. `yada/node`'s `McpClient`, `connectMcp`,
+ * (`config`) naming this export. `yada-mcp/node`'s `McpClient`, `connectMcp`,
  * `reconnectingMcp` and the CLI pass it themselves.
  *
  * @example
  * ```ts
- * import { HttpTransport, McpClient, taskCalls } from "yada";
+ * import { HttpTransport, McpClient, taskCalls } from "yada-mcp";
  * const client = await McpClient.connect(new HttpTransport("http://127.0.0.1:3001/mcp"), { tasks: taskCalls });
  * ```
  */

@@ -19,7 +19,7 @@ export type StdioConnectOptions = ClientOptions & Pick<StdioServerParams, "cwd" 
  *
  * @example
  * ```ts
- * import { McpClient } from "yada/node";
+ * import { McpClient } from "yada-mcp/node";
  * const client = await McpClient.connectStdio("npx", ["-y", "@modelcontextprotocol/server-everything"]);
  * console.log((await client.listTools()).map((t) => t.name));
  * await client.close();

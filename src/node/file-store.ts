@@ -137,7 +137,7 @@ async function lock(lockPath: string): Promise<void> {
  *
  * @example
  * ```ts
- * import { openFileStore } from "yada/node";
+ * import { openFileStore } from "yada-mcp/node";
  * await using store = await openFileStore("/tmp/yada-example/actions.jsonl");
  * console.log((await store.list({ tenantId: "acme" })).length);
  * ```

@@ -15,7 +15,7 @@ import { legacySse } from "../transport/legacy-fallback.js";
  *
  * @example
  * ```ts
- * import { HttpTransport, McpClient } from "yada/node";
+ * import { HttpTransport, McpClient } from "yada-mcp/node";
  * const client = await McpClient.connect(new HttpTransport("http://127.0.0.1:3001/mcp"));
  * ```
  */

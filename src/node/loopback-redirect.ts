@@ -39,7 +39,7 @@ const PAGE = "<!doctype html><meta charset=utf-8><title>yada</title><p>Login rec
  *
  * @example
  * ```ts
- * import { OAuthClient, startLoopbackRedirect } from "yada/node";
+ * import { OAuthClient, startLoopbackRedirect } from "yada-mcp/node";
  * const listener = await startLoopbackRedirect();
  * const auth = new OAuthClient({
  *   redirectUri: listener.redirectUri,

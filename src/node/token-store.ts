@@ -35,7 +35,7 @@ type Entries = Record<string, StoredValue>;
  *
  * @example
  * ```ts
- * import { FileTokenStore, OAuthClient } from "yada/node";
+ * import { FileTokenStore, OAuthClient } from "yada-mcp/node";
  * const auth = new OAuthClient({ store: new FileTokenStore("/home/me/.config/my-app/tokens.json"), redirectUri, authorize });
  * ```
  */

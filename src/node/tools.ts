@@ -29,7 +29,7 @@ import { StdioTransport, type StdioServerParams } from "./stdio.js";
  *
  * @example
  * ```ts
- * import { connectMcp } from "yada"; // the web function, given stdio by hand
+ * import { connectMcp } from "yada-mcp"; // the web function, given stdio by hand
  * await connectMcp(server, access, { transportFactory: nodeTransportFactory });
  * ```
  */
@@ -59,7 +59,7 @@ function withStdio<O extends ConnectOptions>(options: O | undefined): O {
  *
  * @example
  * ```ts
- * import { connectMcp } from "yada/node";
+ * import { connectMcp } from "yada-mcp/node";
  * const connection = await connectMcp(
  *   { name: "catalog", command: "node", args: ["/srv/catalog.js"], readTools: ["lookup"] },
  *   { identity, authorize },
@@ -80,7 +80,7 @@ export function connectMcp(server: McpServerConfig, access: McpAccess, options?:
  *
  * @example
  * ```ts
- * import { reconnectingMcp } from "yada/node";
+ * import { reconnectingMcp } from "yada-mcp/node";
  * const connection = await reconnectingMcp({ name: "catalog", command: "node", args: ["/srv/catalog.js"] }, { identity, authorize });
  * ```
  */

@@ -85,7 +85,7 @@ export interface HttpTransportOptions {
   /**
    * The HTTP+SSE fallback (H14): pass {@link legacySse}. With it, `McpClient.connect`
    * retries a 2024-11-05 server over HTTP+SSE when `initialize` is answered HTTP 400,
-   * 404 or 405; without it that answer is the connect's error. `yada/node`'s
+   * 404 or 405; without it that answer is the connect's error. `yada-mcp/node`'s
    * `HttpTransport`, `connectMcp`'s HTTP servers and the CLI pass it themselves.
    */
   fallback?: LegacyFallback;

@@ -14,14 +14,14 @@ import { LegacySseTransport } from "./legacy-sse.js";
  * `McpClient.connect` connects again over a {@link LegacySseTransport} to the same
  * URL with the same fetch, logger, idle bound, event bound, headers, `auth` and
  * `name`, within
- * what is left of the handshake bound. `yada/node`'s `HttpTransport`,
+ * what is left of the handshake bound. `yada-mcp/node`'s `HttpTransport`,
  * `connectMcp`'s HTTP servers and the CLI pass it themselves.
  *
  * @throws ConfigError (`config`) as the {@link LegacySseTransport} constructor.
  *
  * @example
  * ```ts
- * import { HttpTransport, legacySse, McpClient } from "yada";
+ * import { HttpTransport, legacySse, McpClient } from "yada-mcp";
  * const client = await McpClient.connect(new HttpTransport("http://127.0.0.1:3001/mcp", { fallback: legacySse }));
  * ```
  */

@@ -138,7 +138,7 @@ function refusesReconnect(e: YadaError): boolean {
  *
  * @example
  * ```ts
- * import { LegacySseTransport, McpClient } from "yada";
+ * import { LegacySseTransport, McpClient } from "yada-mcp";
  * const client = await McpClient.connect(new LegacySseTransport("http://127.0.0.1:3001/sse", { maxReconnectAttempts: 5 }));
  * ```
  */

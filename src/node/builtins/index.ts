@@ -40,7 +40,7 @@ export interface NodeReadToolsOptions {
  *
  * @example
  * ```ts
- * import { nodeReadTools, run } from "yada/node";
+ * import { nodeReadTools, run } from "yada-mcp/node";
  * const result = await run({ provider, identity, tools: nodeReadTools({ roots: ["./docs"] }), input: "Summarise the docs" });
  * ```
  */
@@ -99,7 +99,7 @@ function checkCommandOptions(options: NodeWriteToolsOptions): CommandPolicy | nu
  *
  * @example
  * ```ts
- * import { nodeReadTools, nodeWriteTools } from "yada/node";
+ * import { nodeReadTools, nodeWriteTools } from "yada-mcp/node";
  * const tools = [...nodeReadTools({ roots: ["./site"] }), ...nodeWriteTools({ roots: ["./site"], commands: ["npm"] })];
  * console.log(tools.map((t) => `${t.name} (${t.effect})`));
  * ```
