@@ -6,21 +6,9 @@
  *
  * @module
  */
-import { ConfigError, HttpError, JsonRpcError, LimitError, ProtocolError, TimeoutError, UnsupportedVersionError, ValidationError, YadaError } from "../errors.js";
-import { JsonRpcSession, type NotificationListener, type Progress, type RequestHandler, type RequestOptions } from "../jsonrpc/session.js";
-import {
-  DEFAULT_CALL_TIMEOUT_MS,
-  DEFAULT_DISCOVER_TIMEOUT_MS,
-  DEFAULT_HANDSHAKE_TIMEOUT_MS,
-  DEFAULT_REQUEST_TIMEOUT_MS,
-  MAX_CURSOR_CHARS,
-  MAX_LIST_ITEMS,
-  MAX_LIST_PAGES,
-  MAX_LIST_TTL_MS,
-  MAX_QUOTED_CHARS,
-  MAX_QUOTED_TEXT_CHARS,
-} from "../limits.js";
-import type { Logger } from "../log.js";
+import { ConfigError, HttpError, JsonRpcError, ProtocolError, TimeoutError, ValidationError, YadaError } from "../errors.js";
+import { JsonRpcSession, type NotificationListener, type RequestOptions } from "../jsonrpc/session.js";
+import { DEFAULT_CALL_TIMEOUT_MS, DEFAULT_HANDSHAKE_TIMEOUT_MS, DEFAULT_REQUEST_TIMEOUT_MS, MAX_QUOTED_CHARS, MAX_QUOTED_TEXT_CHARS } from "../limits.js";
 import type { Transport } from "../transport/types.js";
 import { heldDeadline } from "../transport/hold.js";
 import {
@@ -42,180 +30,32 @@ import {
   type ResourceContents,
   type ServerInfo,
 } from "./types.js";
-import { isModernErrorCode, isSupportedModernVersion, MODERN_ERRORS, pickVersion, type Era } from "./versions.js";
-import { answerServerRequest, capabilitiesFor, HANDLER_OF, type ClientHandlers } from "./handlers.js";
+import { isSupportedModernVersion, MODERN_ERRORS, pickVersion, type Era } from "./versions.js";
+import { capabilitiesFor } from "./handlers.js";
 import { limitHandlers } from "./handler-limits.js";
-import { readList } from "./fields.js";
-import {
-  forgetServerEra,
-  initializeLegacy,
-  modernMeta,
-  probeModern,
-  rememberedEra,
-  rememberEra,
-  type ClientIdentity,
-  type Established,
-} from "./handshake.js";
+import { establish, modernMeta, type ClientIdentity } from "./handshake.js";
 import { completeWithInput } from "./input-rounds.js";
 import { Subscriptions } from "./listen.js";
-import { checkParamHeaders, paramHeaderValues, type ParamHeader } from "./param-headers.js";
+import { checkParamHeaders, paramHeaderValues } from "./param-headers.js";
 import { checkOptions } from "../util/options.js";
-import { isTaskAnswer, taskCallParams, taskIdentity, type TaskSupport } from "./task-call.js";
-import type { TaskCalls } from "./task-module.js";
+import { isTaskAnswer, taskCallParams, taskIdentity } from "./task-call.js";
 import { TASKS_EXTENSION } from "./tasks.js";
+import {
+  CLIENT_OPTIONS,
+  DEFAULT_CLIENT_INFO,
+  LOGGING_LEVELS,
+  type CallOptions,
+  type ClientOptions,
+  type ListKind,
+  type LoggingLevel,
+} from "./client-options.js";
+import { dropCachedLists, LIST_CHANGED, needsInput, wireSession, withMeta, type Shared } from "./client-state.js";
+import { listAll, listPage } from "./lists.js";
+
+export { DEFAULT_CLIENT_INFO, type CallOptions, type ClientOptions, type ListKind, type LoggingLevel, type ServerLogEntry } from "./client-options.js";
 
 /** V8: a call that must run as a task, on a client connected without the task module. */
 const noTasks = (where: string): ConfigError => new ConfigError(`${where} runs as a task: pass { tasks: taskCalls } to McpClient.connect`);
-
-/** The name and version yada reports to servers unless the host sets its own. */
-export const DEFAULT_CLIENT_INFO = { name: "yada", version: "0.1.0" } as const;
-
-/** The kinds of {@link ClientOptions}, checked where they enter (see checkOptions). */
-const CLIENT_OPTIONS =
-  "logger handshakeTimeoutMs:n discoverTimeoutMs:n callTimeoutMs:n? requestTimeoutMs:n? signal:a handlers:o onServerLog requestHandlers:o tasks:o";
-
-/** Options of {@link McpClient.connect}. */
-export interface ClientOptions {
-  /** Names the server in errors and logs; defaults to the transport's description. */
-  name?: string;
-  /** `clientInfo` sent in the handshake. */
-  clientInfo?: { name: string; version: string; title?: string };
-  /** Diagnostics sink; silent by default. */
-  logger?: Logger;
-  /**
-   * Bound on the whole handshake (S5); default `DEFAULT_HANDSHAKE_TIMEOUT_MS`. Time
-   * the user spends in an interactive OAuth login during the handshake (the
-   * `OAuthClient` `authorize` step, bounded by its `interactionTimeoutMs`) does
-   * not count; discovery, token requests and the server's answers do (A2).
-   */
-  handshakeTimeoutMs?: number;
-  /**
-   * Which protocol era to speak (V2). `"auto"` (default) probes with
-   * `server/discover` and falls back to `initialize`; the outcome is remembered per
-   * server. `"legacy"` and `"modern"` skip the probe.
-   */
-  era?: "auto" | Era;
-  /** Bound on the `server/discover` probe (V2); default `DEFAULT_DISCOVER_TIMEOUT_MS`. */
-  discoverTimeoutMs?: number;
-  /**
-   * Bound on each tool call from when it is sent (S6); `null` = none. Default
-   * `DEFAULT_CALL_TIMEOUT_MS` over stdio; none over HTTP, where the idle read bound
-   * ends a stalled call and a call that keeps streaming is never cut off (H5).
-   */
-  callTimeoutMs?: number | null;
-  /** Bound on list, read, prompt and ping requests; `null` = none. Default `DEFAULT_REQUEST_TIMEOUT_MS`. */
-  requestTimeoutMs?: number | null;
-  /** Aborts the handshake. */
-  signal?: AbortSignal;
-  /**
-   * Host handlers for roots, sampling and elicitation (V6). Each declares its
-   * capability; without a handler the capability is not declared and the server's
-   * request is declined with -32601.
-   */
-  handlers?: ClientHandlers;
-  /** Receives the server's `notifications/message` log entries (V7). */
-  onServerLog?: (entry: ServerLogEntry) => void;
-  /** The server log level to ask for once connected (V7). */
-  logLevel?: LoggingLevel;
-  /** Raw handlers for other server-initiated requests, keyed by method (J3, H13). */
-  requestHandlers?: Record<string, RequestHandler>;
-  /** Extra capabilities declared in the handshake, merged over those of `handlers`. */
-  capabilities?: JsonRecord;
-  /**
-   * Task-augmented tool calls (V8): pass {@link taskCalls}. Without it no call asks
-   * for a task, and a call that needs one fails with a ConfigError (`config`).
-   */
-  tasks?: TaskCalls;
-}
-
-/** Server log severities (RFC 5424 names, as MCP uses them). */
-export type LoggingLevel = "debug" | "info" | "notice" | "warning" | "error" | "critical" | "alert" | "emergency";
-const LOGGING_LEVELS: readonly string[] = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"];
-
-/** One `notifications/message` entry from the server (V7); `data` is untrusted. */
-export interface ServerLogEntry {
-  level: LoggingLevel;
-  logger?: string;
-  data: unknown;
-}
-
-/** Which list a `list_changed` notification is about (V5). */
-export type ListKind = "tools" | "resources" | "prompts";
-
-/** Per-call options. */
-export interface CallOptions {
-  /** Aborts the call; `notifications/cancelled` is sent (J5). */
-  signal?: AbortSignal;
-  /** Overrides the client's bound for this call; `null` = none. */
-  timeoutMs?: number | null;
-  /** Receives `notifications/progress` for this call (J6). */
-  onProgress?: (progress: Progress) => void;
-  /** Restart the timeout on each progress update, up to `maxTotalTimeoutMs` (J6). */
-  resetTimeoutOnProgress?: boolean;
-  /** Hard bound on the total time when the timeout is reset by progress. */
-  maxTotalTimeoutMs?: number;
-  /** `_meta` added to the request params. */
-  meta?: JsonRecord;
-  /**
-   * Task augmentation (V8, 2025-11-25): a tool whose `execution.taskSupport` is
-   * `required` always runs as a task on a server that takes tasks; `true` also runs
-   * an `optional` (or never listed) tool as one, `false` never asks for a task. Either
-   * way the call returns the final result, with task status as progress.
-   */
-  task?: boolean;
-  /** The task lifetime to ask for, in ms (2025-11-25 `task.ttl`); the server may choose another. */
-  taskTtlMs?: number;
-  /**
-   * Send the request at most once (W5, W7: a mutation): a -32022 or -32020 error is
-   * returned as it is, never answered by sending the request again. `input_required`
-   * rounds, which the server asks for, still run.
-   */
-  once?: boolean;
-}
-
-/** State shared by a client and the views {@link McpClient.withCallTimeout} makes of it. */
-interface Shared extends Established {
-  session: JsonRpcSession;
-  name: string;
-  requestTimeoutMs: number | null;
-  who: ClientIdentity;
-  handlers: ClientHandlers | undefined;
-  /** The level asked for; in the modern era it rides on every request's `_meta` (V7). */
-  logLevel: LoggingLevel | undefined;
-  /** `x-mcp-header` declarations of listed tools (modern HTTP only, V2). */
-  paramHeaders: Map<string, ParamHeader[]> | undefined;
-  /** Fresh list results by method, from `ttlMs` (modern, V2). */
-  listCache: Map<string, { items: unknown[]; until: number }>;
-  subscriptions?: Subscriptions;
-  listListeners: number;
-  /** Modern-era list listeners, told of every list a new listen acknowledges (a possible unannounced change). */
-  resyncListeners: Set<(kind: ListKind) => void>;
-  /** `execution.taskSupport` of listed tools (V8). */
-  taskSupport: Map<string, TaskSupport>;
-  /** The identity sent with tools/call and tasks/* when the server takes modern tasks (V8), else undefined. */
-  taskWho: ClientIdentity | undefined;
-  /** The task module, when the host passed it (V8). */
-  tasks: TaskCalls | undefined;
-  log: Logger | undefined;
-}
-
-/** Does a tools/call answer ask for input_required rounds (V2)? A complete or task answer does not. */
-function needsInput(answer: JsonRecord): boolean {
-  const type = answer.resultType;
-  return type !== undefined && type !== "complete" && type !== "task";
-}
-
-function withMeta(params: JsonRecord, meta: JsonRecord | undefined): JsonRecord {
-  return meta ? { ...params, _meta: { ...(isRecord(params._meta) ? params._meta : {}), ...meta } } : params;
-}
-
-const LIST_CHANGED = /^notifications\/(tools|resources|prompts)\/list_changed$/;
-
-// A change makes cached lists stale at once (spec 2026-07-28 "Caching"); the
-// cache is keyed by method, and each list method starts with its kind.
-function dropCachedLists(s: Shared, kind: string): void {
-  for (const method of s.listCache.keys()) if (method.startsWith(kind)) s.listCache.delete(method);
-}
 
 /**
  * A connected MCP client.
@@ -232,6 +72,8 @@ function dropCachedLists(s: Shared, kind: string): void {
 export class McpClient {
   readonly #s: Shared;
   readonly #callTimeoutMs: number | null;
+  // How a list asks for one page (lists.ts).
+  readonly #list = (method: string, params: JsonRecord, options: RequestOptions): Promise<JsonRecord> => this.request(method, params, options);
 
   /** Use {@link McpClient.connect}. */
   protected constructor(shared: Shared, callTimeoutMs: number | null) {
@@ -272,7 +114,7 @@ export class McpClient {
     const http = transport.kind === "http";
     try {
       await session.start();
-      const established = await McpClient.#establish(session, name, who, options, transport.serverKey ?? transport.description, handshakeMs, signal);
+      const established = await establish(session, name, who, options, transport.serverKey ?? transport.description, handshakeMs, signal);
       if (deadline.signal.aborted) throw timedOut();
       const modern = established.era === "modern";
       const shared: Shared = {
@@ -292,7 +134,7 @@ export class McpClient {
         tasks: options.tasks,
         log: options.logger,
       };
-      McpClient.#wire(shared, options);
+      wireSession(shared, options);
       if (!modern) transport.openInbound?.();
       else if (http) session.cancelNotifications = false; // closing the stream cancels (2026-07-28)
       // H5: over HTTP there is no whole-call bound by default; the transport's
@@ -313,73 +155,6 @@ export class McpClient {
     } finally {
       timer.clear();
     }
-  }
-
-  static async #establish(
-    session: JsonRpcSession,
-    name: string,
-    who: ClientIdentity,
-    options: ClientOptions,
-    key: string,
-    handshakeMs: number,
-    signal: AbortSignal,
-  ): Promise<Established> {
-    const era = options.era ?? "auto";
-    const remembered = rememberedEra(key);
-    if (era === "modern" || (era === "auto" && remembered !== "legacy")) {
-      const probeMs = era === "modern" ? handshakeMs : Math.min(options.discoverTimeoutMs ?? DEFAULT_DISCOVER_TIMEOUT_MS, handshakeMs);
-      // Over HTTP the aborted POST already cancels the probe (2026-07-28); a
-      // notifications/cancelled POST would reach a legacy server before initialize.
-      // (The session is new, so cancel notifications are on before and after.)
-      session.cancelNotifications = session.transport.kind !== "http";
-      const probe = await probeModern(session, name, who, probeMs, signal).finally(() => (session.cancelNotifications = true));
-      if (typeof probe !== "string") {
-        rememberEra(key, "modern");
-        return probe;
-      }
-      if (era === "modern") throw new UnsupportedVersionError(`${name} does not speak the modern protocol era (${probe})`, "");
-      options.logger?.("info", "no modern era; falling back to initialize", { server: name, reason: probe });
-      session.transport.setProtocolVersion?.(undefined);
-    }
-    let established: Established;
-    try {
-      established = await initializeLegacy(session, name, who, handshakeMs, signal);
-    } catch (e) {
-      // The remembered era was wrong (the server changed, or its probe answer came too
-      // late): a modern error to initialize sends us back to the modern probe, once.
-      if (era === "auto" && remembered === "legacy" && e instanceof JsonRpcError && isModernErrorCode(e.rpcCode)) {
-        forgetServerEra(key);
-        options.logger?.("info", "remembered as legacy but answers as modern; probing again", { server: name });
-        return McpClient.#establish(session, name, who, options, key, handshakeMs, signal);
-      }
-      throw e;
-    }
-    if (era === "auto") rememberEra(key, "legacy");
-    return established;
-  }
-
-  static #wire(s: Shared, options: ClientOptions): void {
-    const { session, handlers } = s;
-    // Legacy servers ask with requests; modern ones with input_required results.
-    if (s.era === "legacy" && handlers) {
-      for (const [method, capability] of Object.entries(HANDLER_OF)) {
-        if (handlers[capability]) session.onRequest(method, (params, context) => answerServerRequest(handlers, method, params, context));
-      }
-    }
-    for (const [method, handler] of Object.entries(options.requestHandlers ?? {})) session.onRequest(method, handler);
-    const onLog = options.onServerLog;
-    session.onNotification((method, params) => {
-      if (method === "notifications/message") {
-        if (!onLog || !params || !LOGGING_LEVELS.includes(params.level as string)) return;
-        const entry: ServerLogEntry = { level: params.level as LoggingLevel, data: params.data };
-        if (typeof params.logger === "string") entry.logger = params.logger;
-        onLog(entry);
-        return;
-      }
-      const kind = LIST_CHANGED.exec(method)?.[1];
-      if (kind) dropCachedLists(s, kind);
-      s.subscriptions?.onNotification(method, params);
-    });
   }
 
   /** The protocol era in use: `legacy` (initialize) or `modern` (2026-07-28, V2). */
@@ -531,7 +306,7 @@ export class McpClient {
    * @throws ProtocolError (`protocol`), LimitError (`limit`), and request errors.
    */
   async listTools(options: { signal?: AbortSignal; timeoutMs?: number | null } = {}): Promise<McpTool[]> {
-    let tools = await this.#listAll("tools/list", "tools", parseTool, options);
+    let tools = await listAll(this.#s, this.#list, "tools/list", "tools", parseTool, options);
     const seen = new Set<string>();
     const support = this.#s.taskSupport;
     support.clear();
@@ -645,17 +420,17 @@ export class McpClient {
 
   /** Lists every resource, following `nextCursor` (V3). */
   listResources(options: { signal?: AbortSignal } = {}): Promise<McpResource[]> {
-    return this.#listAll("resources/list", "resources", parseResource, options);
+    return listAll(this.#s, this.#list, "resources/list", "resources", parseResource, options);
   }
 
   /** Lists every resource template, following `nextCursor` (V3). */
   listResourceTemplates(options: { signal?: AbortSignal } = {}): Promise<McpResourceTemplate[]> {
-    return this.#listAll("resources/templates/list", "resourceTemplates", parseResourceTemplate, options);
+    return listAll(this.#s, this.#list, "resources/templates/list", "resourceTemplates", parseResourceTemplate, options);
   }
 
   /** Lists one page of resources (for callers that page themselves, T11). */
   async listResourcesPage(cursor?: string, options: { signal?: AbortSignal } = {}): Promise<{ resources: McpResource[]; nextCursor?: string }> {
-    const { items, next } = await this.#page("resources/list", "resources", parseResource, cursor, { signal: options.signal });
+    const { items, next } = await listPage(this.#s, this.#list, "resources/list", "resources", parseResource, cursor, { signal: options.signal });
     return next === undefined ? { resources: items } : { resources: items, nextCursor: next };
   }
 
@@ -666,7 +441,7 @@ export class McpClient {
 
   /** Lists every prompt, following `nextCursor` (V3). */
   listPrompts(options: { signal?: AbortSignal } = {}): Promise<McpPrompt[]> {
-    return this.#listAll("prompts/list", "prompts", parsePrompt, options);
+    return listAll(this.#s, this.#list, "prompts/list", "prompts", parsePrompt, options);
   }
 
   /** Gets a rendered prompt (answering `input_required` rounds in the modern era). */
@@ -742,57 +517,6 @@ export class McpClient {
     return parse(await completeWithInput(where, method, params, (p) => this.#rpc(method, p, options, once), this.#s.handlers, signal), where);
   }
 
-  // One page of a list (V3): its items, parsed, the next cursor and the page's ttlMs.
-  async #page<T>(
-    method: string,
-    key: string,
-    parse: (v: unknown, where: string) => T,
-    cursor: string | undefined,
-    options: RequestOptions,
-  ): Promise<{ items: T[]; next: string | undefined; ttlMs: unknown }> {
-    const result = await this.request(method, cursor === undefined ? {} : { cursor }, options);
-    const where = `${this.#s.name}: ${method}`;
-    const next = result.nextCursor ?? undefined; // null is no cursor
-    if (next !== undefined && typeof next !== "string") throw new ProtocolError(`${where}: "nextCursor" must be a string`);
-    if (next && next.length > MAX_CURSOR_CHARS) {
-      throw new LimitError("MAX_CURSOR_CHARS", MAX_CURSOR_CHARS, `${where}: a cursor is longer than ${MAX_CURSOR_CHARS} characters`);
-    }
-    return { items: readList(result, key, where, parse), next, ttlMs: result.ttlMs };
-  }
-
-  async #listAll<T>(
-    method: string,
-    key: string,
-    parse: (v: unknown, where: string) => T,
-    options: { signal?: AbortSignal; timeoutMs?: number | null },
-  ): Promise<T[]> {
-    const s = this.#s;
-    const cached = s.listCache.get(method);
-    if (cached && Date.now() < cached.until) return [...(cached.items as T[])];
-    const where = `${s.name}: ${method}`;
-    const opts: RequestOptions = { signal: options.signal };
-    if (options.timeoutMs !== undefined) opts.timeoutMs = options.timeoutMs;
-    const items: T[] = [];
-    const seen = new Set<string>();
-    let cursor: string | undefined;
-    let ttl = Infinity;
-    for (let page = 1; ; page++) {
-      if (page > MAX_LIST_PAGES) throw new LimitError("MAX_LIST_PAGES", MAX_LIST_PAGES, `${where} has more than ${MAX_LIST_PAGES} pages`);
-      const { items: got, next, ttlMs } = await this.#page(method, key, parse, cursor, opts);
-      // Each page's ttlMs bounds the freshness of the whole list; absent means 0.
-      ttl = Math.min(ttl, typeof ttlMs === "number" && ttlMs > 0 ? ttlMs : 0);
-      if (items.length + got.length > MAX_LIST_ITEMS) {
-        throw new LimitError("MAX_LIST_ITEMS", MAX_LIST_ITEMS, `${where} lists more than ${MAX_LIST_ITEMS} items`);
-      }
-      items.push(...got);
-      if (next === undefined) break;
-      if (seen.has(next)) throw new ProtocolError(`${where}: the server repeated a cursor (page ${page + 1})`);
-      seen.add(next);
-      cursor = next;
-    }
-    if (s.era === "modern" && ttl > 0) s.listCache.set(method, { items: [...items], until: Date.now() + Math.min(ttl, MAX_LIST_TTL_MS) });
-    return items;
-  }
 }
 
 /**

@@ -15,7 +15,8 @@ import {
   YadaError,
 } from "../errors.js";
 import type { JsonRpcSession } from "../jsonrpc/session.js";
-import { MAX_ERA_CACHE_ENTRIES, MAX_QUOTED_CHARS, MAX_QUOTED_TEXT_CHARS } from "../limits.js";
+import type { ClientOptions } from "./client-options.js";
+import { DEFAULT_DISCOVER_TIMEOUT_MS, MAX_ERA_CACHE_ENTRIES, MAX_QUOTED_CHARS, MAX_QUOTED_TEXT_CHARS } from "../limits.js";
 import { isRecord, readFields, type JsonRecord } from "./fields.js";
 import type { ServerInfo } from "./types.js";
 import {
@@ -199,4 +200,56 @@ export async function initializeLegacy(
   // S5: sent as a notification, not awaited for an answer; failing to deliver it fails the connect.
   await session.notify("notifications/initialized");
   return out;
+}
+
+/**
+ * Establishes the protocol era (V2, S5): the modern probe unless the era is
+ * `legacy` or remembered so, then `initialize` when the server is not modern; the
+ * outcome is remembered for `key`. A server remembered as legacy that answers
+ * `initialize` with a modern error is probed again, once.
+ *
+ * @throws UnsupportedVersionError (`unsupported_version`) when no revision is shared,
+ * or `era: "modern"` and the server is not; the errors of the requests themselves.
+ */
+export async function establish(
+  session: JsonRpcSession,
+  name: string,
+  who: ClientIdentity,
+  options: Pick<ClientOptions, "era" | "discoverTimeoutMs" | "logger">,
+  key: string,
+  handshakeMs: number,
+  signal: AbortSignal,
+): Promise<Established> {
+  const era = options.era ?? "auto";
+  const remembered = rememberedEra(key);
+  if (era === "modern" || (era === "auto" && remembered !== "legacy")) {
+    const probeMs = era === "modern" ? handshakeMs : Math.min(options.discoverTimeoutMs ?? DEFAULT_DISCOVER_TIMEOUT_MS, handshakeMs);
+    // Over HTTP the aborted POST already cancels the probe (2026-07-28); a
+    // notifications/cancelled POST would reach a legacy server before initialize.
+    // (The session is new, so cancel notifications are on before and after.)
+    session.cancelNotifications = session.transport.kind !== "http";
+    const probe = await probeModern(session, name, who, probeMs, signal).finally(() => (session.cancelNotifications = true));
+    if (typeof probe !== "string") {
+      rememberEra(key, "modern");
+      return probe;
+    }
+    if (era === "modern") throw new UnsupportedVersionError(`${name} does not speak the modern protocol era (${probe})`, "");
+    options.logger?.("info", "no modern era; falling back to initialize", { server: name, reason: probe });
+    session.transport.setProtocolVersion?.(undefined);
+  }
+  let established: Established;
+  try {
+    established = await initializeLegacy(session, name, who, handshakeMs, signal);
+  } catch (e) {
+    // The remembered era was wrong (the server changed, or its probe answer came too
+    // late): a modern error to initialize sends us back to the modern probe, once.
+    if (era === "auto" && remembered === "legacy" && e instanceof JsonRpcError && isModernErrorCode(e.rpcCode)) {
+      forgetServerEra(key);
+      options.logger?.("info", "remembered as legacy but answers as modern; probing again", { server: name });
+      return establish(session, name, who, options, key, handshakeMs, signal);
+    }
+    throw e;
+  }
+  if (era === "auto") rememberEra(key, "legacy");
+  return established;
 }
