@@ -66,3 +66,5 @@ export { legacySse } from "./transport/legacy-fallback.js";
 export type { LegacyFallback } from "./transport/http.js";
 export type { SchemaCompiler } from "./mcp/handlers.js";
 export type { ClaimManyOptions, ActionTransition, TransitionOutcome } from "./actions/types.js";
+export { mcpTracing } from "./trace/mcp.js";
+export type { McpTracing, Tracer, TraceOptions, TraceSpan, TraceSpanOptions, TraceSpanContext, TraceLink, TraceAttributes, TraceAttributeValue } from "./trace/types.js";

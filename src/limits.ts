@@ -456,3 +456,9 @@ export const DEADLINE_SWEEP_MS = 1_000;
 export const HTTP_BOUND_SWEEP_MS = 1_000;
 /** SSE parsers one HTTP transport keeps for its next answers, reset, instead of building one per answer (H2; ours: 16 calls in flight reuse theirs). */
 export const MAX_SPARE_SSE_PARSERS = 16;
+// ── Traces (src/trace) ──
+
+/** Longest tool argument, result, resource URI or error message recorded on a span with `traceContent`, in characters (O3; ours: enough to read, bounded for any exporter). */
+export const MAX_TRACE_CONTENT_CHARS = 4_096;
+/** Longest `tracestate` written into a request's `_meta`; a longer one is left out (O2; W3C Trace Context: 32 members, 512 characters are what every vendor must take). */
+export const MAX_TRACESTATE_CHARS = 512;

@@ -6,6 +6,7 @@
  */
 import type { Progress, RequestHandler } from "../jsonrpc/session.js";
 import type { Logger } from "../log.js";
+import type { McpTracing, TraceOptions } from "../trace/types.js";
 import type { ClientHandlers } from "./handlers.js";
 import type { TaskCalls } from "./task-module.js";
 import type { JsonRecord } from "./types.js";
@@ -16,10 +17,10 @@ export const DEFAULT_CLIENT_INFO = { name: "yada", version: "0.1.0" } as const;
 
 /** The kinds of {@link ClientOptions}, checked where they enter (see checkOptions). */
 export const CLIENT_OPTIONS =
-  "logger handshakeTimeoutMs:n discoverTimeoutMs:n callTimeoutMs:n? requestTimeoutMs:n? signal:a handlers:o onServerLog requestHandlers:o tasks:o";
+  "logger handshakeTimeoutMs:n discoverTimeoutMs:n callTimeoutMs:n? requestTimeoutMs:n? signal:a handlers:o onServerLog requestHandlers:o tasks:o tracer:o tracing:o";
 
 /** Options of {@link McpClient.connect}. */
-export interface ClientOptions {
+export interface ClientOptions extends TraceOptions {
   /** Names the server in errors and logs; defaults to the transport's description. */
   name?: string;
   /** `clientInfo` sent in the handshake. */
@@ -70,6 +71,11 @@ export interface ClientOptions {
    * for a task, and a call that needs one fails with a ConfigError (`config`).
    */
   tasks?: TaskCalls;
+  /**
+   * The MCP tracing module (O1): pass {@link mcpTracing} with `tracer`. A `tracer`
+   * without it is a ConfigError (`config`); `yada-mcp/node`'s client passes it.
+   */
+  tracing?: McpTracing;
 }
 
 /** Server log severities (RFC 5424 names, as MCP uses them). */

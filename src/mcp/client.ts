@@ -105,6 +105,11 @@ export class McpClient {
     };
     const name = options.name ?? transport.description;
     const session = new JsonRpcSession(transport, { name, logger: options.logger });
+    // O1, O3: only a traced session pays for its spans, and only a client given the module carries them.
+    if (options.tracer !== undefined) {
+      if (typeof options.tracing?.session !== "function") throw new ConfigError("McpClient.connect: option tracer needs { tracing: mcpTracing }");
+      options.tracing.session(session, options, transport);
+    }
     const handshakeMs = options.handshakeTimeoutMs ?? DEFAULT_HANDSHAKE_TIMEOUT_MS;
     const deadline = new AbortController();
     // A2, S5: the time the user spends in an interactive login does not count.

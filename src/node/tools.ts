@@ -18,6 +18,7 @@ import type { McpAccess } from "../tools/gate.js";
 import { reconnectingMcp as webReconnectingMcp, type ReconnectOptions } from "../tools/reconnect.js";
 import type { ReadTool, Tool } from "../tools/types.js";
 import { StdioTransport, type StdioServerParams } from "./stdio.js";
+import { mcpTracing } from "../trace/mcp.js";
 
 /**
  * Builds a {@link StdioTransport} for a stdio configuration (its `command`,
@@ -46,8 +47,9 @@ export function stdioTransportFactory(server: McpServerConfig, context: Transpor
   return new StdioTransport(params);
 }
 
+// Stdio, and the MCP tracing module (O1) unless the host gave its own.
 function withStdio<O extends ConnectOptions>(options: O | undefined): O {
-  return { transportFactory: nodeTransportFactory, ...options } as O;
+  return { transportFactory: nodeTransportFactory, tracing: mcpTracing, ...options } as O;
 }
 
 /**

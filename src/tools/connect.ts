@@ -23,6 +23,7 @@ import { HttpTransport, type FetchFunction } from "../transport/http.js";
 import { legacySse } from "../transport/legacy-fallback.js";
 import { taskCalls } from "../mcp/task-module.js";
 import type { Transport } from "../transport/types.js";
+import type { McpTracing, TraceOptions } from "../trace/types.js";
 import { checkTimeout, parseServerConfig, type McpReadConfig, type McpServerConfig } from "./config.js";
 import { contractOf } from "./contract.js";
 import { bindIdentity, checkCaller, type ConnectionGate, type McpAccess } from "./gate.js";
@@ -45,7 +46,7 @@ export interface TransportContext {
 export type TransportFactory = (server: McpServerConfig, context: TransportContext) => Transport;
 
 /** Options of {@link connectMcp} (its third argument). */
-export interface ConnectOptions {
+export interface ConnectOptions extends TraceOptions {
   /**
    * Overrides the server's `timeoutMs`: bound on setup, each discovery request and each
    * call (T10). The user's time in an interactive OAuth login is not counted (A2).
@@ -59,6 +60,11 @@ export interface ConnectOptions {
   logger?: Logger;
   /** The fetch HTTP servers are reached with; default the global one. */
   fetch?: FetchFunction;
+  /**
+   * The MCP tracing module (O1): `mcpTracing`, needed with `tracer`; the connection's
+   * client then traces every request it sends. `yada-mcp/node`'s connectMcp passes it.
+   */
+  tracing?: McpTracing;
 }
 
 /** Options of {@link McpConnection.prompts} and {@link McpConnection.getPrompt}. */
@@ -176,7 +182,8 @@ export function connectMcp(server: McpServerConfig, access: McpAccess, options?:
 export async function connectMcp(server: McpServerConfig, access: McpAccess, options: ConnectOptions = {}): Promise<McpConnection<Tool>> {
   const config = parseServerConfig(server);
   const name = config.name;
-  checkOptions(`connectMcp ${name}`, options, "timeoutMs:n signal:a transportFactory logger fetch");
+  checkOptions(`connectMcp ${name}`, options, "timeoutMs:n signal:a transportFactory logger fetch tracer:o tracing:o");
+  if (options.tracer !== undefined && typeof options.tracing?.session !== "function") throw new ConfigError(`${name}: option tracer needs { tracing: mcpTracing }`);
   checkRoleNames(config);
   if (!isRecord(access) || typeof access.authorize !== "function") throw new ConfigError("connectMcp needs {identity, authorize: function}");
   const authorize = access.authorize as Authorize;
@@ -235,6 +242,9 @@ export async function connectMcp(server: McpServerConfig, access: McpAccess, opt
       callTimeoutMs: timeoutMs,
       requestTimeoutMs: timeoutMs,
       tasks: taskCalls, // V8: a task-required tool is a read tool like any other
+      tracer: options.tracer,
+      traceContent: options.traceContent,
+      tracing: options.tracing,
     });
     client = connected;
     // T13: a change announced while the catalog is being read is checked once setup is done.
