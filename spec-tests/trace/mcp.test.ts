@@ -121,7 +121,12 @@ test("O2: each request's trace context travels in its params._meta: the tracepar
 
 test("O2: a server's request is a server span of its own trace, linked to the server's traceparent only in its exact W3C form", async () => {
   const o = otel();
-  const client = await traced({ tracer: o.tracer, era: "legacy", handlers: { roots: () => [{ uri: "file:///srv", name: "srv" }] } });
+  // Connected inside a host span, whose context the session's reading then carries.
+  const client = await o.tracer.startActiveSpan("app start", async (app) => {
+    const c = await traced({ tracer: o.tracer, era: "legacy", handlers: { roots: () => [{ uri: "file:///srv", name: "srv" }] } });
+    app.end();
+    return c;
+  });
   const good = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
   const hostile: unknown[] = [
     "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01" + "x".repeat(100_000),
