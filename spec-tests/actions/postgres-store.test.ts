@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import pg from "pg";
 import { PostgresActionStore } from "../../src/actions/postgres-store.js";
 import { migrationSql } from "../../src/actions/postgres-schema.js";
+import { transitionManySql } from "../../src/actions/postgres-batch.js";
 import { isYadaError } from "../../src/errors.js";
 import { startPostgres, freshTable, type TestPostgres } from "../helpers/postgres.js";
 import { approval, approved, newAction } from "./durable-support.js";
@@ -116,6 +117,21 @@ test("W14: migrate upgrades a version 2 schema with the resolution column, whose
   await assert.rejects(db.query(`UPDATE ${table} SET resolution = $2::json WHERE id = $1`, [b.id, JSON.stringify(resolution)]), check);
   await assert.rejects(db.query(`UPDATE ${table} SET state = 'succeeded' WHERE id = $1`, [a.id]), check);
   assert.deepEqual(await store.get(b.id), b);
+  // The compare-and-swap statement holds the rule itself, whatever the code before it let through:
+  // out of outcome_unknown only with a resolution, and a resolution on no other move.
+  let u = await store.transition(b.id, { state: "awaiting_approval", fence: 0 }, { state: "approved", approval }, 3_000);
+  u = await store.transition(b.id, { state: "approved", fence: 0 }, { state: "executing" }, 3_001);
+  const c = await store.transition(u.id, { state: "executing", fence: 0 }, { state: "outcome_unknown", outcome: { reason: "lost" } }, 3_002);
+  const e = await store.transition((await store.create(newAction())).id, { state: "awaiting_approval", fence: 0 }, { state: "approved", approval }, 3_000)
+    .then((x) => store.transition(x.id, { state: "approved", fence: 0 }, { state: "executing" }, 3_001));
+  const raw = [
+    { i: 0, id: c.id, es: "outcome_unknown", ef: 0, ns: "succeeded", tenant: null, p: { state: "succeeded" } },
+    { i: 1, id: e.id, es: "executing", ef: 0, ns: "succeeded", tenant: "acme", p: { state: "succeeded", resolution: { ...resolution, outcome: "succeeded" } } },
+  ];
+  const { rows: moved } = await db.query(transitionManySql(table), [JSON.stringify(raw), JSON.stringify(raw.map((r) => r.id))]);
+  assert.deepEqual(moved, []);
+  assert.deepEqual(await store.get(c.id), c);
+  assert.deepEqual(await store.get(e.id), e);
 });
 
 test("W9: a schema newer than the code is a store error, and nothing is changed", async () => {
