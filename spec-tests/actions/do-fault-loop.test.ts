@@ -21,7 +21,7 @@ after(() => rmSync(dir, { recursive: true, force: true }));
 test("W12: workerd SIGKILLed at random under 2 workers on the Durable Object store: 800 actions, the server's log shows 0 duplicates, 0 lost, uncertain ones resolved by receipt only", { timeout: 180_000 }, async () => {
   requireBinary(bins.workerd, "npm ci installs the workerd devDependency");
   const { runDoFaultLoop } = (await import(pathToFileURL(repoPath("fixtures", "actions", "do-fault-loop.mjs")).href)) as { runDoFaultLoop: RunLoop<DoFaultLoopResult> };
-  const r = await runDoFaultLoop({ dir, actions: 800, workers: 2, killMinMs: 100, killMaxMs: 400, downMaxMs: 150, maxKills: 24, leaseMs: 1_200, executeDelayMs: 5, boundMs: 150_000 });
+  const r = await runDoFaultLoop({ dir, actions: 800, workers: 2, killMinMs: 100, killMaxMs: 400, downMaxMs: 150, minKills: 12, maxKills: 24, leaseMs: 1_200, executeDelayMs: 5, boundMs: 150_000 });
   console.log(`durable object fault loop: ${JSON.stringify(r)}`);
   assert.ok(r.settled, `did not settle: ${JSON.stringify(r)}`);
   assert.ok(r.kills >= 12, `only ${r.kills} kills of workerd`);
