@@ -23,8 +23,10 @@ const root = fileURLToPath(new URL("..", import.meta.url));
 // X3: each ceiling is the size measured when it was set plus a small margin; lower them as the bundles
 // shrink. The OAuth client (src/auth/) and the action layer (src/actions/: approvals, worker, memory /
 // PostgreSQL / Durable Object stores) are each dropped by a consumer's bundler when unused; what each
-// adds is printed under the table.
-export const CEILINGS = { web: 87_000, core: 65_000, client: 22_000 };
+// adds is printed under the table. The web ceiling went from 87,000 to 88,000 with the settling of unknown
+// outcomes by an operator and the notification of proposals (about 1,100 bytes min+gzip, nearly all in the
+// action layer, which the core row leaves out: it did not grow).
+export const CEILINGS = { web: 88_000, core: 65_000, client: 22_000 };
 
 /** The web entry's export lines, without those whose module path matches `drop`: a selection's source. */
 function webEntryWithout(drop) {
