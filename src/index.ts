@@ -54,7 +54,7 @@ export type { HttpAuth, AuthRequest } from "./transport/http-auth.js";
 export { PostgresActionStore, type PostgresActionStoreOptions, type PgQuery, type PgListen, type MigrationResult } from "./actions/postgres-store.js";
 export { DurableObjectActionStore, type DurableObjectStorageLike, type DurableObjectStorageOps } from "./actions/durable-object-store.js";
 export { serveActionStore, remoteActionStore, type ActionStoreFetcher, type RemoteActionStoreOptions } from "./actions/durable-object-remote.js";
-export type { ActionState, ActionDecision, ActionResult, ActionRecord, ActionExpectation, ActionPatch, ActionQuery, ClaimOptions, ActionStore } from "./actions/types.js";
+export type { ActionState, ActionDecision, ActionResult, ActionRecord, ActionExpectation, ActionPatch, ActionQuery, ActionCountQuery, ActionCursor, ClaimOptions, ActionStore } from "./actions/types.js";
 export { MemoryActionStore, type MemoryStoreOptions } from "./actions/memory-store.js";
 export { argumentsHash } from "./actions/hash.js";
 export { createActions, type Actions, type ActionsOptions, type ApprovalBinding, type MayApprove, type ProposeContext } from "./actions/approvals.js";

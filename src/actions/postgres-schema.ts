@@ -10,12 +10,15 @@
  *   the claim index covers only actions that may need a worker.
  * - v2: a trigger that NOTIFYs the table's channel when an action becomes approved
  *   or reconciling (the wake-up of {@link PostgresActionStore.waitForWork}).
+ * - v3: an index by (tenant, state, created_at, id): a page of one state of a tenant
+ *   (the approval inbox's pending list) and its count read only that state's index
+ *   entries, however many actions of other states the table holds.
  *
  * @module
  */
 
 /** The schema version this code reads and writes. */
-export const SCHEMA_VERSION = 2;
+export const SCHEMA_VERSION = 3;
 
 const steps = (t: string): readonly string[] => [
   `CREATE TABLE ${t} (
@@ -52,6 +55,7 @@ const steps = (t: string): readonly string[] => [
   CREATE TRIGGER ${t}_notify AFTER UPDATE OF state ON ${t} FOR EACH ROW
     WHEN (NEW.state IN ('approved', 'reconciling') AND OLD.state IS DISTINCT FROM NEW.state)
     EXECUTE FUNCTION ${t}_notify();`,
+  `CREATE INDEX ${t}_tenant_state ON ${t} (tenant_id, state, created_at, id);`,
 ];
 
 /**
