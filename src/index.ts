@@ -65,3 +65,4 @@ export { legacySse } from "./transport/legacy-fallback.js";
 export type { LegacyFallback } from "./transport/http.js";
 export type { SchemaCompiler } from "./mcp/handlers.js";
 export type { ClaimManyOptions, ActionTransition, TransitionOutcome } from "./actions/types.js";
+export { createApprovalInbox, type FetchHandler, type ApprovalInboxOptions, type Authenticate, type ActionView } from "./inbox/index.js";
