@@ -11,7 +11,7 @@
  */
 import type { ActionRecord } from "../actions/types.js";
 import type { ToolResult } from "../tools/types.js";
-import { MAX_ACTION_REASON_CHARS } from "../limits.js";
+import { MAX_ACTION_REASON_CHARS, MAX_RESOLUTION_NOTE_CHARS } from "../limits.js";
 import { escapeHtml, formatDuration, formatTime, showJson, showText } from "./escape.js";
 import { iso, stateBadge, type Routes } from "./layout.js";
 
@@ -33,6 +33,8 @@ export interface ActionPageInput {
   routes: Routes;
   /** The approver may approve or reject it now (and the form fields to do so). */
   decide: FormFields | undefined;
+  /** The operator may settle its unknown outcome now (W14), with these form fields. */
+  settle: FormFields | undefined;
   /** Why there is no decision form, when the action waits. */
   whyNot: string | undefined;
   /** A word on what just happened (after a decision). */
@@ -66,6 +68,10 @@ function decision(a: ActionRecord): string {
     if (a.rejection.reason) out += `<p class="muted">The reason the agent reads:</p><pre>${showText(a.rejection.reason, true)}</pre>`;
   }
   if (a.state === "expired") out += `<p>Nobody decided it before ${at(a.expiresAt)}; it expired and will never run.</p>`;
+  if (a.resolution) {
+    out += `<p>Its outcome was unknown; ${iso(a.resolution.actorId)} checked the server and settled it as <strong>${a.resolution.outcome}</strong> at ${at(a.resolution.at)}.</p>`;
+    out += `<p class="muted">Their note (the agent reads it):</p><pre>${showText(a.resolution.note, true)}</pre>`;
+  }
   const o = a.outcome;
   if (o?.result) {
     out += `<section class="server"><p class="from">Result — text from the server, shown as it is</p>${resultText(o.result)}</section>`;
@@ -80,6 +86,16 @@ function forms(id: string, r: Routes, f: FormFields): string {
     `<form method="post" action="${escapeHtml(r.decide(id, "approve"))}">${hidden(f)}<p>Approve exactly what this page shows: the worker then sends it once.</p><button class="approve" type="submit">Approve</button></form>` +
     `<form method="post" action="${escapeHtml(r.decide(id, "reject"))}">${hidden(f)}<label for="reason">Reason for rejecting (the agent reads it; optional)</label>` +
     `<textarea id="reason" name="reason" maxlength="${MAX_ACTION_REASON_CHARS}"></textarea><p><button class="reject" type="submit">Reject</button></p></form></div>`;
+}
+
+/** The form that settles an unknown outcome (W14): what the operator found, and a note. */
+function settleForm(id: string, r: Routes, f: FormFields): string {
+  return `<div class="decide"><form method="post" action="${escapeHtml(r.decide(id, "resolve"))}">${hidden(f)}` +
+    `<fieldset><legend>What did the server do? Check it with the operation id above.</legend>` +
+    `<label><input type="radio" name="outcome" value="succeeded" required> It took effect: settle as succeeded</label>` +
+    `<label><input type="radio" name="outcome" value="failed"> It did not take effect: settle as failed</label></fieldset>` +
+    `<label for="note">What you checked (required; the agent reads it)</label><textarea id="note" name="note" required maxlength="${MAX_RESOLUTION_NOTE_CHARS}"></textarea>` +
+    `<p><button type="submit">Settle</button></p></form></div>`;
 }
 
 /** The action page's body. */
@@ -109,8 +125,9 @@ export function actionBody(p: ActionPageInput): string {
     ? `<section class="server" aria-label="Preview from the server"><p class="from">Preview — text from the server, not checked by this inbox</p><pre>${showText(a.preview, true)}</pre></section>`
     : `<p class="muted">No preview: the arguments above are exactly what will be sent.</p>`;
   body += decision(a);
-  if (waiting) {
+  if (waiting || a.state === "outcome_unknown") {
     if (p.decide) body += forms(a.id, p.routes, p.decide);
+    else if (p.settle) body += settleForm(a.id, p.routes, p.settle);
     else if (p.whyNot) body += `<p class="notice">${escapeHtml(p.whyNot)}</p>`;
   }
   return body;

@@ -17,7 +17,7 @@ import { createActions } from "../actions/approvals.js";
 import type { ActionCountQuery, ActionCursor, ActionRecord, ActionState } from "../actions/types.js";
 import { checkCursor } from "../actions/query.js";
 import { isYadaError } from "../errors.js";
-import { MAX_ACTION_ID_CHARS, MAX_ACTION_REASON_CHARS, MAX_INBOX_PAGE_SIZE } from "../limits.js";
+import { MAX_ACTION_ID_CHARS, MAX_ACTION_REASON_CHARS, MAX_INBOX_PAGE_SIZE, MAX_RESOLUTION_NOTE_CHARS } from "../limits.js";
 import type { Identity } from "../tools/types.js";
 import { actionBody, type FormFields } from "./action-page.js";
 import { escapeHtml } from "./escape.js";
@@ -34,9 +34,13 @@ export type FetchHandler = (request: Request) => Promise<Response>;
 
 /** The states of the history: every action a person (or the clock) decided. */
 const DECIDED: readonly ActionState[] = ["approved", "executing", "reconciling", "succeeded", "failed", "outcome_unknown", "rejected", "expired"];
-const DONE: Readonly<Record<string, string>> = { approved: "Approved. A worker sends it next.", rejected: "Rejected. The agent reads your reason." };
+const DONE: Readonly<Record<string, string>> = {
+  approved: "Approved. A worker sends it next.",
+  rejected: "Rejected. The agent reads your reason.",
+  resolved: "Settled. The agent reads your note when its run resumes.",
+};
 
-type Verb = "approve" | "reject";
+type Verb = "approve" | "reject" | "resolve";
 type Route = { kind: "pending" | "history" | "attention" } | { kind: "action"; id: string } | { kind: "decide"; id: string; verb: Verb };
 
 /** The route of `path` under `base`, or `undefined`. @throws InboxError 400 for a malformed id. */
@@ -57,7 +61,7 @@ function route(path: string, base: string): Route | undefined {
   if (id.length === 0 || id.length > MAX_ACTION_ID_CHARS) throw new InboxError(404, "not_found", "no such action");
   if (parts.length === 3) return { kind: "action", id };
   const verb = parts[3];
-  return verb === "approve" || verb === "reject" ? { kind: "decide", id, verb } : undefined;
+  return verb === "approve" || verb === "reject" || verb === "resolve" ? { kind: "decide", id, verb } : undefined;
 }
 
 /** The page's `limit` and `after` parameters, checked. @throws InboxError 400. */
@@ -130,10 +134,10 @@ function validIdentity(who: unknown): who is Identity {
  */
 export function createApprovalInbox(options: ApprovalInboxOptions): FetchHandler {
   const config = checkOptions(options);
-  const { store, authenticate, mayApprove, onError } = options;
+  const { store, authenticate, mayApprove, mayResolve, onError } = options;
   const now = options.now ?? Date.now;
   const tokens = csrfTokens(options.csrfSecret);
-  const actions = createActions({ store, mayApprove, now });
+  const actions = createActions({ store, mayApprove, now, ...(mayResolve ? { mayResolve } : {}) });
   const r = makeRoutes(config.basePath);
   let inFlight = 0;
 
@@ -170,8 +174,12 @@ export function createApprovalInbox(options: ApprovalInboxOptions): FetchHandler
     return a;
   }
 
-  /** The form fields of `a` for `who`, when `who` may decide it now. */
-  async function formFor(who: Identity, a: ActionRecord, at: number): Promise<{ form?: FormFields; whyNot?: string }> {
+  /** The form fields of `a` for `who`, when `who` may decide it (or settle it) now. */
+  async function formFor(who: Identity, a: ActionRecord, at: number): Promise<{ form?: FormFields; settle?: FormFields; whyNot?: string }> {
+    if (a.state === "outcome_unknown") {
+      if (!mayResolve || !(await mayResolve(who, a))) return { whyNot: "You may not settle this action (the host's rule for operators)." };
+      return { settle: { csrf: await tokens.issue(who, a.id, at), binding: await bindingOf(a) } };
+    }
     if (a.state !== "awaiting_approval") return {};
     if (a.expiresAt <= at) return { whyNot: "Its approval window has passed." };
     if (!(await mayApprove(who, a))) return { whyNot: "You may not decide this action (the host's rule for approvers)." };
@@ -207,18 +215,18 @@ export function createApprovalInbox(options: ApprovalInboxOptions): FetchHandler
       }
       case "action": {
         const a = await ownAction(who, rt.id);
-        const [{ form, whyNot }, counts] = await Promise.all([formFor(who, a, at), asJson ? undefined : navCounts(who)]);
-        if (asJson) return json(200, { action: actionView(a, at), mayDecide: form !== undefined, form: form ?? null });
+        const [{ form, settle, whyNot }, counts] = await Promise.all([formFor(who, a, at), asJson ? undefined : navCounts(who)]);
+        if (asJson) return json(200, { action: actionView(a, at), mayDecide: form !== undefined, mayResolve: settle !== undefined, form: form ?? settle ?? null });
         const done = url.searchParams.get("done");
         const notice = done !== null && Object.hasOwn(DONE, done) ? DONE[done] : undefined;
-        return frame("Action", "", counts, actionBody({ action: a, now: at, routes: r, decide: form, whyNot, notice }));
+        return frame("Action", "", counts, actionBody({ action: a, now: at, routes: r, decide: form, settle, whyNot, notice }));
       }
       default:
         throw new InboxError(405, "method_not_allowed", "this route is posted to", { allow: "POST" });
     }
   }
 
-  /** Approve or reject: the binding comes from the form, the decision from createActions. */
+  /** Approve, reject or resolve: the binding comes from the form, the decision from createActions. */
   async function decide(request: Request, who: Identity, id: string, verb: Verb, asJson: boolean): Promise<Response> {
     checkOrigin(request, config.origins ?? new Set([new URL(request.url).origin]));
     const fields: Fields = await readFields(request, config.bodyTimeoutMs);
@@ -228,18 +236,27 @@ export function createApprovalInbox(options: ApprovalInboxOptions): FetchHandler
     }
     const reason = fields.get("reason");
     if (reason !== undefined && reason.length > MAX_ACTION_REASON_CHARS) throw new InboxError(400, "bad_request", `a reason is at most ${MAX_ACTION_REASON_CHARS} characters`);
+    const note = fields.get("note") ?? "";
+    const outcome = fields.get("outcome");
+    if (verb === "resolve") {
+      if (outcome !== "succeeded" && outcome !== "failed") throw new InboxError(400, "bad_request", "say what the server did: outcome succeeded or failed");
+      if (note.trim() === "" || note.length > MAX_RESOLUTION_NOTE_CHARS) throw new InboxError(400, "bad_request", `a note of 1 to ${MAX_RESOLUTION_NOTE_CHARS} characters says what you checked`);
+    }
     // What the page showed is what is stored, or nothing is decided. createActions then
     // compares the same fields again against what it reads, and moves the action by
     // compare-and-swap: a change in between is a conflict there.
     if (fields.get("binding") !== (await bindingOf(a))) throw new InboxError(409, "conflict", "the action is not what this page showed; nothing was decided");
     const shown = { id: a.id, tenantId: a.tenantId, tool: a.tool, version: a.version, argumentsHash: a.argumentsHash, actorId: a.actorId, stateVersion: a.stateVersion, preview: a.preview };
     try {
-      const done = verb === "approve" ? await actions.approve(shown, who) : await actions.reject(shown, who, reason);
+      const done =
+        verb === "approve" ? await actions.approve(shown, who)
+        : verb === "reject" ? await actions.reject(shown, who, reason)
+        : await actions.resolve(shown, who, { outcome: outcome === "succeeded" ? "succeeded" : "failed", note });
       if (asJson) return json(200, { action: actionView(done, now()) });
-      return seeOther(`${r.action(a.id)}?done=${verb === "approve" ? "approved" : "rejected"}`);
+      return seeOther(`${r.action(a.id)}?done=${verb === "approve" ? "approved" : verb === "reject" ? "rejected" : "resolved"}`);
     } catch (e) {
       if (isYadaError(e, "conflict")) throw new InboxError(409, "conflict", "the action is not what this page showed, or it was decided already; nothing was decided");
-      if (isYadaError(e, "unauthorized")) throw new InboxError(403, "not_allowed", "you may not decide this action");
+      if (isYadaError(e, "unauthorized")) throw new InboxError(403, "not_allowed", `you may not ${verb === "resolve" ? "settle" : "decide"} this action`);
       throw e;
     }
   }

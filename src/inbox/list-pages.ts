@@ -52,6 +52,7 @@ export function pendingBody(r: Routes, list: ListPage, now: number): string {
 
 /** Who decided an action and when, as a list cell. */
 function decidedBy(a: ActionRecord, now: number): string {
+  if (a.resolution) return `${isoCell(a.resolution.actorId)} <span class="muted">settled it ${time(a.resolution.at, now)}</span>`;
   const d = a.rejection ?? a.approval;
   if (!d) return a.state === "expired" ? `<span class="muted">nobody (expired)</span>` : `<span class="muted">—</span>`;
   return `${isoCell(d.actorId)} <span class="muted">${time(d.at, now)}</span>`;

@@ -49,6 +49,9 @@ button{font:inherit;font-weight:600;padding:.45rem 1.1rem;border-radius:6px;bord
 button.approve{background:var(--ok);border-color:var(--ok);color:#fff}
 button.reject{border-color:var(--bad);color:var(--bad)}
 label{display:block;margin:.3rem 0}
+fieldset{border:1px solid var(--line);border-radius:6px;margin:0 0 .6rem;padding:.4rem .8rem}
+legend{padding:0 .3rem}
+input[type=radio]{margin:0 .5rem 0 0}
 .notice{border-left:4px solid var(--warn);padding:.4rem .8rem;background:var(--box);margin:1rem 0}
 .notice.bad{border-color:var(--bad)}
 .pages{margin-top:1rem;display:flex;gap:1rem}`;
