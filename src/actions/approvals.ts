@@ -121,6 +121,15 @@ export interface Actions {
    * worker); ValidationError (`validation`) for a verdict that is not `succeeded` /
    * `failed` or an empty note; LimitError (`limit`) for a note over
    * `MAX_RESOLUTION_NOTE_CHARS`; StoreError (`store`) when the action does not exist.
+   *
+   * @example
+   * ```ts
+   * const actions = createActions({ store, mayApprove, mayResolve: (who) => who.actorId === "oncall" });
+   * for (const a of await store.list({ tenantId: "acme", state: "outcome_unknown" })) {
+   *   // After checking the server's own records:
+   *   await actions.resolve(a, { actorId: "oncall", tenantId: "acme" }, { outcome: "failed", note: "no such refund in the billing console" });
+   * }
+   * ```
    */
   resolve(shown: ApprovalBinding, operator: Identity, verdict: ResolutionVerdict): Promise<ActionRecord>;
 }
