@@ -228,3 +228,18 @@ test("U1: mounted under basePath, the inbox answers its own routes only and link
   assert.throws(() => createApprovalInbox({ store: s.store, authenticate: () => undefined, mayApprove: () => true, basePath: "javascript:alert(1)" }), /basePath/);
   assert.throws(() => createApprovalInbox({ store: s.store, authenticate: () => undefined, mayApprove: () => true, basePath: "/a/../b" }), /basePath/);
 });
+
+test("U1: over a store of the host's own that does not count, the pages list and page without making a count up", async () => {
+  const inner = new MemoryActionStore();
+  const store: ActionStore = { create: (r) => inner.create(r), get: (id) => inner.get(id), list: (q) => inner.list(q), claim: (o) => inner.claim(o), transition: (id, e, p, n) => inner.transition(id, e, p, n) };
+  const s = setup({ store });
+  for (let i = 0; i < 3; i++) await s.propose();
+  const page = mainText(await (await s.get("/?limit=2", bob)).text());
+  assert.match(page, /Actions waiting for approval/);
+  assert.doesNotMatch(page, /\b2 actions wait/);
+  const j = (await (await s.get("/", bob, true)).json()) as { count: number | null; items: unknown[] };
+  assert.equal(j.count, null);
+  assert.equal(j.items.length, 3);
+  assert.equal((await s.get("/history", bob)).status, 200);
+  assert.equal((await s.get("/attention", bob)).status, 200);
+});

@@ -157,7 +157,7 @@ export function createApprovalInbox(options: ApprovalInboxOptions): FetchHandler
       count({ tenantId: who.tenantId, state }),
     ]);
     const last = items.at(-1);
-    return { items, count: total ?? items.length, later: after !== undefined, limit: asked, next: items.length === limit && last ? { createdAt: last.createdAt, id: last.id } : undefined };
+    return { items, count: total, later: after !== undefined, limit: asked, next: items.length === limit && last ? { createdAt: last.createdAt, id: last.id } : undefined };
   }
 
   const attentionCount = (who: Identity) => count({ tenantId: who.tenantId, state: "outcome_unknown" });
@@ -166,7 +166,7 @@ export function createApprovalInbox(options: ApprovalInboxOptions): FetchHandler
     return p === undefined || u === undefined ? undefined : { pending: p, attention: u };
   };
 
-  const listJson = (list: ListPage, at: number) => ({ count: list.count, items: list.items.map((a) => actionView(a, at)), next: list.next ? cursorParam(list.next) : null });
+  const listJson = (list: ListPage, at: number) => ({ count: list.count ?? null, items: list.items.map((a) => actionView(a, at)), next: list.next ? cursorParam(list.next) : null });
 
   /** The action of the approver's tenant, or a 404 that says nothing of other tenants. */
   async function ownAction(who: Identity, id: string): Promise<ActionRecord> {
@@ -195,7 +195,7 @@ export function createApprovalInbox(options: ApprovalInboxOptions): FetchHandler
       case "pending": {
         const [list, unknown] = await Promise.all([listOf(who, url, "awaiting_approval", "oldest"), asJson ? undefined : attentionCount(who)]);
         if (asJson) return json(200, { tenantId: who.tenantId, ...listJson(list, at) });
-        return frame("Pending", r.pending, unknown === undefined ? undefined : { pending: list.count, attention: unknown }, pendingBody(r, list, at));
+        return frame("Pending", r.pending, unknown === undefined || list.count === undefined ? undefined : { pending: list.count, attention: unknown }, pendingBody(r, list, at));
       }
       case "history": {
         const [list, counts] = await Promise.all([listOf(who, url, DECIDED, "newest"), navCounts(who)]);
@@ -210,8 +210,8 @@ export function createApprovalInbox(options: ApprovalInboxOptions): FetchHandler
           navCounts(who),
         ]);
         const long = oldest.filter((a) => at - (a.approval?.at ?? a.createdAt) >= config.attentionAfterMs);
-        const reconciling = { items: long, count: reconcilingCount ?? oldest.length, afterMs: config.attentionAfterMs };
-        if (asJson) return json(200, { tenantId: who.tenantId, outcomeUnknown: listJson(unknown, at), reconciling: { count: reconciling.count, afterMs: reconciling.afterMs, items: long.map((a) => actionView(a, at)) } });
+        const reconciling = { items: long, count: reconcilingCount, afterMs: config.attentionAfterMs };
+        if (asJson) return json(200, { tenantId: who.tenantId, outcomeUnknown: listJson(unknown, at), reconciling: { count: reconciling.count ?? null, afterMs: reconciling.afterMs, items: long.map((a) => actionView(a, at)) } });
         return frame("Attention", r.attention, counts, attentionBody(r, unknown, reconciling, at));
       }
       case "action": {

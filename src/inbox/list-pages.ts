@@ -14,8 +14,8 @@ import { isoCell, pageHref, stateBadge, type Routes } from "./layout.js";
 /** A page of a list, as the routes read it. */
 export interface ListPage {
   items: readonly ActionRecord[];
-  /** The total of the selection (all pages). */
-  count: number;
+  /** The total of the selection (all pages); `undefined` when the store does not count. */
+  count: number | undefined;
   /** Where the next page starts, when there may be one. */
   next: ActionCursor | undefined;
   /** Whether this is a later page (a link back to the first is shown). */
@@ -60,8 +60,8 @@ const what = (r: Routes, a: ActionRecord): string => `${toolLink(r, a)}<br><span
 
 /** The pending list. */
 export function pendingBody(r: Routes, list: ListPage, now: number): string {
-  const n = list.count;
-  const head = `<h1>${n === 0 ? "Nothing waits for approval" : `${formatCount(n)} ${n === 1 ? "action waits" : "actions wait"} for approval`}</h1>`;
+  const n = list.count ?? (list.items.length === 0 && !list.later ? 0 : undefined);
+  const head = `<h1>${n === 0 ? "Nothing waits for approval" : n === undefined ? "Actions waiting for approval" : `${formatCount(n)} ${n === 1 ? "action waits" : "actions wait"} for approval`}</h1>`;
   if (list.items.length === 0) return head + (list.later ? pager(r.pending, list, "page") : `<p class="muted">When an agent proposes a write, it appears here.</p>`);
   const rows = list.items.map((a) => {
     const left = a.expiresAt - now;
@@ -83,7 +83,7 @@ function decidedBy(a: ActionRecord, now: number): string {
 
 /** The history list. */
 export function historyBody(r: Routes, list: ListPage, now: number): string {
-  const head = `<h1>History</h1><p class="muted">${formatCount(list.count)} decided ${list.count === 1 ? "action" : "actions"}, newest first.</p>`;
+  const head = `<h1>History</h1><p class="muted">${list.count === undefined ? "Decided actions" : `${formatCount(list.count)} decided ${list.count === 1 ? "action" : "actions"}`}, newest first.</p>`;
   if (list.items.length === 0) return head + pager(r.history, list, "page");
   const rows = list.items.map((a) => `<tr><td>${what(r, a)}</td><td>${stateBadge(a.state)}</td><td>${decidedBy(a, now)}</td><td>${isoCell(a.actorId)}</td><td>${time(a.createdAt, now)}</td></tr>`);
   return head +
@@ -92,15 +92,16 @@ export function historyBody(r: Routes, list: ListPage, now: number): string {
 }
 
 /** The attention queue: outcomes no one knows (paged), then long reconciliations. */
-export function attentionBody(r: Routes, unknown: ListPage, reconciling: { items: readonly ActionRecord[]; count: number; afterMs: number }, now: number): string {
+export function attentionBody(r: Routes, unknown: ListPage, reconciling: { items: readonly ActionRecord[]; count: number | undefined; afterMs: number }, now: number): string {
+  const of = (n: number | undefined): string => (n === undefined ? "" : ` (${formatCount(n)})`);
   const rows = (items: readonly ActionRecord[], since: (a: ActionRecord) => number) =>
     items.map((a) => `<tr><td>${what(r, a)}</td><td>${stateBadge(a.state)}</td><td>${isoCell(a.actorId)}</td><td>${a.approval ? isoCell(a.approval.actorId) : "—"}</td><td>${time(since(a), now)}</td></tr>`).join("");
   const head = (last: string) => `<thead><tr><th scope="col">Tool and arguments</th><th scope="col">State</th><th scope="col">Proposed by</th><th scope="col">Approved by</th><th scope="col">${last}</th></tr></thead>`;
-  let body = `<h1>Needs attention</h1><h2>Outcome unknown (${formatCount(unknown.count)})</h2>`;
+  let body = `<h1>Needs attention</h1><h2>Outcome unknown${of(unknown.count)}</h2>`;
   body += unknown.items.length
     ? `<p class="muted">These calls may or may not have been carried out by the server, and are never sent again. A person checks the server and settles each one.</p><table>${head("Last change")}<tbody>${rows(unknown.items, (a) => a.updatedAt)}</tbody></table>${pager(r.attention, unknown, "page")}`
     : `<p class="muted">None.</p>`;
-  body += `<h2>Reconciling for over ${formatDuration(reconciling.afterMs)} (${formatCount(reconciling.items.length)} of ${formatCount(reconciling.count)} reconciling)</h2>`;
+  body += `<h2>Reconciling for over ${formatDuration(reconciling.afterMs)} (${formatCount(reconciling.items.length)}${reconciling.count === undefined ? "" : ` of ${formatCount(reconciling.count)}`} reconciling)</h2>`;
   body += reconciling.items.length
     ? `<p class="muted">The worker keeps asking the server's receipt for these; they settle by themselves once the server answers.</p><table>${head("Approved")}<tbody>${rows(reconciling.items, (a) => a.approval?.at ?? a.createdAt)}</tbody></table>`
     : `<p class="muted">None.</p>`;
