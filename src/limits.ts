@@ -233,6 +233,12 @@ export const RUN_ARGUMENT_CHARS = 300;
 export const PROGRESS_LOG_INTERVAL_MS = 100;
 /** Time the CLI waits, once its work is done and closed, before exiting despite a handle a peer left open (ours). */
 export const CLI_EXIT_GRACE_MS = 2_000;
+/** Largest `--config` file of server configurations, in bytes (P4; ours: as `MAX_MCP_SERVERS_ENV_CHARS`, the same list). */
+export const MAX_CLI_CONFIG_BYTES = 256 * 1024;
+/** How long `yada actions` waits for a file store that a running `yada worker` holds for one pass (U6; ours: a pass holds it while it executes). */
+export const CLI_STORE_BUSY_WAIT_MS = 15_000;
+/** Connections one `yada worker` keeps open, one per server and identity; the least recently used is closed past it (U6; ours). */
+export const MAX_CLI_WORKER_CONNECTIONS = 16;
 
 // ── package and CLI behaviour (P1–P4) ──────────────────────────────────────────
 

@@ -3,15 +3,17 @@
  * of a file action store. `list` shows a tenant's actions (`--tenant`, default
  * `local`), oldest first; `show <id>` one action in full; `approve <id>` and
  * `reject <id> [reason]` decide a pending one as `--actor` (the operator at the
- * terminal), with every binding check of the approval API. A worker executes
- * approved actions (`yada run`, or the host's own worker on the same store).
+ * terminal), with every binding check of the approval API; `approve` says what
+ * executes the action (a running `yada worker`, or the command to start one). A
+ * store that does not exist is an error: these commands never create one.
  *
  * @module
  */
 import { createActions } from "../actions/approvals.js";
 import type { ActionRecord } from "../actions/types.js";
-import { DEFAULT_FILE_STORE_PATH, openFileStore } from "../node/file-store.js";
 import { positionals, printJson, type CommandContext } from "./command.js";
+import { whatExecutes } from "./hints.js";
+import { openCliStore, storePathOf } from "./store.js";
 import { UsageError, EXIT } from "./exit.js";
 import { jsonText, oneLine, pad, styles } from "./terminal.js";
 
@@ -57,7 +59,8 @@ export async function actionsCommand(ctx: CommandContext): Promise<number> {
     throw new UsageError(`usage: yada actions ${verb === "list" ? "list" : verb === "reject" ? "reject <id> [reason]" : `${verb} <id>`}`);
   }
   const operator = { actorId: ctx.args.actor ?? "cli", tenantId: ctx.args.tenant ?? "local" };
-  const store = await openFileStore(ctx.args.store ?? DEFAULT_FILE_STORE_PATH);
+  // P4: a store that does not exist is an error (never created), a directory too.
+  const store = await openCliStore(ctx.io, storePathOf(ctx.args.store), { mustExist: true, signal: ctx.signal });
   try {
     if (verb === "list") {
       const all = await store.list({ tenantId: operator.tenantId });
@@ -77,6 +80,12 @@ export async function actionsCommand(ctx: CommandContext): Promise<number> {
     const decided = verb === "approve" ? await actions.approve(action, operator) : await actions.reject(action, operator, reason);
     if (ctx.args.json) printJson(ctx.io, decided);
     else ctx.io.out(`${decided.id} ${decided.state} by ${operator.actorId}@${operator.tenantId}\n`);
+    // U6: an approval says what will execute the action.
+    if (decided.state === "approved") {
+      const next = whatExecutes(ctx.args, decided);
+      if (ctx.args.json) ctx.io.err(`yada: ${next}\n`);
+      else ctx.io.out(`${next}\n`);
+    }
     return EXIT.ok;
   } finally {
     await store.close();

@@ -77,15 +77,20 @@ export class UsageError extends Error {
 /**
  * A failure the CLI reports with its own code and exit code (a tool's `isError`,
  * an approval stop, an incomplete run), after printing what there is to print.
+ * With `--json` it is also written as the `{code, message, exit}` object, unless
+ * `inDocument` says the JSON document printed already carries it (`call`'s
+ * result with `isError: true`).
  */
 export class CliExit extends Error {
   readonly code: string;
   readonly exitCode: number;
-  constructor(code: string, exitCode: number, message: string) {
+  readonly inDocument: boolean;
+  constructor(code: string, exitCode: number, message: string, options: { inDocument?: boolean } = {}) {
     super(message);
     this.name = "CliExit";
     this.code = code;
     this.exitCode = exitCode;
+    this.inDocument = options.inDocument === true;
   }
 }
 

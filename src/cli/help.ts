@@ -11,12 +11,14 @@ import { EXIT_CODES } from "./exit.js";
 import { pad } from "./terminal.js";
 
 const GROUP_TITLES: Record<FlagGroup, string> = {
-  server: "Server (exactly one of --stdio, --url, --server)",
+  server: "Server (exactly one of --stdio, --url, --server; worker: --server may repeat)",
   host: "Server requests (tools, call, read, prompt, …; answered only with these flags)",
   output: "Output",
+  call: "call",
   record: "record",
   run: "run (provider from --provider or the environment)",
-  actions: "actions",
+  actions: "actions, worker",
+  worker: "worker",
   general: "General",
 };
 

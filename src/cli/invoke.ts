@@ -52,7 +52,7 @@ export async function callCommand(ctx: CommandContext): Promise<number> {
     }
     if (ctx.args.json) printJson(ctx.io, result);
     else ctx.io.out(withNewline(callResultText(result)));
-    if (result.isError) throw new CliExit("tool_error", EXIT.toolError, `${oneLine(tool, 80)} answered with isError: true`);
+    if (result.isError) throw new CliExit("tool_error", EXIT.toolError, `${oneLine(tool, 80)} answered with isError: true`, { inDocument: true });
     return EXIT.ok;
   });
 }

@@ -20,9 +20,10 @@ import { loggerOf, positionals, type CommandContext } from "./command.js";
 import { CliExit, EXIT, UsageError } from "./exit.js";
 import { chooseProvider } from "./provider.js";
 import { chooseServer, describeServer } from "./server.js";
-import { oneLine, styles, type Io } from "./terminal.js";
+import { keepRunningWhenStdoutCloses, oneLine, styles, type Io } from "./terminal.js";
 import { runWithDecisions, type Decide } from "./run-approvals.js";
-import { DEFAULT_FILE_STORE_PATH, openFileStore } from "../node/file-store.js";
+import { openFileStore } from "../node/file-store.js";
+import { checkStorePath, storePathOf } from "./store.js";
 import { DEFAULT_MAX_STEPS } from "../limits.js";
 import type { AgentEvent } from "../agent/events.js";
 import { jsonView, printApproval, textView } from "./view.js";
@@ -114,9 +115,13 @@ export async function runCommand(ctx: CommandContext): Promise<number> {
     let result: RunResult;
     if (decide === undefined || agent.confirms.length === 0) result = await run(options);
     else {
-      const store = await openFileStore(ctx.args.store ?? DEFAULT_FILE_STORE_PATH);
+      // P4: decided work is done (or the exit says it was not) even when the reader of stdout is gone.
+      keepRunningWhenStdoutCloses();
+      const path = storePathOf(ctx.args.store);
+      checkStorePath(path, false);
+      const store = await openFileStore(path);
       try {
-        result = await runWithDecisions(io, options, store, decide, identity, ctx.signal, ctx.args.maxSteps ?? DEFAULT_MAX_STEPS);
+        result = await runWithDecisions({ io, args: ctx.args, json: ctx.args.json }, options, store, decide, identity, ctx.signal, ctx.args.maxSteps ?? DEFAULT_MAX_STEPS);
       } finally {
         await store.close();
       }
