@@ -346,6 +346,8 @@ export const CLIENT_ASSERTION_TTL_S = 60;
 export const MAX_TOKEN_FILE_BYTES = 1024 * 1024;
 /** Largest request the loopback redirect listener reads, in bytes of its URL (A6; ours). */
 export const MAX_CALLBACK_URL_CHARS = 8 * 1024;
+/** How long the loopback login page waits to say whether the login succeeded (A6, P4; ours: the token exchange is bounded well inside it). */
+export const LOOPBACK_OUTCOME_WAIT_MS = 60_000;
 // ── actions (src/actions, src/node/file-store.ts) ───────────────────────────────
 
 /** Largest stored action record, as UTF-8 JSON bytes (W9; ours: arguments are ≤ 32,000 by T6, the rest is bounded below). */

@@ -15,6 +15,7 @@ import { connectMcp, nodeTransportFactory, stdioTransportFactory } from "../node
 import type { McpConnection } from "../tools/connect.js";
 import type { McpServerConfig } from "../tools/config.js";
 import type { Authorize, ConfirmTool, Identity, ReadTool, Tool, WriteTool } from "../tools/types.js";
+import type { HttpAuth } from "../transport/http-auth.js";
 import { RecordingTransport, type TranscriptEntry } from "../transport/recording.js";
 import { printServerStderr, serverConfig, type ServerChoice } from "./server.js";
 
@@ -31,6 +32,8 @@ export interface AgentToolsOptions {
   resources?: boolean;
   logger?: Logger;
   signal?: AbortSignal;
+  /** OAuth of an HTTP server (A6: the stored login of `yada login`). */
+  auth?: HttpAuth;
 }
 
 /**
@@ -42,8 +45,9 @@ export interface AgentToolsOptions {
  *
  * @throws ConfigError (`config`) as connectMcp would, for a name it refuses.
  */
-export function actionConfig(choice: ServerChoice, options: Pick<AgentToolsOptions, "readTools" | "confirmTools" | "resources"> = {}): McpServerConfig {
-  const base = serverConfig(choice, { ...(options.readTools ? { readTools: options.readTools } : {}), ...(options.resources ? { resources: true } : {}) });
+export function actionConfig(choice: ServerChoice, options: Pick<AgentToolsOptions, "readTools" | "confirmTools" | "resources" | "auth"> = {}): McpServerConfig {
+  const read = serverConfig(choice, { ...(options.readTools ? { readTools: options.readTools } : {}), ...(options.resources ? { resources: true } : {}) });
+  const base = options.auth !== undefined && read.url !== undefined ? { ...read, auth: options.auth } : read;
   const wanted = options.confirmTools;
   const confirmTools = wanted === undefined ? undefined : wanted.length === 1 && wanted[0] === "*" ? ("*" as const) : wanted;
   if (choice.roles) {

@@ -6,7 +6,8 @@
  * @module
  */
 import type { CallToolResult, ResourceContents } from "../mcp/types.js";
-import { jsonObjectArg, positionals, printJson, withClient, writeUserFile, type CommandContext } from "./command.js";
+import { jsonObjectArg, positionals, printJson, writeUserFile, type CommandContext } from "./command.js";
+import { withClient } from "./client.js";
 import { ToolNotFoundError } from "../errors.js";
 import { offers } from "./discover.js";
 import { CliExit, EXIT, UsageError } from "./exit.js";

@@ -16,6 +16,7 @@ import type { RunResult } from "../agent/run.js";
 import { run } from "../agent/run.js";
 import type { Authorize, Identity } from "../tools/types.js";
 import { connectAgentTools } from "./agent-tools.js";
+import { loginOf, withLoginAdvice } from "./login-hints.js";
 import { loggerOf, positionals, type CommandContext } from "./command.js";
 import { CliExit, EXIT, UsageError } from "./exit.js";
 import { chooseProvider } from "./provider.js";
@@ -82,6 +83,8 @@ export async function runCommand(ctx: CommandContext): Promise<number> {
   const identity = identityOf(ctx);
   const logger = loggerOf(ctx);
   const io = ctx.io;
+  // A6: the stored login of `yada login`; P4: a server that wants one says how to log in.
+  const auth = await loginOf(choice, ctx.io.env, logger);
   const agent = await connectAgentTools(choice, {
     identity,
     authorize: allowAll,
@@ -90,6 +93,9 @@ export async function runCommand(ctx: CommandContext): Promise<number> {
     resources: ctx.args.resources,
     signal: ctx.signal,
     ...(logger ? { logger } : {}),
+    ...(auth ? { auth } : {}),
+  }).catch((e: unknown) => {
+    throw withLoginAdvice(e, choice, auth);
   });
   try {
     if (!ctx.args.json) {

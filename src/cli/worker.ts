@@ -27,7 +27,9 @@ import { StdioTransport, type StdioServerParams } from "../node/stdio.js";
 import { connectMcp, nodeTransportFactory } from "../node/tools.js";
 import type { McpConnection, TransportFactory } from "../tools/connect.js";
 import type { ConfirmTool, Identity, Tool, WriteTool } from "../tools/types.js";
+import type { HttpAuth } from "../transport/http-auth.js";
 import { actionConfig } from "./agent-tools.js";
+import { loginOf, withLoginAdvice } from "./login-hints.js";
 import { loggerOf, positionals, type CommandContext } from "./command.js";
 import { EXIT, UsageError, errorLine, exitCodeOf } from "./exit.js";
 import { chooseServers, printServerStderr, type ServerChoice } from "./server.js";
@@ -51,7 +53,18 @@ function workerTransports(choice: ServerChoice, logger: Logger | undefined): Tra
 /** Connections by server and identity, the least recently used closed past `MAX_CLI_WORKER_CONNECTIONS`. */
 class ConnectionPool {
   readonly #open = new Map<string, Promise<McpConnection<Tool>>>();
-  constructor(readonly logger: Logger | undefined) {}
+  readonly #logins = new Map<string, Promise<HttpAuth | undefined>>();
+  constructor(
+    readonly env: Readonly<Record<string, string | undefined>>,
+    readonly logger: Logger | undefined,
+  ) {}
+
+  /** The stored login of an HTTP server (A6), read once per server. */
+  #login(choice: ServerChoice): Promise<HttpAuth | undefined> {
+    let login = this.#logins.get(choice.name);
+    if (!login) this.#logins.set(choice.name, (login = loginOf(choice, this.env, this.logger)));
+    return login;
+  }
 
   async get(choice: ServerChoice, identity: Identity): Promise<McpConnection<Tool>> {
     const key = JSON.stringify([choice.name, identity.actorId, identity.tenantId]);
@@ -65,7 +78,12 @@ class ConnectionPool {
       }
       await c?.close().catch(() => {});
     }
-    const opening = connectMcp(actionConfig(choice), { identity, authorize: allowAll }, { transportFactory: workerTransports(choice, this.logger), ...(this.logger ? { logger: this.logger } : {}) });
+    const auth = await this.#login(choice);
+    const opening = connectMcp(actionConfig(choice, auth ? { auth } : {}), { identity, authorize: allowAll }, { transportFactory: workerTransports(choice, this.logger), ...(this.logger ? { logger: this.logger } : {}) }).catch(
+      (e: unknown) => {
+        throw withLoginAdvice(e, choice, auth);
+      },
+    );
     this.#open.set(key, opening);
     opening.catch(() => this.#open.get(key) === opening && this.#open.delete(key));
     while (this.#open.size > MAX_CLI_WORKER_CONNECTIONS) {
@@ -163,7 +181,7 @@ export async function workerCommand(ctx: CommandContext): Promise<number> {
   // U6: a closed stdout does not stop the worker in the middle of its work.
   keepRunningWhenStdoutCloses();
   const logger = loggerOf(ctx);
-  const pool = new ConnectionPool(logger);
+  const pool = new ConnectionPool(io.env, logger);
   const release = announceWorker(path, choices.map((c) => c.name));
   const stop = ctx.signal;
   const notServed = new Set<string>();
