@@ -19,7 +19,7 @@ export const EXIT = {
   usage: 2,
   /** The server could not be reached, broke the protocol, timed out, went away, or exceeded a bound. */
   connection: 3,
-  /** `run`: the model proposed calls that need approval; they are listed and were not executed. */
+  /** `run`: the model proposed calls that need approval; they are listed and were not executed. `call`: a tool not marked read-only, without `--yes`. */
   approval: 4,
   /** `run`: the model provider failed (key refused, rate limited, overloaded, bad answer). */
   provider: 5,
@@ -58,7 +58,7 @@ export const EXIT_CODES: readonly ExitCodeDoc[] = [
     meaning: "connection, transport or protocol error; timeout; a bound exceeded",
     errorCodes: ["transport", "protocol", "serialization", "connection_closed", "timeout", "session_expired", "http", "unsupported_version", "stale_contract", "limit", "schema"],
   },
-  { code: EXIT.approval, meaning: "run: calls need approval (listed, not executed)", errorCodes: ["approval_required"] },
+  { code: EXIT.approval, meaning: "calls need approval (run: listed, not executed; call: a tool not marked read-only, without --yes)", errorCodes: ["approval_required"] },
   { code: EXIT.provider, meaning: "run: the model provider failed", errorCodes: ["provider"] },
   { code: EXIT.refused, meaning: "the server refused the request (JSON-RPC error, unknown tool)", errorCodes: ["jsonrpc", "tool_not_found", "unauthorized", "contract", "conflict"] },
   { code: EXIT.incomplete, meaning: "run: stopped without an answer (max steps, loop detected), or approved calls not finished", errorCodes: ["incomplete"] },

@@ -17,7 +17,6 @@
  *
  * @module
  */
-import { createInterface } from "node:readline/promises";
 import { createActions } from "../actions/approvals.js";
 import { isTerminal } from "../actions/states.js";
 import type { ActionRecord, ActionStore } from "../actions/types.js";
@@ -30,35 +29,13 @@ import { CliExit, EXIT } from "./exit.js";
 import { decideLaterLines, workerCommand } from "./hints.js";
 import { jsonText, oneLine, styles, type Io } from "./terminal.js";
 import { printApproval } from "./view.js";
+import { ask, PromptInterrupted } from "./prompt.js";
 
 /** How the CLI decides: without asking, or y/n per call on a terminal. */
 export type Decide = "all" | "none" | "ask";
 
 /** How long one round waits for its approved actions to settle (receipt back-off included). */
 const SETTLE_MS = 60_000;
-
-/** The y/n prompt was left with Ctrl-C, Ctrl-D or a signal: nothing was decided. */
-class PromptInterrupted extends Error {}
-
-/** Asks y/n on the terminal; anything but y / yes is a no. @throws PromptInterrupted on Ctrl-C, Ctrl-D or `signal`. */
-async function ask(question: string, signal: AbortSignal): Promise<boolean> {
-  const rl = createInterface({ input: process.stdin, output: process.stderr });
-  // Ctrl-D (end of input) and Ctrl-C (raw mode) both end the question without an answer.
-  const ended = new Promise<never>((_, reject) => {
-    rl.once("close", () => reject(new PromptInterrupted("closed")));
-    rl.once("SIGINT", () => reject(new PromptInterrupted("Ctrl-C")));
-  });
-  ended.catch(() => {});
-  try {
-    const answer = await Promise.race([rl.question(question, { signal }), ended]);
-    return /^\s*y(es)?\s*$/i.test(answer);
-  } catch (e) {
-    if (e instanceof PromptInterrupted || signal.aborted || (e as { code?: unknown }).code === "ABORT_ERR") throw new PromptInterrupted("interrupted");
-    throw e;
-  } finally {
-    rl.close();
-  }
-}
 
 function outcomeLine(a: ActionRecord): string {
   const part = a.outcome?.result?.content[0];
