@@ -37,9 +37,11 @@ export interface ConfirmToolParts {
  * - `execute(action)`: checks the action, its version (else `failed`,
  *   `version_changed`, nothing sent), the caller and `authorize` again (else
  *   `failed`, `unauthorized`, nothing sent); sends `tools/call` once. `isError: true`
- *   is `failed` with `{"error":"tool_failed",...}`; a result is `succeeded`,
- *   rendered as for reads; a timeout, lost connection, malformed answer or server
- *   error is `unknown` (`notSent` only when provably not sent). An operation id
+ *   is `failed` with `{"error":"tool_failed",...}`; a JSON-RPC refusal of the request
+ *   itself (-32700, -32600, -32601, -32602: an unknown tool, a malformed call; the
+ *   tool never ran) is `failed` with `{"error":"jsonrpc",...}`; a result is `succeeded`,
+ *   rendered as for reads; a timeout, lost connection, malformed answer or other
+ *   server error is `unknown` (`notSent` only when provably not sent). An operation id
  *   this tool already sent (the last `MAX_SENT_OPERATIONS_REMEMBERED`) is refused
  *   with a `validation` error, nothing sent: a confirmed call runs at most once
  *   even when a caller repeats it. Only a provably unsent one may be sent again.
@@ -62,6 +64,8 @@ export function mcpConfirmTool(parts: ConfirmToolParts): ConfirmTool {
     input,
     needsStateVersion: false,
     authorizeAs: [remote.name],
+    // An unknown tool or a malformed call refused by JSON-RPC never ran: failed, not unknown.
+    refusalIsFinal: true,
     // W7: at most once (no automatic re-send on a modern error).
     send: (args, _, signal) => client.callTool(remote.name, args, { signal, timeoutMs, once: true }),
   };
