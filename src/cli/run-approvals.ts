@@ -5,6 +5,9 @@
  * the file action store, each outcome is printed, and the run resumes with the
  * outcomes read from the store, until the model answers.
  *
+ * - Undecided (`later`: no terminal, no `--approve`, and a `--store` named), the
+ *   proposed calls are recorded awaiting approval and the run ends with exit 4,
+ *   printing the commands that decide them and the worker that executes them.
  * - Ctrl-C or Ctrl-D at the y/n prompt decides nothing more: the action stays
  *   awaiting approval, the commands that decide it later (and the worker that
  *   executes it then) are printed, and the run ends with exit 130.
@@ -31,8 +34,12 @@ import { jsonText, oneLine, styles, type Io } from "./terminal.js";
 import { printApproval } from "./view.js";
 import { ask, PromptInterrupted } from "./prompt.js";
 
-/** How the CLI decides: without asking, or y/n per call on a terminal. */
-export type Decide = "all" | "none" | "ask";
+/**
+ * How the CLI decides: without asking (`all`, `none`), y/n per call on a terminal
+ * (`ask`), or not at all (`later`: the calls are recorded awaiting approval, to be
+ * decided with `yada actions` and executed by `yada worker`).
+ */
+export type Decide = "all" | "none" | "ask" | "later";
 
 /** How long one round waits for its approved actions to settle (receipt back-off included). */
 const SETTLE_MS = 60_000;
@@ -107,9 +114,9 @@ export async function runWithDecisions(
       return tools.find((t): t is WriteTool | ConfirmTool => t.name === a.tool && t.effect !== "read");
     },
   });
-  const stop = (code: "cancelled" | "incomplete", message: string, waiting: readonly ActionRecord[], approved: readonly ActionRecord[]): never => {
+  const stop = (code: "cancelled" | "incomplete" | "approval_required", message: string, waiting: readonly ActionRecord[], approved: readonly ActionRecord[]): never => {
     for (const line of leftLines(ctx, waiting, approved)) io.err(`${line}\n`);
-    throw new CliExit(code, code === "cancelled" ? EXIT.interrupted : EXIT.incomplete, message);
+    throw new CliExit(code, code === "cancelled" ? EXIT.interrupted : code === "incomplete" ? EXIT.incomplete : EXIT.approval, message);
   };
   let result = await run({ ...options, actions: { store, runId } });
   for (let round = 0; round < rounds && result.stopReason === "approval_required" && result.state; round++) {
@@ -118,6 +125,12 @@ export async function runWithDecisions(
     for (const call of result.proposedCalls) {
       const a = call.actionId === undefined ? undefined : await store.get(call.actionId);
       if (a) mine.push(a);
+    }
+    if (decide === "later") {
+      // W8, U6: recorded, undecided: someone decides them later, and a worker executes them.
+      const waiting = mine.filter((a) => a.state === "awaiting_approval");
+      const n = waiting.length;
+      return stop("approval_required", `${n} call${n === 1 ? "" : "s"} await${n === 1 ? "s" : ""} approval in the action store; nothing was executed (decide with the commands above)`, waiting, []);
     }
     const approvedNow: ActionRecord[] = [];
     for (const [i, a] of mine.entries()) {

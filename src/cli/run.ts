@@ -117,7 +117,8 @@ export async function runCommand(ctx: CommandContext): Promise<number> {
       ...(logger ? { logger } : {}),
     };
     // W8: decided calls go through the file action store and the worker; undecided ones stop the run.
-    const decide: Decide | undefined = ctx.args.approve ?? (process.stdin.isTTY === true && !ctx.args.json ? "ask" : undefined);
+    // Undecided with a --store named: the calls are recorded there for `yada actions` and `yada worker` (U6).
+    const decide: Decide | undefined = ctx.args.approve ?? (process.stdin.isTTY === true && !ctx.args.json ? "ask" : ctx.args.store !== undefined ? "later" : undefined);
     let result: RunResult;
     if (decide === undefined || agent.confirms.length === 0) result = await run(options);
     else {
