@@ -210,12 +210,9 @@ export class HttpError extends YadaError {
   declare readonly code: "http";
   /** The HTTP status code. */
   readonly status: number;
-  /** A 401 / 403 that carried a `WWW-Authenticate` challenge (its content is never kept: it may carry tokens). */
-  readonly challenged: boolean;
-  constructor(status: number, message: string, options: { challenged?: boolean } = {}) {
+  constructor(status: number, message: string) {
     super("http", message);
     this.status = status;
-    this.challenged = options.challenged === true;
   }
 }
 

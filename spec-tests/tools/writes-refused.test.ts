@@ -45,8 +45,8 @@ describe("W7: a JSON-RPC answer to a confirmed call", { concurrency: true }, () 
         if (outcome.status === "failed") {
           const text = outcome.result.content[0]?.type === "text" ? outcome.result.content[0].text : "";
           const body = JSON.parse(text) as { error: string; message: string };
-          assert.equal(body.error, "jsonrpc");
-          assert.match(body.message, new RegExp(`refused the call before running it \\(JSON-RPC ${code}: refused <b>here</b>\\)`));
+          assert.equal(body.error, "tool_failed");
+          assert.match(body.message, new RegExp(`tools/call: server error ${code}: refused <b>here</b>`));
           assert.equal(outcome.result.isError, true);
           assert.notEqual((outcome as { notSent?: boolean }).notSent, true, "it was sent: the server answered it");
         }

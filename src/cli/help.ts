@@ -55,7 +55,19 @@ export function helpText(): string {
     "each call to another tool is shown (tool, arguments, preview) and, on a terminal, asked y/n;",
     "--approve all|none decides without asking. Approved calls are recorded in the file action store",
     "(--store) and run once by the worker, and the model gets each outcome. Undecided (no terminal,",
-    "no --approve), the run stops with exit 4 and the calls are listed, not executed.",
+    "no --approve), the run stops with exit 4 and the calls are listed, not executed; with --store",
+    "they are recorded there awaiting approval. Ctrl-C or Ctrl-D at the y/n prompt decides nothing:",
+    "the action stays awaiting approval and the commands that decide it later are printed (exit 130).",
+    "Decided work is finished even when stdout closes; an approved call left unfinished exits non-zero.",
+    "",
+    "actions approve|reject decide a recorded action; yada worker --store PATH --server NAME... then",
+    "executes the approved actions of every run (each for its own actor and tenant), until SIGINT or",
+    "SIGTERM, which let the action in hand finish (exit 0); --once makes one pass. Write tools need a",
+    "reviewed --config file (a JSON array of server configs with writeTools / confirmTools, like",
+    "YADA_MCP_SERVERS, which stays read-only); it is refused when its group or others may write it.",
+    "",
+    "call: a tool not annotated readOnlyHint: true is called only with --yes or a y at the terminal:",
+    "a direct call bypasses approvals.",
     "",
     "--elicit: on a terminal each elicitation is shown (message, fields, or a URL in full with its",
     "domain, which yada never opens) and answered accept / decline / cancel, then field by field;",
@@ -75,6 +87,7 @@ export function helpText(): string {
     "  yada record -o session.jsonl --server catalog --call lookup '{\"sku\":\"ABC-123\"}'",
     '  yada run "Rename ABC-123 to Widget Pro" --server catalog --name catalog --approve all',
     "  yada actions list --store .yada/actions.jsonl --tenant local",
+    "  yada worker --store .yada/actions.jsonl --server catalog --config yada.json",
   );
   return lines.join("\n") + "\n";
 }

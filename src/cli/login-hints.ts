@@ -34,7 +34,9 @@ export function withLoginAdvice(e: unknown, choice: ServerChoice, auth: HttpAuth
     return new CliExit("oauth", EXIT.login, `${where}: ${why}: ${advice}`);
   }
   const sentAuthorization = choice.headers.some(([n]) => n.toLowerCase() === "authorization");
-  if (e instanceof HttpError && e.status === 401 && e.challenged && auth === undefined && !sentAuthorization) {
+  // The transport says whether a challenge came (never its content, which may carry tokens); the CLI test of this advice holds the wording.
+  const challenged = e instanceof HttpError && e.status === 401 && e.message.endsWith("(a WWW-Authenticate challenge is present)");
+  if (challenged && auth === undefined && !sentAuthorization) {
     return new CliExit("login_required", EXIT.login, `${where} needs a login (HTTP 401 with a challenge): ${advice}`);
   }
   return e;

@@ -10,7 +10,7 @@
  *
  * @module
  */
-import { CancelledError, HttpError, JsonRpcError, LimitError, TransportError, UnauthorizedError, ValidationError, YadaError } from "../errors.js";
+import { CancelledError, HttpError, LimitError, TransportError, UnauthorizedError, ValidationError, YadaError } from "../errors.js";
 import { MAX_SENT_OPERATIONS_REMEMBERED, MAX_CONTRACT_OPERATION_ID_CHARS, MAX_CONTRACT_STATE_VERSION_CHARS, MAX_QUOTED_TEXT_CHARS, MAX_TOOL_ARGUMENT_BYTES } from "../limits.js";
 import { isRecord, type CallToolResult, type JsonRecord } from "../mcp/types.js";
 import type { CompiledSchema } from "../schema/index.js";
@@ -145,26 +145,6 @@ export function sendFailure(gate: ConnectionGate, e: unknown): ActionOutcome {
   return provablyNotSent(e) ? { status: "unknown", reason: failureReason(e), notSent: true } : { status: "unknown", reason: failureReason(e) };
 }
 
-/**
- * JSON-RPC 2.0's own errors about the request itself: parse error, invalid
- * request, method not found, invalid params. MCP answers an unknown tool or a
- * malformed `tools/call` with them (its "protocol errors"): the tool never ran.
- * Any other error answer (-32603, a server's own codes, -32020 / -32022 of the
- * 2026-07-28 revision) may come after work began.
- */
-const REQUEST_REFUSED = new Set([-32700, -32600, -32601, -32602]);
-
-/**
- * The outcome of a confirmed tool's call the server refused with one of
- * {@link REQUEST_REFUSED} (W7): definitively `failed`, never unknown (the tool did
- * not run), with `{"error":"jsonrpc","message":...}`. `undefined` for anything else.
- */
-export function requestRefused(name: string, e: unknown): ActionOutcome | undefined {
-  if (!(e instanceof JsonRpcError) || !REQUEST_REFUSED.has(e.rpcCode)) return undefined;
-  const said = cutChars(e.rpcMessage.replace(/\s+/g, " "), MAX_QUOTED_TEXT_CHARS);
-  return { status: "failed", result: errorResult("jsonrpc", `${name}: the server refused the call before running it (JSON-RPC ${e.rpcCode}: ${said})`) };
-}
-
 /** A failed outcome for something refused before the send: nothing was sent. */
 export function refused(code: string, message: string): ActionOutcome {
   return { status: "failed", result: errorResult(code, message), notSent: true };
@@ -206,11 +186,6 @@ export interface ApprovedSend {
   needsStateVersion: boolean;
   /** The remote names `authorize` must allow. */
   authorizeAs: readonly string[];
-  /**
-   * Confirmed tools: a JSON-RPC refusal of the request itself ({@link requestRefused})
-   * is `failed`. Write tools leave every error answer to the receipt (the contract).
-   */
-  refusalIsFinal?: boolean;
   send(args: JsonRecord, action: CheckedAction, signal: AbortSignal | undefined): Promise<CallToolResult>;
 }
 
@@ -240,8 +215,6 @@ export async function sendApproved(p: ApprovedSend, action: ApprovedAction, cont
   try {
     return { answer: await p.send(args, approved, context.signal) };
   } catch (e) {
-    const refusal = p.refusalIsFinal === true ? requestRefused(p.name, e) : undefined;
-    if (refusal) return { outcome: refusal };
     const outcome = sendFailure(p.gate, e);
     if (outcome.status === "unknown" && outcome.notSent === true) p.sent.release(approved.operationId);
     return { outcome };

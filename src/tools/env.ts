@@ -6,7 +6,6 @@
  */
 import { ConfigError } from "../errors.js";
 import { MAX_MCP_SERVERS, MAX_MCP_SERVERS_ENV_CHARS } from "../limits.js";
-import { isRecord } from "../mcp/types.js";
 import { parseServerConfig, type McpReadConfig } from "./config.js";
 
 /** The variable {@link mcpServersFromEnv} reads. */
@@ -55,14 +54,6 @@ export function mcpServersFromEnv(env: Readonly<Record<string, string | undefine
   if (parsed.length > MAX_MCP_SERVERS) throw new ConfigError(`${MCP_SERVERS_ENV} lists more than ${MAX_MCP_SERVERS} servers`);
   const names = new Set<string>();
   return parsed.map((entry, i) => {
-    // The environment stays read-only by design: say where write mappings go instead.
-    const roles = isRecord(entry) ? ["writeTools", "confirmTools"].filter((k) => entry[k] !== undefined) : [];
-    if (roles.length > 0) {
-      throw new ConfigError(
-        `${MCP_SERVERS_ENV}[${i}]: ${roles.join(" and ")} ${roles.length > 1 ? "are" : "is"} not allowed here: ${MCP_SERVERS_ENV} is read-only by design. ` +
-          "Write mappings go in a reviewed configuration: host code passing them to connectMcp, or a file only you can write given to yada with --config",
-      );
-    }
     // With allowWrites false the parse refuses writeTools / confirmTools: a read configuration.
     const config = parseServerConfig(entry, `${MCP_SERVERS_ENV}[${i}]`, false) as McpReadConfig;
     if (names.has(config.name)) throw new ConfigError(`${MCP_SERVERS_ENV}[${i}]: the name ${JSON.stringify(config.name)} is used twice`);

@@ -37,7 +37,7 @@ export function statusError(description: string, res: Response, what: string): H
       : status === 401 || status === 403
         ? `was refused with HTTP ${status} (${challenge})`
         : `answered HTTP ${status}`;
-  return new HttpError(status, `${description}: ${what} ${why}`, { challenged: (status === 401 || status === 403) && res.headers.has("www-authenticate") });
+  return new HttpError(status, `${description}: ${what} ${why}`);
 }
 
 /**
