@@ -366,6 +366,8 @@ export const MAX_ACTION_VERSION_CHARS = 1_024;
 export const MAX_ACTION_PREVIEW_CHARS = 8_000;
 /** Longest rejection or outcome reason, in characters (W8; ours). */
 export const MAX_ACTION_REASON_CHARS = 2_000;
+/** Longest note an operator records when resolving an outcome-unknown action, in characters; the model reads it (W14; ours, as a reason). */
+export const MAX_RESOLUTION_NOTE_CHARS = 2_000;
 /** Approval TTL when the host gives none: after it a pending action expires (W8; ours). */
 export const DEFAULT_APPROVAL_TTL_MS = 24 * 60 * 60_000;
 /** Longest approval TTL a host may set (W8; ours). */

@@ -15,19 +15,20 @@ import {
   MAX_ACTION_VERSION_CHARS,
   MAX_ACTIONS_LISTED,
   MAX_OPERATION_ID_CHARS,
+  MAX_RESOLUTION_NOTE_CHARS,
   MAX_STATE_VERSION_CHARS,
   MAX_TOOL_NAME_CHARS,
 } from "../limits.js";
 import { isRec, type Rec } from "../util/record.js";
-import { canTransition, isActionState, isTerminal } from "./states.js";
-import type { ActionDecision, ActionExpectation, ActionPatch, ActionQuery, ActionRecord, ActionResult, ActionState, ClaimOptions } from "./types.js";
+import { canTransition, isActionState, isFinal, isResolutionMove } from "./states.js";
+import type { ActionDecision, ActionExpectation, ActionPatch, ActionQuery, ActionRecord, ActionResolution, ActionResult, ActionState, ClaimOptions } from "./types.js";
 
 const RECORD_KEYS = new Set([
   "id", "operationId", "runId", "callId", "actorId", "tenantId", "tool", "effect", "version", "arguments", "argumentsHash",
   "stateVersion", "preview", "state", "fence", "leaseOwner", "leaseUntil", "attempts", "notBefore", "createdAt", "updatedAt",
-  "expiresAt", "approval", "rejection", "outcome",
+  "expiresAt", "approval", "rejection", "outcome", "resolution",
 ]);
-const PATCH_KEYS = new Set(["state", "leaseOwner", "leaseUntil", "attempts", "notBefore", "approval", "rejection", "outcome", "stateVersion"]);
+const PATCH_KEYS = new Set(["state", "leaseOwner", "leaseUntil", "attempts", "notBefore", "approval", "rejection", "outcome", "stateVersion", "resolution"]);
 // States an action only reaches through an approval.
 const APPROVED_STATES: ReadonlySet<ActionState> = new Set(["approved", "executing", "reconciling", "succeeded", "failed", "outcome_unknown"]);
 const HEX64 = /^[0-9a-f]{64}$/;
@@ -67,6 +68,38 @@ function decision(v: unknown, key: string, tenantId: unknown, fail: Fail): asser
   num(v, "at", fail);
   if (v.reason !== undefined && (typeof v.reason !== "string" || v.reason.length > MAX_ACTION_REASON_CHARS)) throw fail(`action ${key} reason is too long or not a string`);
   if (v.tenantId !== tenantId) throw fail(`action ${key} was made in another tenant`);
+}
+
+const RESOLUTION_KEYS = new Set(["actorId", "tenantId", "at", "outcome", "note"]);
+
+function resolution(v: unknown, tenantId: unknown, fail: Fail): asserts v is ActionResolution {
+  if (!isRec(v)) throw fail("action resolution must be an object");
+  for (const k of Object.keys(v)) if (!RESOLUTION_KEYS.has(k)) throw fail("action resolution has an unknown member");
+  str(v, "actorId", MAX_ACTION_ID_CHARS, fail);
+  str(v, "tenantId", MAX_ACTION_ID_CHARS, fail);
+  num(v, "at", fail);
+  if (v.outcome !== "succeeded" && v.outcome !== "failed") throw fail("action resolution outcome must be succeeded or failed");
+  str(v, "note", MAX_RESOLUTION_NOTE_CHARS, fail);
+  if (v.tenantId !== tenantId) throw fail("action resolution was made in another tenant");
+}
+
+/**
+ * W14: the rules of a resolution move, on top of the state machine: a move out of
+ * `outcome_unknown` is an operator's resolution and its patch is exactly
+ * `{ state, resolution }`; no other move carries a resolution. (The resolution's
+ * shape, tenant and outcome are checked with the record it makes.)
+ *
+ * @throws ValidationError (`validation`).
+ */
+export function checkResolutionPatch(from: ActionState, patch: ActionPatch): void {
+  const p = patch as unknown as Rec;
+  const has = "resolution" in p && p["resolution"] !== undefined && p["resolution"] !== null;
+  if (isResolutionMove(from, patch.state)) {
+    if (!has) throw new ValidationError(`an action leaves ${from} only by an operator's resolution`);
+    for (const k of Object.keys(p)) if (k !== "state" && k !== "resolution") throw new ValidationError(`a resolution may not change ${k.length > 40 ? "another field" : k}`);
+  } else if ("resolution" in p) {
+    throw new ValidationError(`a resolution settles only an outcome_unknown action, not one that is ${from}`);
+  }
 }
 
 function outcome(v: unknown, fail: Fail): asserts v is ActionResult {
@@ -130,6 +163,11 @@ export function parseActionRecord(value: unknown, fail: Fail = (m) => new StoreE
   if (r.approval !== undefined) decision(r.approval, "approval", r.tenantId, fail);
   if (r.rejection !== undefined) decision(r.rejection, "rejection", r.tenantId, fail);
   if (r.outcome !== undefined) outcome(r.outcome, fail);
+  if (r.resolution !== undefined) {
+    resolution(r.resolution, r.tenantId, fail);
+    // A resolution is what the action ended as: only a settled one carries it, and its state is the verdict.
+    if (r.state !== r.resolution.outcome) throw fail(`action in state ${r.state} carries a resolution that says ${r.resolution.outcome}`);
+  }
   // Consistency: the states only an approval reaches carry one; a rejection carries its decision.
   if (APPROVED_STATES.has(r.state) !== (r.approval !== undefined)) throw fail(`action in state ${r.state} ${r.approval === undefined ? "lacks" : "must not carry"} an approval`);
   if ((r.state === "rejected") !== (r.rejection !== undefined)) throw fail(`action in state ${r.state} ${r.rejection === undefined ? "lacks" : "must not carry"} a rejection`);
@@ -163,8 +201,9 @@ export function applyTransition(current: ActionRecord, expected: ActionExpectati
     throw new ActionConflictError(current.id, `action is ${current.state} with fence ${current.fence}, not what the transition expected`);
   }
   if (!canTransition(current.state, patch.state)) {
-    throw new ActionConflictError(current.id, `action cannot move from ${current.state} to ${patch.state}${isTerminal(current.state) ? " (terminal)" : ""}`);
+    throw new ActionConflictError(current.id, `action cannot move from ${current.state} to ${patch.state}${isFinal(current.state) ? " (final)" : ""}`);
   }
+  checkResolutionPatch(current.state, patch);
   if (typeof now !== "number" || !Number.isFinite(now)) throw new ValidationError("a transition needs a finite now");
   const next: Rec = { ...structuredClone(current) };
   for (const [k, v] of Object.entries(structuredClone(patch))) {

@@ -19,11 +19,13 @@ import type { ToolResult } from "../tools/types.js";
  * ```
  * awaiting_approval ─approve─► approved ─claim+mark─► executing ─► succeeded | failed
  *     │   └─reject─► rejected                            ├─► reconciling ─receipt─► succeeded | failed
- *     └─ttl─► expired                                    └─► outcome_unknown (confirm tools)
+ *     └─ttl─► expired                                    └─► outcome_unknown ─resolve─► succeeded | failed
  * ```
  *
  * `rejected`, `expired`, `succeeded`, `failed` and `outcome_unknown` are terminal:
- * they never change again.
+ * no worker sends, claims or looks them up again. All but `outcome_unknown` are
+ * final too: they never change again. An `outcome_unknown` action changes once,
+ * when an operator resolves it (W14, {@link ActionResolution}).
  */
 export type ActionState =
   | "awaiting_approval"
@@ -46,6 +48,24 @@ export interface ActionDecision {
   at: number;
   /** For a rejection: the approver's reason, shown to the model (bounded). */
   reason?: string;
+}
+
+/**
+ * An operator's settlement of an `outcome_unknown` action (W14): a person checked
+ * the server and recorded what happened. It is the only way out of
+ * `outcome_unknown`, and the action's state is its `outcome` afterwards.
+ */
+export interface ActionResolution {
+  /** The operator's actor id (from the host's authenticated backend). */
+  actorId: string;
+  /** The operator's tenant: always the action's tenant. */
+  tenantId: string;
+  /** When, in ms since the epoch. */
+  at: number;
+  /** What the person found: the call took effect (`succeeded`) or it did not (`failed`). */
+  outcome: "succeeded" | "failed";
+  /** What they checked, in their words (nonempty, at most `MAX_RESOLUTION_NOTE_CHARS`); the model reads it on resume. */
+  note: string;
 }
 
 /**
@@ -111,8 +131,10 @@ export interface ActionRecord {
   approval?: ActionDecision;
   /** The rejection, once rejected. */
   rejection?: ActionDecision;
-  /** The outcome, once terminal (and the last reconciliation's reason while reconciling). */
+  /** The outcome, once terminal (and the last reconciliation's reason while reconciling). A resolution keeps it as it was. */
   outcome?: ActionResult;
+  /** An operator's settlement of the action, once one resolved it from `outcome_unknown` (W14). */
+  resolution?: ActionResolution;
 }
 
 /** What a transition expects the stored record to be: the compare of compare-and-swap. */
@@ -124,11 +146,12 @@ export interface ActionExpectation {
 /**
  * The fields a transition may change. `state` is required; `id`, `operationId`,
  * identity, tool, version, arguments, hash and `createdAt` never change (a patch
- * naming one is a `validation` error). A member set to `undefined` is removed
+ * naming one is a `validation` error). A move out of `outcome_unknown` is a
+ * resolution: its patch is exactly `{ state, resolution }` (W14). A member set to `undefined` is removed
  * from the record (a released lease: `leaseOwner: undefined, leaseUntil: undefined`).
  */
 export type ActionPatch = { state: ActionState } & Partial<
-  Pick<ActionRecord, "leaseOwner" | "leaseUntil" | "attempts" | "notBefore" | "approval" | "rejection" | "outcome" | "stateVersion">
+  Pick<ActionRecord, "leaseOwner" | "leaseUntil" | "attempts" | "notBefore" | "approval" | "rejection" | "outcome" | "stateVersion" | "resolution">
 >;
 
 /** What {@link ActionStore.list} selects. */
