@@ -466,3 +466,33 @@ export const DEADLINE_SWEEP_MS = 1_000;
 export const HTTP_BOUND_SWEEP_MS = 1_000;
 /** SSE parsers one HTTP transport keeps for its next answers, reset, instead of building one per answer (H2; ours: 16 calls in flight reuse theirs). */
 export const MAX_SPARE_SSE_PARSERS = 16;
+// ── Approval inbox (src/inbox) and its Node adapter (src/node/fetch-adapter.ts) ──
+
+/** Actions on one page of the inbox when the host sets no page size (U1, U4; ours). */
+export const INBOX_PAGE_SIZE = 50;
+/** Most actions on one page of the inbox, whatever the host or a `limit` parameter asks (U4; ours). */
+export const MAX_INBOX_PAGE_SIZE = 200;
+/** Largest request body the inbox reads (a decision's form), in bytes (U4; ours: a reason of `MAX_ACTION_REASON_CHARS` percent-encoded, and the bound fields). */
+export const MAX_INBOX_BODY_BYTES = 64 * 1024;
+/** Longest request URL the inbox reads, in characters (U4; ours). */
+export const MAX_INBOX_URL_CHARS = 4_096;
+/** Requests one inbox handles at once; more are answered 503 at once (U4; ours). */
+export const MAX_INBOX_IN_FLIGHT = 64;
+/** Longest a decision's request body may take to arrive, in ms (U4; ours). */
+export const INBOX_BODY_TIMEOUT_MS = 10_000;
+/** How long a decision form's CSRF token is honoured after its page was served, in ms (U3; ours: a working day). */
+export const INBOX_CSRF_TTL_MS = 12 * 60 * 60_000;
+/** Shortest CSRF secret a host may pass, in bytes (U3; ours: 256 bits, the HMAC-SHA-256 output). */
+export const MIN_INBOX_CSRF_SECRET_BYTES = 32;
+/** A reconciling action joins the attention queue this long after its approval, in ms (U1, W13; ours). */
+export const INBOX_ATTENTION_AFTER_MS = 15 * 60_000;
+/** Characters of an untrusted string shown in a list row; the action's own page shows it whole (U2; ours). */
+export const MAX_INBOX_CELL_CHARS = 80;
+/** Longest inbox title, in characters (U1; ours). */
+export const MAX_INBOX_TITLE_CHARS = 100;
+/** Largest request body the Node adapter passes to a handler, in bytes (U7; ours: the inbox's `MAX_INBOX_BODY_BYTES`). */
+export const NODE_ADAPTER_MAX_BODY_BYTES = 64 * 1024;
+/** Most request headers the Node adapter accepts; more are answered 431 (U7; ours). */
+export const NODE_ADAPTER_MAX_HEADERS = 100;
+/** Longest one request may take in the Node adapter, body and answer included, in ms (U7; ours). */
+export const NODE_ADAPTER_TIMEOUT_MS = 30_000;

@@ -73,13 +73,13 @@ const isStoreError = (e: unknown): boolean => {
 test("W9: migrate creates the schema, a second run changes nothing, and concurrent runs agree", async () => {
   const table = freshTable();
   const store = new PostgresActionStore({ query: db.query, table });
-  assert.deepEqual(await store.migrate(), { from: 0, to: 3 });
+  assert.deepEqual(await store.migrate(), { from: 0, to: 4 });
   const a = await store.create(newAction());
-  assert.deepEqual(await store.migrate(), { from: 3, to: 3 });
+  assert.deepEqual(await store.migrate(), { from: 4, to: 4 });
   assert.deepEqual(await store.get(a.id), a);
   const other = freshTable();
   const results = await Promise.all(Array.from({ length: 4 }, () => new PostgresActionStore({ query: db.query, table: other }).migrate()));
-  assert.ok(results.every((r) => r.to === 3));
+  assert.ok(results.every((r) => r.to === 4));
   const { rows } = await db.query(`SELECT count(*)::int AS n FROM ${other}_schema`);
   assert.deepEqual(rows, [{ n: 1 }]);
 });
@@ -89,10 +89,13 @@ test("W9: migrate upgrades a version 1 schema in place, keeping its actions", as
   await db.query(migrationSql(table, 1));
   const store = new PostgresActionStore({ query: db.query, table });
   const a = await store.create(newAction());
-  assert.deepEqual(await store.migrate(), { from: 1, to: 3 });
+  assert.deepEqual(await store.migrate(), { from: 1, to: 4 });
   assert.deepEqual(await store.get(a.id), a);
   const { rows } = await db.query(`SELECT count(*)::int AS n FROM pg_trigger WHERE tgname = $1`, [`${table}_notify`]);
   assert.deepEqual(rows, [{ n: 1 }]);
+  // v4 (U4): the index a tenant's page of one state is read from.
+  const index = await db.query(`SELECT count(*)::int AS n FROM pg_indexes WHERE indexname = $1`, [`${table}_tenant_state`]);
+  assert.deepEqual(index.rows, [{ n: 1 }]);
 });
 
 test("W14: migrate upgrades a version 2 schema with the resolution column, whose check the database enforces itself", async () => {
@@ -101,7 +104,7 @@ test("W14: migrate upgrades a version 2 schema with the resolution column, whose
   const store = new PostgresActionStore({ query: db.query, table });
   const a = await store.create(newAction({ effect: "confirm" }));
   const b = await store.create(newAction({ effect: "confirm" }));
-  assert.deepEqual(await store.migrate(), { from: 2, to: 3 });
+  assert.deepEqual(await store.migrate(), { from: 2, to: 4 });
   assert.deepEqual(await store.get(a.id), a);
   // Drive a to outcome_unknown and resolve it: the column holds the resolution.
   let r = await store.transition(a.id, { state: "awaiting_approval", fence: 0 }, { state: "approved", approval }, 3_000);

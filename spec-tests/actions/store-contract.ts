@@ -7,6 +7,7 @@ import type { ActionRecord, ActionState, ActionStore } from "../../src/actions/t
 import { ACTION_STATES, canTransition, isFinal, isTerminal } from "../../src/actions/states.js";
 import { MAX_ACTION_RECORD_BYTES, MAX_ACTIONS_LISTED, MAX_OPERATION_ID_CHARS, MAX_RESOLUTION_NOTE_CHARS } from "../../src/limits.js";
 import { batchContract } from "./store-contract-batch.js";
+import { pagesContract } from "./store-contract-pages.js";
 
 /** What a store under test gives the suite. Each `open()` is a fresh, empty store. */
 export interface StoreHarness {
@@ -431,6 +432,7 @@ export function storeContract(label: string, open: () => Promise<StoreHarness>):
     }));
 
     batchContract(withStore);
+    pagesContract(withStore, { newRecord, inState, rejectsWith });
 
     test("W9: records survive a reopen with every field", withStore(async (h) => {
       const a = await inState(h.store, "reconciling", { runId: "r9", callId: "c9" });

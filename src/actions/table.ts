@@ -7,9 +7,10 @@
  * @module
  */
 import { ActionConflictError, LimitError, StoreError } from "../errors.js";
-import { applyTransition, byAge, checkClaim, isClaimable, leaseRecord, matchesQuery, parseActionRecord, parseNewRecord, queryLimit } from "./record.js";
+import { checkCountQuery, isAfter, queryPage } from "./query.js";
+import { applyTransition, byAge, checkClaim, isClaimable, leaseRecord, matchesQuery, parseActionRecord, parseNewRecord } from "./record.js";
 import { isTerminal } from "./states.js";
-import type { ActionExpectation, ActionPatch, ActionQuery, ActionRecord, ClaimOptions } from "./types.js";
+import type { ActionCountQuery, ActionExpectation, ActionPatch, ActionQuery, ActionRecord, ClaimOptions } from "./types.js";
 
 interface Parsed {
   raw: string;
@@ -80,15 +81,24 @@ export class RecordTable {
     return raw === undefined ? undefined : structuredClone(this.#read(id, raw));
   }
 
-  /** See ActionStore.list. */
+  /** See ActionStore.list: the matching records past the cursor, sorted, then the page of them copied. */
   list(query: ActionQuery): ActionRecord[] {
-    const limit = queryLimit(query);
+    const page = queryPage(query);
     const out: ActionRecord[] = [];
     for (const [id, raw] of this.#data) {
       const r = this.#read(id, raw);
-      if (matchesQuery(r, query)) out.push(r);
+      if (matchesQuery(r, query) && isAfter(r, page)) out.push(r);
     }
-    return out.sort(byAge).slice(0, limit).map((r) => structuredClone(r));
+    out.sort(page.newest ? (a, b) => byAge(b, a) : byAge);
+    return out.slice(0, page.limit).map((r) => structuredClone(r));
+  }
+
+  /** See ActionStore.count: one pass over the records (each parsed once per stored text), nothing copied. */
+  count(query: ActionCountQuery): number {
+    checkCountQuery(query);
+    let n = 0;
+    for (const [id, raw] of this.#data) if (matchesQuery(this.#read(id, raw), query)) n++;
+    return n;
   }
 
   /** The checked new record. @throws as ActionStore.create. */

@@ -154,16 +154,39 @@ export type ActionPatch = { state: ActionState } & Partial<
   Pick<ActionRecord, "leaseOwner" | "leaseUntil" | "attempts" | "notBefore" | "approval" | "rejection" | "outcome" | "stateVersion" | "resolution">
 >;
 
-/** What {@link ActionStore.list} selects. */
-export interface ActionQuery {
+/**
+ * A position in a list: the `createdAt` and `id` of the last action of the page
+ * before. Every store orders by (createdAt, id), so the pair names one place in
+ * the order whatever was added or changed since.
+ */
+export interface ActionCursor {
+  /** The `createdAt` of the last action seen. */
+  createdAt: number;
+  /** Its `id`. */
+  id: string;
+}
+
+/** What {@link ActionStore.count} counts: the selection of a list, without its page. */
+export interface ActionCountQuery {
   /** Always scoped to one tenant. */
   tenantId: string;
   /** Only these states. */
   state?: ActionState | readonly ActionState[];
   /** Only this run's actions. */
   runId?: string;
-  /** At most this many, oldest first (default and maximum `MAX_ACTIONS_LISTED`). */
+}
+
+/** What {@link ActionStore.list} selects. */
+export interface ActionQuery extends ActionCountQuery {
+  /** At most this many (default and maximum `MAX_ACTIONS_LISTED`). */
   limit?: number;
+  /** `oldest` first (the default) or `newest` first; ties by id, in the same direction. */
+  order?: "oldest" | "newest";
+  /**
+   * Only actions after this one in the list's order (exclusive): pass the last action
+   * of a page to get the next page. The action it names need not exist any more.
+   */
+  after?: ActionCursor;
 }
 
 /** What {@link ActionStore.claim} needs. */
@@ -211,13 +234,22 @@ export interface ActionStore {
   /** The action, or `undefined`. */
   get(id: string): Promise<ActionRecord | undefined>;
   /**
-   * Actions of one tenant, oldest first (ties by id), bounded.
+   * Actions of one tenant in (createdAt, id) order, oldest first unless `order` is
+   * `newest`, after the `after` cursor when given, bounded by `limit`.
    *
-   * @throws ValidationError (`validation`) for a query without a tenant or with a
-   * limit that is not a positive integer; StoreError (`store`) when a matching
-   * stored record is impossible.
+   * @throws ValidationError (`validation`) for a query without a tenant, with a
+   * limit that is not a positive integer, an unknown order or a malformed cursor;
+   * StoreError (`store`) when a matching stored record is impossible.
    */
   list(query: ActionQuery): Promise<ActionRecord[]>;
+  /**
+   * How many actions of one tenant match `query` (its states and run). Every store of
+   * this package implements it without reading the records' bodies where it can (a
+   * counting index); the approval inbox uses it for its counts.
+   *
+   * @throws ValidationError (`validation`) for a query without a tenant or with an unknown state.
+   */
+  count?(query: ActionCountQuery): Promise<number>;
   /**
    * Compare-and-swap: applies `patch` only if the stored state and fence equal
    * `expected` and the state machine allows the move; sets `updatedAt`.

@@ -14,7 +14,7 @@ import { LimitError, StoreError } from "../errors.js";
 import { FILE_STORE_COMPACT_BYTES, FILE_STORE_MAX_JOURNAL_BYTES, MAX_ACTION_RECORD_BYTES, MAX_FILE_STORE_ACTIONS } from "../limits.js";
 import { RecordTable } from "../actions/table.js";
 import { checkBatch, checkClaimMany, eachItem, single } from "../actions/batch.js";
-import type { ActionExpectation, ActionPatch, ActionQuery, ActionRecord, ActionStore, ActionTransition, ClaimManyOptions, ClaimOptions, TransitionOutcome } from "../actions/types.js";
+import type { ActionCountQuery, ActionExpectation, ActionPatch, ActionQuery, ActionRecord, ActionStore, ActionTransition, ClaimManyOptions, ClaimOptions, TransitionOutcome } from "../actions/types.js";
 
 /** Where {@link openFileStore} keeps its journal when given no path: `.yada/actions.jsonl` under the working directory. */
 export const DEFAULT_FILE_STORE_PATH = join(".yada", "actions.jsonl");
@@ -282,6 +282,11 @@ export class FileActionStore implements ActionStore, AsyncDisposable {
   async list(query: ActionQuery): Promise<ActionRecord[]> {
     this.#open();
     return this.#table.list(query);
+  }
+
+  async count(query: ActionCountQuery): Promise<number> {
+    this.#open();
+    return this.#table.count(query);
   }
 
   async transition(id: string, expected: ActionExpectation, patch: ActionPatch, now: number): Promise<ActionRecord> {
