@@ -66,10 +66,14 @@ export interface CliArgs {
   once: boolean;
   /** call: call a tool not marked read-only without asking (P4). */
   yes: boolean;
+  /** actions resolve: the operator's verdict on an action whose outcome is unknown (W14). */
+  outcome?: "succeeded" | "failed";
+  /** approvals: the loopback port (U6); 0 or absent: one the system picks. */
+  port?: number;
 }
 
 /** Which help section a flag is listed under. */
-export type FlagGroup = "server" | "host" | "output" | "call" | "record" | "run" | "actions" | "worker" | "general";
+export type FlagGroup = "server" | "host" | "output" | "call" | "record" | "run" | "actions" | "worker" | "approvals" | "general";
 
 /** One flag: its arity, where it applies, and its help line. */
 export interface FlagSpec {
@@ -107,6 +111,16 @@ function nameList(flag: string, value: string): string[] {
   return names;
 }
 
+function outcomeOf(value: string): "succeeded" | "failed" {
+  if (value !== "succeeded" && value !== "failed") throw new UsageError("--outcome takes succeeded or failed");
+  return value;
+}
+
+function portOf(value: string): number {
+  if (!/^\d{1,5}$/.test(value) || Number(value) > 65_535) throw new UsageError(`--port needs a port from 0 to 65535 (got ${JSON.stringify(value.slice(0, 40))})`);
+  return Number(value);
+}
+
 function approveMode(value: string): "all" | "none" {
   if (value !== "all" && value !== "none") throw new UsageError("--approve takes all or none");
   return value;
@@ -131,7 +145,7 @@ export const FLAGS: readonly FlagSpec[] = [
   { name: "output", short: "o", kind: "value", value: "file", group: "output", help: "record: the transcript file; read: write the content's bytes there", set: (a, v) => (a.output = v) },
   { name: "yes", kind: "boolean", group: "call", help: "call: call a tool that is not marked read-only without asking (a direct call bypasses approvals)", set: (a) => (a.yes = true) },
   { name: "call", kind: "call", value: "tool [json]", group: "record", help: "record: also call this tool (repeatable; json must start with {)", set: (a, v, extra) => a.calls.push(extra === undefined ? { tool: v } : { tool: v, json: extra }) },
-  { name: "note", kind: "value", value: "text", group: "record", help: "record: a note kept in the transcript header", set: (a, v) => (a.note = v) },
+  { name: "note", kind: "value", value: "text", group: "record", help: "record: a note kept in the transcript header; actions resolve: what you checked on the server", set: (a, v) => (a.note = v) },
   { name: "provider", kind: "value", value: "anthropic|openai|scripted", group: "run", help: "the model provider (default: from the API key in the environment)", set: (a, v) => (a.provider = v) },
   { name: "model", kind: "value", value: "id", group: "run", help: "the model (default: YADA_MODEL, else the provider's default)", set: (a, v) => (a.model = v) },
   { name: "script", kind: "value", value: "plan.json", group: "run", help: "scripted provider: a JSON array of steps {text?, toolCalls?: [{name, arguments}]}", set: (a, v) => (a.script = v) },
@@ -144,6 +158,8 @@ export const FLAGS: readonly FlagSpec[] = [
   { name: "resources", kind: "boolean", group: "run", help: "also give the model <name>__list_resources and <name>__read_resource", set: (a) => (a.resources = true) },
   { name: "approve", kind: "value", value: "all|none", group: "run", help: "approve or reject every proposed call without asking (default: ask on a terminal)", set: (a, v) => (a.approve = approveMode(v)) },
   { name: "store", kind: "value", value: "path", group: "actions", help: "the file action store (default .yada/actions.jsonl)", set: (a, v) => (a.store = v) },
+  { name: "outcome", kind: "value", value: "succeeded|failed", group: "actions", help: "actions resolve: what you found the call did, for an action whose outcome is unknown", set: (a, v) => (a.outcome = outcomeOf(v)) },
+  { name: "port", kind: "value", value: "n", group: "approvals", help: "the port on 127.0.0.1 (default: one the system picks)", set: (a, v) => (a.port = portOf(v)) },
   { name: "once", kind: "boolean", group: "worker", help: "one pass over the store (every action due now), then exit", set: (a) => (a.once = true) },
   { name: "help", short: "h", kind: "boolean", group: "general", help: "this help", set: (a) => (a.help = true) },
   { name: "version", kind: "boolean", group: "general", help: "the version", set: (a) => (a.version = true) },
@@ -176,7 +192,8 @@ export const COMMANDS: readonly CommandSpec[] = [
   { name: "ping", usage: "ping", summary: "check the server answers and print the round-trip time", groups: ["server", "output", "host"], flags: SAMPLING_PROVIDER_FLAGS },
   { name: "info", usage: "info", summary: "the server's name, protocol era and revision, capabilities and instructions", groups: ["server", "output", "host"], flags: SAMPLING_PROVIDER_FLAGS },
   { name: "complete", usage: "complete <prompt|template-uri> <argument> [value] [context-json]", summary: "the server's completions for a prompt argument or a resource-template variable", groups: ["server", "output", "host"], flags: SAMPLING_PROVIDER_FLAGS },
-  { name: "actions", usage: "actions list|show|approve|reject [id] [reason]", summary: "the actions of a file action store: list, show, approve or reject one", groups: ["output", "actions"], flags: ["actor", "tenant"] },
+  { name: "actions", usage: "actions list|show|approve|reject|resolve [id] [reason]", summary: "the actions of a file action store: list, show, approve or reject one, settle an unknown outcome", groups: ["output", "actions"], flags: ["actor", "tenant", "note"] },
+  { name: "approvals", usage: "approvals", summary: "serve the approval inbox of a file action store on 127.0.0.1 with a random access token (the URL is printed once)", groups: ["output", "approvals"], flags: ["store", "actor", "tenant"] },
   { name: "worker", usage: "worker --server name...", summary: "execute the approved actions of every run in a file action store; SIGINT / SIGTERM finish the action in hand", groups: ["server", "output", "worker"], flags: ["store"] },
 ];
 

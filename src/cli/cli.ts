@@ -20,6 +20,7 @@ import { recordCommand } from "./record.js";
 import { runCommand } from "./run.js";
 import { actionsCommand } from "./actions.js";
 import { workerCommand } from "./worker.js";
+import { approvalsCommand } from "./approvals.js";
 import { jsonText, oneLine, processIo, type Io } from "./terminal.js";
 
 const HANDLERS: Record<string, (ctx: CommandContext) => Promise<number>> = {
@@ -36,6 +37,7 @@ const HANDLERS: Record<string, (ctx: CommandContext) => Promise<number>> = {
   complete: completeCommand,
   actions: actionsCommand,
   worker: workerCommand,
+  approvals: approvalsCommand,
   login: loginCommand,
 };
 

@@ -17,8 +17,9 @@ const GROUP_TITLES: Record<FlagGroup, string> = {
   call: "call",
   record: "record",
   run: "run (provider from --provider or the environment)",
-  actions: "actions, worker",
+  actions: "actions, worker, approvals",
   worker: "worker",
+  approvals: "approvals",
   general: "General",
 };
 
@@ -60,7 +61,9 @@ export function helpText(): string {
     "the action stays awaiting approval and the commands that decide it later are printed (exit 130).",
     "Decided work is finished even when stdout closes; an approved call left unfinished exits non-zero.",
     "",
-    "actions approve|reject decide a recorded action; yada worker --store PATH --server NAME... then",
+    "actions approve|reject decide a recorded action (actions resolve <id> --outcome succeeded|failed",
+    "--note TEXT settles one whose outcome is unknown); yada approvals serves the same decisions as",
+    "a page on 127.0.0.1 behind a random token (its URL printed once). yada worker --server NAME... then",
     "executes the approved actions of every run (each for its own actor and tenant), until SIGINT or",
     "SIGTERM, which let the action in hand finish (exit 0); --once makes one pass. Write tools need a",
     "reviewed --config file (a JSON array of server configs with writeTools / confirmTools, like",
@@ -88,6 +91,7 @@ export function helpText(): string {
     '  yada run "Rename ABC-123 to Widget Pro" --server catalog --name catalog --approve all',
     "  yada actions list --store .yada/actions.jsonl --tenant local",
     "  yada worker --store .yada/actions.jsonl --server catalog --config yada.json",
+    "  yada approvals --store .yada/actions.jsonl --port 8787",
   );
   return lines.join("\n") + "\n";
 }
