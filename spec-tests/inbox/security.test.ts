@@ -187,8 +187,10 @@ test("U3: a decision posted from another origin or site is refused before its bo
   for (const headers of <Record<string, string>[]>[
     { origin: "https://evil.example", "sec-fetch-site": "cross-site" },
     { origin: "https://evil.example" },
-    { origin: "null" },
+    { origin: "null", "sec-fetch-site": "" },
+    { origin: "null", "sec-fetch-site": "cross-site" },
     { "sec-fetch-site": "same-site", origin: ORIGIN },
+    { "sec-fetch-site": "same-origin", origin: "https://evil.example" },
     { "sec-fetch-site": "cross-site", origin: ORIGIN },
   ]) {
     const res = await s.post(`/actions/${a.id}/approve`, form, bob, headers);
@@ -196,12 +198,18 @@ test("U3: a decision posted from another origin or site is refused before its bo
     assert.match(mainText(await res.text()), /another (origin|site)/);
   }
   assert.equal((await s.store.get(a.id))?.state, "awaiting_approval");
+  // Without Sec-Fetch-Site, the null origin (a sandboxed frame, a data: page) is refused.
+  const noSite = await s.inbox(new Request(`${ORIGIN}/actions/${a.id}/approve`, { method: "POST", headers: { "x-user": "bob@acme", "content-type": "application/x-www-form-urlencoded", origin: "null" }, body: new URLSearchParams(form).toString() }));
+  assert.equal(noSite.status, 403);
+  // A browser posting the inbox's own form sends Origin: null (the inbox's no-referrer policy) and Sec-Fetch-Site: same-origin.
+  assert.equal((await s.post(`/actions/${a.id}/approve`, form, bob, { origin: "null", "sec-fetch-site": "same-origin" })).status, 303);
+  const a2 = await s.propose();
   // Behind a proxy the public origin is named; the request's own URL origin is then not enough.
   const proxied = setup({ store: s.store, origins: ["https://approvals.example.com"] });
   proxied.clock.now = s.clock.now;
-  const f2 = await approveForm(proxied, a.id);
-  assert.equal((await proxied.post(`/actions/${a.id}/approve`, f2, bob)).status, 403);
-  assert.equal((await proxied.post(`/actions/${a.id}/approve`, f2, bob, { origin: "https://approvals.example.com" })).status, 303);
+  const f2 = await approveForm(proxied, a2.id);
+  assert.equal((await proxied.post(`/actions/${a2.id}/approve`, f2, bob)).status, 403);
+  assert.equal((await proxied.post(`/actions/${a2.id}/approve`, f2, bob, { origin: "https://approvals.example.com" })).status, 303);
   assert.throws(() => createApprovalInbox({ store: s.store, authenticate: byHeader, mayApprove: () => true, origins: ["https://x.example/path"] }), /origins/);
 });
 

@@ -41,6 +41,9 @@ export interface ActionPageInput {
   notice: string | undefined;
 }
 
+/** Past this many characters of JSON, the page says how long the arguments are. */
+const LONG_ARGUMENTS = 2_000;
+
 const EFFECTS = {
   write: "a contract-bound write: prepared by the server, sent once, confirmed by its receipt",
   confirm: "a confirmed call: sent at most once; if its outcome is unknown it is never sent again",
@@ -120,7 +123,11 @@ export function actionBody(p: ActionPageInput): string {
   if (a.attempts > 0) facts += row("Receipt lookups", String(a.attempts));
   body += `<dl>${facts}</dl>`;
   const args = showJson(a.arguments);
-  body += `<h2>Arguments</h2><pre aria-label="Arguments as JSON">${args}</pre>`;
+  body += `<h2>Arguments</h2>`;
+  // A long argument fills its box: say how long, so nobody approves what they did not scroll through.
+  const chars = args.length > LONG_ARGUMENTS ? (JSON.stringify(a.arguments, null, 2) ?? "").length : 0;
+  if (chars > LONG_ARGUMENTS) body += `<p class="notice">These arguments are ${chars.toLocaleString("en")} characters of JSON: scroll the box to read all of them.</p>`;
+  body += `<pre aria-label="Arguments as JSON">${args}</pre>`;
   body += a.preview !== undefined
     ? `<section class="server" aria-label="Preview from the server"><p class="from">Preview — text from the server, not checked by this inbox</p><pre>${showText(a.preview, true)}</pre></section>`
     : `<p class="muted">No preview: the arguments above are exactly what will be sent.</p>`;

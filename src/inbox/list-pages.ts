@@ -7,6 +7,7 @@
  * @module
  */
 import type { ActionCursor, ActionRecord } from "../actions/types.js";
+import { MAX_INBOX_CELL_CHARS } from "../limits.js";
 import { escapeHtml, formatDuration, formatTime } from "./escape.js";
 import { isoCell, pageHref, stateBadge, type Routes } from "./layout.js";
 
@@ -35,6 +36,24 @@ function pager(path: string, list: ListPage, what: string): string {
 
 const toolLink = (r: Routes, a: ActionRecord): string => `<a href="${escapeHtml(r.action(a.id))}">${isoCell(a.tool)}</a>`;
 
+/**
+ * The start of an action's arguments, for telling one row from the next: top-level
+ * members as `key: value`, strings cut before they are quoted, nested values as
+ * `{…}` / `[…]`; never more than the cell shows, whatever the arguments' size.
+ */
+export function argumentsSummary(args: Record<string, unknown>, max = MAX_INBOX_CELL_CHARS): string {
+  let out = "";
+  for (const [k, v] of Object.entries(args)) {
+    if (out.length >= max) break;
+    const value = typeof v === "string" ? JSON.stringify(v.length > max ? `${v.slice(0, max)}…` : v)
+      : Array.isArray(v) ? "[…]" : v !== null && typeof v === "object" ? "{…}" : String(v);
+    out += `${out ? ", " : ""}${k.length > max ? `${k.slice(0, max)}…` : k}: ${value}`;
+  }
+  return out;
+}
+
+const what = (r: Routes, a: ActionRecord): string => `${toolLink(r, a)}<br><span class="muted mono">${isoCell(argumentsSummary(a.arguments))}</span>`;
+
 /** The pending list. */
 export function pendingBody(r: Routes, list: ListPage, now: number): string {
   const n = list.count;
@@ -42,11 +61,11 @@ export function pendingBody(r: Routes, list: ListPage, now: number): string {
   if (list.items.length === 0) return head + (list.later ? pager(r.pending, list, "page") : `<p class="muted">When an agent proposes a write, it appears here.</p>`);
   const rows = list.items.map((a) => {
     const left = a.expiresAt - now;
-    return `<tr><td>${toolLink(r, a)}</td><td>${a.effect}</td><td>${isoCell(a.actorId)}</td><td>${time(a.createdAt, now)}</td>` +
+    return `<tr><td>${what(r, a)}</td><td>${a.effect}</td><td>${isoCell(a.actorId)}</td><td>${time(a.createdAt, now)}</td>` +
       `<td>${left > 0 ? `<time datetime="${escapeHtml(new Date(a.expiresAt).toISOString())}" title="${escapeHtml(formatTime(a.expiresAt))}">${formatDuration(left)} left</time>` : `<span class="state s-expired">expired</span>`}</td></tr>`;
   });
   return head +
-    `<table><caption class="muted">Oldest first</caption><thead><tr><th scope="col">Tool</th><th scope="col">Effect</th><th scope="col">Proposed by</th><th scope="col">Proposed</th><th scope="col">Expires</th></tr></thead>` +
+    `<p class="muted">Oldest first.</p><table><thead><tr><th scope="col">Tool and arguments</th><th scope="col">Effect</th><th scope="col">Proposed by</th><th scope="col">Proposed</th><th scope="col">Expires</th></tr></thead>` +
     `<tbody>${rows.join("")}</tbody></table>${pager(r.pending, list, "page")}`;
 }
 
@@ -62,17 +81,17 @@ function decidedBy(a: ActionRecord, now: number): string {
 export function historyBody(r: Routes, list: ListPage, now: number): string {
   const head = `<h1>History</h1><p class="muted">${list.count.toLocaleString("en")} decided ${list.count === 1 ? "action" : "actions"}, newest first.</p>`;
   if (list.items.length === 0) return head + pager(r.history, list, "page");
-  const rows = list.items.map((a) => `<tr><td>${toolLink(r, a)}</td><td>${stateBadge(a.state)}</td><td>${decidedBy(a, now)}</td><td>${isoCell(a.actorId)}</td><td>${time(a.createdAt, now)}</td></tr>`);
+  const rows = list.items.map((a) => `<tr><td>${what(r, a)}</td><td>${stateBadge(a.state)}</td><td>${decidedBy(a, now)}</td><td>${isoCell(a.actorId)}</td><td>${time(a.createdAt, now)}</td></tr>`);
   return head +
-    `<table><thead><tr><th scope="col">Tool</th><th scope="col">Outcome</th><th scope="col">Decided by</th><th scope="col">Proposed by</th><th scope="col">Proposed</th></tr></thead>` +
+    `<table><thead><tr><th scope="col">Tool and arguments</th><th scope="col">Outcome</th><th scope="col">Decided by</th><th scope="col">Proposed by</th><th scope="col">Proposed</th></tr></thead>` +
     `<tbody>${rows.join("")}</tbody></table>${pager(r.history, list, "page")}`;
 }
 
 /** The attention queue: outcomes no one knows (paged), then long reconciliations. */
 export function attentionBody(r: Routes, unknown: ListPage, reconciling: { items: readonly ActionRecord[]; count: number; afterMs: number }, now: number): string {
   const rows = (items: readonly ActionRecord[], since: (a: ActionRecord) => number) =>
-    items.map((a) => `<tr><td>${toolLink(r, a)}</td><td>${stateBadge(a.state)}</td><td>${isoCell(a.actorId)}</td><td>${a.approval ? isoCell(a.approval.actorId) : "—"}</td><td>${time(since(a), now)}</td></tr>`).join("");
-  const head = (last: string) => `<thead><tr><th scope="col">Tool</th><th scope="col">State</th><th scope="col">Proposed by</th><th scope="col">Approved by</th><th scope="col">${last}</th></tr></thead>`;
+    items.map((a) => `<tr><td>${what(r, a)}</td><td>${stateBadge(a.state)}</td><td>${isoCell(a.actorId)}</td><td>${a.approval ? isoCell(a.approval.actorId) : "—"}</td><td>${time(since(a), now)}</td></tr>`).join("");
+  const head = (last: string) => `<thead><tr><th scope="col">Tool and arguments</th><th scope="col">State</th><th scope="col">Proposed by</th><th scope="col">Approved by</th><th scope="col">${last}</th></tr></thead>`;
   let body = `<h1>Needs attention</h1><h2>Outcome unknown (${unknown.count.toLocaleString("en")})</h2>`;
   body += unknown.items.length
     ? `<p class="muted">These calls may or may not have been carried out by the server, and are never sent again. A person checks the server and settles each one.</p><table>${head("Last change")}<tbody>${rows(unknown.items, (a) => a.updatedAt)}</tbody></table>${pager(r.attention, unknown, "page")}`

@@ -31,10 +31,15 @@ export function requestUrl(request: Request): URL {
 }
 
 /**
- * Refuses a state-changing request another site may have made: a `Sec-Fetch-Site`
- * other than `same-origin`, or an `Origin` that is not one of `origins` (the
- * `null` origin of a sandboxed or privacy-redirected form included). A client that
- * sends neither (not a browser) still needs the CSRF token.
+ * Refuses a state-changing request another site may have made.
+ *
+ * - A browser that sends `Sec-Fetch-Site` (every current one does, and no page can set
+ *   it) must say `same-origin`; an `Origin` it sends must then be one of `origins`, or
+ *   `null`: the inbox's own `Referrer-Policy: no-referrer` makes a browser send
+ *   `Origin: null` with the inbox's own forms.
+ * - Without `Sec-Fetch-Site`, an `Origin` must be one of `origins` (`null`, the origin
+ *   of a sandboxed frame or a `data:` page, is refused).
+ * - A client that sends neither (not a browser) still needs the CSRF token.
  *
  * @throws InboxError 403 (`cross_origin`).
  */
@@ -42,7 +47,9 @@ export function checkOrigin(request: Request, origins: ReadonlySet<string>): voi
   const site = request.headers.get("sec-fetch-site");
   if (site !== null && site !== "same-origin") throw new InboxError(403, "cross_origin", "the request came from another site; nothing was changed");
   const origin = request.headers.get("origin");
-  if (origin !== null && !origins.has(origin)) throw new InboxError(403, "cross_origin", "the request came from another origin; nothing was changed");
+  if (origin !== null && !origins.has(origin) && !(site === "same-origin" && origin === "null")) {
+    throw new InboxError(403, "cross_origin", "the request came from another origin; nothing was changed");
+  }
 }
 
 /** The body as text: at most `MAX_INBOX_BODY_BYTES`, arriving within `timeoutMs`. */

@@ -21,6 +21,7 @@ header{border-bottom:1px solid var(--line);padding:.6rem 1.2rem;display:flex;fle
 header .title{font-weight:600}
 header .who{margin-left:auto;color:var(--muted)}
 nav a{margin-right:1rem}
+nav a[aria-current=page]{font-weight:600;text-decoration:none}
 main{max-width:72rem;margin:0 auto;padding:1rem 1.2rem 3rem}
 h1{font-size:1.35rem;margin:.4rem 0 1rem}
 h2{font-size:1.05rem;margin:1.6rem 0 .5rem}
@@ -29,6 +30,7 @@ a:focus-visible,button:focus-visible,textarea:focus-visible,input:focus-visible{
 table{border-collapse:collapse;width:100%;table-layout:fixed}
 th,td{text-align:left;padding:.45rem .5rem;border-bottom:1px solid var(--line);vertical-align:top}
 th{color:var(--muted);font-weight:500;font-size:.85rem}
+th:first-child{width:36%}
 td{overflow:hidden;contain:paint;overflow-wrap:anywhere}
 .u{unicode-bidi:isolate;overflow-wrap:anywhere}
 .cc{display:inline-block;font:.75em/1.2 ui-monospace,monospace;border:1px solid var(--warn);color:var(--warn);border-radius:3px;padding:0 .2em;margin:0 .1em}
