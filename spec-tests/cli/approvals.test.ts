@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { EXIT } from "../../src/cli/exit.js";
+import { CLI_INBOX_TOKEN_BYTES } from "../../src/limits.js";
 import type { ActionRecord } from "../../src/actions/types.js";
 import { fixtureServer, repoRoot } from "../helpers/paths.js";
 import { CLI, errorCodes, yada } from "./support.js";
@@ -101,6 +102,8 @@ describe("U6: yada approvals", T, () => {
         for (let i = 0; i < 50 && !inbox.err().includes("\n"); i++) await new Promise((resolve) => setTimeout(resolve, 20));
         assert.match(inbox.err(), /nothing executes what you approve until a worker runs: yada worker --store /);
         const origin = new URL(inbox.url).origin;
+        // The token: CLI_INBOX_TOKEN_BYTES random bytes, base64url.
+        assert.equal(Buffer.from(new URL(inbox.url).searchParams.get("token") ?? "", "base64url").length, CLI_INBOX_TOKEN_BYTES);
         // No token, a wrong token: nothing is shown.
         const anonymous = await fetch(`${origin}/`, { headers: { accept: "application/json" } });
         assert.equal(anonymous.status, 401);

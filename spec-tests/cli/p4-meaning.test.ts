@@ -14,6 +14,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { EXIT } from "../../src/cli/exit.js";
+import { LOOPBACK_OUTCOME_WAIT_MS } from "../../src/limits.js";
 import type { ActionRecord } from "../../src/actions/types.js";
 import { fixtureServer, repoRoot } from "../helpers/paths.js";
 import { performed } from "../tools/writes-support.js";
@@ -221,7 +222,10 @@ async function login(url: string, tokenFile: string): Promise<{ code: number | n
   });
   const redirect = await fetch(authorization, { redirect: "manual" });
   const callback = redirect.headers.get("location") ?? "";
+  const landed = Date.now();
   const page = await (await fetch(callback)).text();
+  // The page waited for the login's outcome, not for LOOPBACK_OUTCOME_WAIT_MS to pass.
+  assert.ok(Date.now() - landed < LOOPBACK_OUTCOME_WAIT_MS / 4);
   return { code: await closed, out, err, page };
 }
 

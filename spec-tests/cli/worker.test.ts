@@ -6,11 +6,16 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn, type ChildProcess } from "node:child_process";
-import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { EXIT } from "../../src/cli/exit.js";
+import { CLI_STORE_BUSY_WAIT_MS, MAX_CLI_CONFIG_BYTES, MAX_CLI_WORKER_CONNECTIONS } from "../../src/limits.js";
+import { createActions } from "../../src/actions/approvals.js";
+import { openFileStore } from "../../src/node/file-store.js";
+import { connectMcp } from "../../src/node/tools.js";
 import type { ActionRecord } from "../../src/actions/types.js";
+import type { McpServerConfig } from "../../src/tools/config.js";
 import { fixtureServer, repoRoot } from "../helpers/paths.js";
 import { logLines, performed } from "../tools/writes-support.js";
 import { CLI, errorCodes, yada, yadaOnTerminal } from "./support.js";
@@ -144,6 +149,63 @@ describe("U6: yada worker", T, () => {
     assert.equal(performed(w.log), 1);
   });
 
+  test("U6: yada actions waits while the running worker holds the store for a pass (well within CLI_STORE_BUSY_WAIT_MS), and fails at once for another holder", T, async () => {
+    const w = world("busy");
+    const held = await openFileStore(w.store);
+    try {
+      // Held by a process that is no worker: refused at once.
+      const t0 = Date.now();
+      const refused = await yada(["actions", "list", "--store", w.store]);
+      assert.equal(refused.code, EXIT.usage);
+      assert.match(refused.stderr, /locked by process/);
+      assert.ok(Date.now() - t0 < CLI_STORE_BUSY_WAIT_MS / 2);
+      // Held by the worker that serves the store (this process, as its note says): waited for.
+      writeFileSync(`${w.store}.worker`, JSON.stringify({ pid: process.pid, servers: ["contract"] }));
+      const waiting = yada(["actions", "list", "--store", w.store]);
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      await held.close();
+      const r = await waiting;
+      assert.equal(r.code, EXIT.ok, r.stderr);
+      assert.match(r.stderr, new RegExp(`^yada: waiting for the action store: the yada worker \\(process ${process.pid}\\) is using it for a pass$`, "m"));
+    } finally {
+      await held.close();
+      rmSync(`${w.store}.worker`, { force: true });
+    }
+  });
+
+  test("U6: past MAX_CLI_WORKER_CONNECTIONS identities the worker closes the least recently used connection and still executes each action as its own actor", T, async () => {
+    const w = world("many", ["--mode", "trust-meta"]);
+    const config = JSON.parse(readFileSync(w.config, "utf8")) as McpServerConfig[];
+    const owner = { actorId: "cli", tenantId: "local" };
+    const connection = await connectMcp(config[0] as McpServerConfig, { identity: owner, authorize: () => true });
+    const store = await openFileStore(w.store);
+    const actors = Array.from({ length: MAX_CLI_WORKER_CONNECTIONS + 1 }, (_, i) => `actor-${i}`);
+    try {
+      const rename = connection.tools.find((t) => t.name === "contract__rename");
+      assert.ok(rename && rename.effect === "write");
+      const api = createActions({ store, mayApprove: () => true });
+      for (const actorId of actors) {
+        const prepared = await rename.prepare({ id: "A", name: actorId }, { identity: owner });
+        const a = await api.propose(prepared, { identity: { actorId, tenantId: "local" }, effect: "write" });
+        await api.approve(a, owner);
+      }
+    } finally {
+      await store.close();
+      await connection.close();
+    }
+    const r = await yada(["worker", "--server", "contract", "--config", w.config, "--store", w.store, "--once"], { timeoutMs: 60_000 });
+    assert.equal(r.code, EXIT.ok, r.stderr);
+    const done = logLines(w.log).filter((l) => l.status === "succeeded") as Array<{ actorId?: string }>;
+    assert.equal(done.length, 1, "one rename of A at its approved state version; the others are stale: failed, sent once each");
+    const outcomes = (JSON.parse((await yada(["actions", "list", "--store", w.store, "--json"])).stdout) as ActionRecord[]).map((a) => a.state);
+    assert.deepEqual([...new Set(outcomes)].sort(), ["failed", "succeeded"]);
+    assert.deepEqual(
+      logLines(w.log).map((l) => (l as { actorId?: string }).actorId),
+      actors,
+      "every actor's execute reached the server once, in its own envelope, the 17th on a connection opened after the first was closed",
+    );
+  });
+
   test("U6, P4: the worker and yada actions refuse a store that does not exist, and a directory, creating nothing", T, async () => {
     const w = world("missing");
     const missing = join(w.at, "nope", "actions.jsonl");
@@ -192,6 +254,19 @@ describe("P4: the --config file", T, () => {
     chmodSync(w.at, 0o700);
     const fine = await yada(args);
     assert.equal(fine.code, EXIT.ok, fine.stderr);
+  });
+
+  test("P4: a --config file of MAX_CLI_CONFIG_BYTES is read; one byte more is refused", T, async () => {
+    const w = world("size");
+    writeFileSync(w.store, "");
+    const args = ["worker", "--server", "contract", "--config", w.config, "--store", w.store, "--once"];
+    const json = JSON.stringify([{ name: "contract", command: process.execPath, args: [fixtureServer("contract/stdio.mjs"), "--log", w.log], writeTools: RENAME }]);
+    writeFileSync(w.config, json + " ".repeat(MAX_CLI_CONFIG_BYTES - Buffer.byteLength(json)), { mode: 0o600 });
+    assert.equal((await yada(args)).code, EXIT.ok);
+    writeFileSync(w.config, json + " ".repeat(MAX_CLI_CONFIG_BYTES + 1 - Buffer.byteLength(json)), { mode: 0o600 });
+    const r = await yada(args);
+    assert.equal(r.code, EXIT.usage);
+    assert.match(r.stderr, new RegExp(`is larger than ${MAX_CLI_CONFIG_BYTES} bytes`));
   });
 
   test("P4: YADA_MCP_SERVERS stays read-only: its refusal of a write mapping says where write mappings go", T, async () => {

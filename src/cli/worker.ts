@@ -108,9 +108,14 @@ const PASS_CLAIM_MS = 1_000;
  * `store` whose claims find nothing once `stop` is aborted or the pass has claimed
  * for `PASS_CLAIM_MS`: the worker then finishes what it holds and the pass ends.
  */
-function stopClaiming(store: ActionStore, stop: AbortSignal): ActionStore {
+function stopClaiming(store: ActionStore, stop: AbortSignal): { store: ActionStore; cutShort: () => boolean } {
   const until = Date.now() + PASS_CLAIM_MS;
-  const closed = (): boolean => stop.aborted || Date.now() > until;
+  let cut = false;
+  const closed = (): boolean => {
+    if (stop.aborted) return true;
+    if (Date.now() > until) cut = true;
+    return cut;
+  };
   const gated: ActionStore = {
     create: (r) => store.create(r),
     get: (id) => store.get(id),
@@ -122,7 +127,7 @@ function stopClaiming(store: ActionStore, stop: AbortSignal): ActionStore {
   if (many) gated.claimMany = (o) => (closed() ? Promise.resolve([]) : many(o));
   const batch = store.transitionMany?.bind(store);
   if (batch) gated.transitionMany = (items, now) => batch(items, now);
-  return gated;
+  return { store: gated, cutShort: () => cut };
 }
 
 /** One line per move: the action, its tool and its new state, with what the server said. */
@@ -198,9 +203,10 @@ export async function workerCommand(ctx: CommandContext): Promise<number> {
       const store = await openForPass(io, path, stop, ctx.args.once, said);
       if (!store) break;
       let handled = 0;
+      const gate = stopClaiming(store, stop);
       try {
         const worker = createWorker({
-          store: stopClaiming(store, stop),
+          store: gate.store,
           workerId: `yada-worker-${process.pid}`,
           concurrency: 1,
           resolveTool: async (a, identity): Promise<WriteTool | ConfirmTool | undefined> => {
@@ -227,7 +233,8 @@ export async function workerCommand(ctx: CommandContext): Promise<number> {
       } finally {
         await store.close();
       }
-      if (ctx.args.once) break;
+      // --once: every action due now, over as many passes as the claim budget cut it into.
+      if (ctx.args.once && !gate.cutShort()) break;
       if (handled === 0) await sleep(DEFAULT_WORKER_POLL_MS, stop);
     }
   } finally {
