@@ -65,4 +65,6 @@ export { legacySse } from "./transport/legacy-fallback.js";
 export type { LegacyFallback } from "./transport/http.js";
 export type { SchemaCompiler } from "./mcp/handlers.js";
 export type { ClaimManyOptions, ActionTransition, TransitionOutcome } from "./actions/types.js";
-export { createApprovalInbox, type FetchHandler, type ApprovalInboxOptions, type Authenticate, type ActionView } from "./inbox/index.js";
+export { createApprovalInbox, type FetchHandler } from "./inbox/inbox.js";
+export type { ApprovalInboxOptions, Authenticate } from "./inbox/options.js";
+export type { ActionView } from "./inbox/views.js";

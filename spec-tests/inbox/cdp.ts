@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { spawn, type ChildProcess } from "node:child_process";
 import type { Readable, Writable } from "node:stream";
-import { chromiumBinary } from "../runtimes/chromium.js";
+import { HEADLESS_FLAGS, chromiumBinary } from "../runtimes/chromium.js";
 
 /** How long one command may take. */
 const COMMAND_MS = 15_000;
@@ -68,15 +68,8 @@ export class Browser {
     const binary = await chromiumBinary();
     const profile = mkdtempSync(join(tmpdir(), "yada-cdp-"));
     const child = spawn(binary, [
-      "--headless",
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
+      ...HEADLESS_FLAGS,
       "--disable-extensions",
-      "--no-first-run",
-      "--no-default-browser-check",
       "--font-render-hinting=none",
       "--hide-scrollbars",
       "--remote-debugging-pipe",

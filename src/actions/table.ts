@@ -1,15 +1,17 @@
 /**
  * The in-memory table behind the memory and file stores (W9): records kept as JSON
  * text by id, each parsed and checked once per stored text (a text changed behind
- * the store's back is parsed again), the operation-id index and the set of actions
- * that are not terminal, so a claim looks only at those.
+ * the store's back is parsed again), the operation-id index, the set of actions
+ * that are not terminal, so a claim looks only at those, and the numbers of actions
+ * by tenant and state (counts.ts), so a count reads no record.
  *
  * @module
  */
 import { ActionConflictError, LimitError, StoreError } from "../errors.js";
 import { checkCountQuery, isAfter, queryPage } from "./query.js";
 import { applyTransition, byAge, checkClaim, isClaimable, leaseRecord, matchesQuery, parseActionRecord, parseNewRecord } from "./record.js";
-import { isTerminal } from "./states.js";
+import { StateCounts } from "./counts.js";
+import { ACTION_STATES, isTerminal } from "./states.js";
 import type { ActionCountQuery, ActionExpectation, ActionPatch, ActionQuery, ActionRecord, ClaimOptions } from "./types.js";
 
 interface Parsed {
@@ -26,9 +28,11 @@ export class RecordTable {
   #ops = new Map<string, string>();
   #live = new Set<string>();
   #indexed = -1;
+  readonly #counts: StateCounts;
 
   constructor(data: Map<string, string>, max: number, limitName: string) {
     this.#data = data;
+    this.#counts = StateCounts.of(data);
     this.#max = max;
     this.#limitName = limitName;
   }
@@ -46,15 +50,22 @@ export class RecordTable {
   #read(id: string, raw: string): ActionRecord {
     const cached = this.#parsed.get(id);
     if (cached && cached.raw === raw) return cached.record;
-    let value: unknown;
+    let record: ActionRecord;
     try {
-      value = JSON.parse(raw);
-    } catch (cause) {
-      throw new StoreError("a stored action is not JSON", { cause });
+      let value: unknown;
+      try {
+        value = JSON.parse(raw);
+      } catch (cause) {
+        throw new StoreError("a stored action is not JSON", { cause });
+      }
+      record = parseActionRecord(value);
+      if (record.id !== id) throw new StoreError("a stored action is filed under another id");
+    } catch (e) {
+      this.#counts.note(id, raw, undefined);
+      throw e;
     }
-    const record = parseActionRecord(value);
-    if (record.id !== id) throw new StoreError("a stored action is filed under another id");
     this.#parsed.set(id, { raw, record });
+    this.#counts.note(id, raw, record);
     return record;
   }
 
@@ -93,12 +104,29 @@ export class RecordTable {
     return out.slice(0, page.limit).map((r) => structuredClone(r));
   }
 
-  /** See ActionStore.count: one pass over the records (each parsed once per stored text), nothing copied. */
+  /**
+   * See ActionStore.count: the kept numbers by tenant and state (built in one pass when
+   * there are none yet, or records came or went behind every table's back); a count by
+   * run is one pass over the records. An impossible record is counted nowhere.
+   */
   count(query: ActionCountQuery): number {
-    checkCountQuery(query);
-    let n = 0;
-    for (const [id, raw] of this.#data) if (matchesQuery(this.#read(id, raw), query)) n++;
-    return n;
+    const states = checkCountQuery(query) ?? ACTION_STATES;
+    if (query.runId !== undefined) {
+      let n = 0;
+      for (const [id, raw] of this.#data) if (matchesQuery(this.#read(id, raw), query)) n++;
+      return n;
+    }
+    if (!this.#counts.current(this.#data.size)) {
+      this.#counts.reset();
+      for (const [id, raw] of this.#data) {
+        try {
+          this.#counts.note(id, raw, this.#read(id, raw));
+        } catch {
+          // noted as impossible by #read
+        }
+      }
+    }
+    return this.#counts.count(query.tenantId, states);
   }
 
   /** The checked new record. @throws as ActionStore.create. */
@@ -143,6 +171,7 @@ export class RecordTable {
     const isNew = !this.#data.has(record.id);
     this.#data.set(record.id, text);
     this.#parsed.set(record.id, { raw: text, record: structuredClone(record) });
+    this.#counts.note(record.id, text, record);
     if (isNew) {
       this.#ops.set(record.operationId, record.id);
       if (this.#indexed === this.#data.size - 1) this.#indexed++;

@@ -12,7 +12,7 @@
 import type { ActionRecord } from "../actions/types.js";
 import type { ToolResult } from "../tools/types.js";
 import { MAX_ACTION_REASON_CHARS, MAX_RESOLUTION_NOTE_CHARS } from "../limits.js";
-import { escapeHtml, formatDuration, formatTime, showJson, showText } from "./escape.js";
+import { escapeHtml, formatCount, formatDuration, formatTime, isoTime, showJson, showText } from "./escape.js";
 import { iso, stateBadge, type Routes } from "./layout.js";
 
 /**
@@ -51,7 +51,10 @@ const EFFECTS = {
 
 const row = (label: string, value: string): string => `<dt>${label}</dt><dd>${value}</dd>`;
 const mono = (s: string): string => `<span class="mono">${iso(s)}</span>`;
-const at = (ms: number): string => `<time datetime="${escapeHtml(new Date(ms).toISOString())}">${escapeHtml(formatTime(ms))}</time>`;
+const at = (ms: number): string => {
+  const iso = isoTime(ms);
+  return `<time datetime="${iso}">${formatTime(ms, iso)}</time>`;
+};
 
 /** The hidden fields of a form (both are base64url or hex: nothing in them needs escaping, and they are escaped anyway). */
 const hidden = (f: FormFields): string => `<input type="hidden" name="csrf" value="${escapeHtml(f.csrf)}"><input type="hidden" name="binding" value="${escapeHtml(f.binding)}">`;
@@ -126,7 +129,7 @@ export function actionBody(p: ActionPageInput): string {
   body += `<h2>Arguments</h2>`;
   // A long argument fills its box: say how long, so nobody approves what they did not scroll through.
   const chars = args.length > LONG_ARGUMENTS ? (JSON.stringify(a.arguments, null, 2) ?? "").length : 0;
-  if (chars > LONG_ARGUMENTS) body += `<p class="notice">These arguments are ${chars.toLocaleString("en")} characters of JSON: scroll the box to read all of them.</p>`;
+  if (chars > LONG_ARGUMENTS) body += `<p class="notice">These arguments are ${formatCount(chars)} characters of JSON: scroll the box to read all of them.</p>`;
   body += `<pre aria-label="Arguments as JSON">${args}</pre>`;
   body += a.preview !== undefined
     ? `<section class="server" aria-label="Preview from the server"><p class="from">Preview — text from the server, not checked by this inbox</p><pre>${showText(a.preview, true)}</pre></section>`

@@ -89,10 +89,17 @@ export function showJson(value: unknown): string {
   );
 }
 
-/** How a time is written on a page: `2026-05-01 12:34:56 UTC`. */
-export function formatTime(ms: number): string {
-  if (!Number.isFinite(ms) || Math.abs(ms) > 8.64e15) return "an impossible time";
-  return new Date(ms).toISOString().replace("T", " ").replace(/\.\d+Z$/, " UTC");
+/** A count as a page writes it: `10,000` (without building a number formatter per call). */
+export const formatCount = (n: number): string => String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+
+/** A time as `datetime` attributes hold it (ISO 8601, UTC); `""` for a time no date can hold. */
+export function isoTime(ms: number): string {
+  return Number.isFinite(ms) && Math.abs(ms) <= 8.64e15 ? new Date(ms).toISOString() : "";
+}
+
+/** How a time is written on a page: `2026-05-01 12:34:56 UTC` (from its {@link isoTime} when at hand). */
+export function formatTime(ms: number, iso = isoTime(ms)): string {
+  return iso === "" ? "an impossible time" : `${iso.slice(0, 10)} ${iso.slice(11, 19)} UTC`;
 }
 
 /** A duration as a person reads it: `45 s`, `12 min`, `3 h 5 min`, `2 d 4 h`. */

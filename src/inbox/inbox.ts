@@ -160,8 +160,9 @@ export function createApprovalInbox(options: ApprovalInboxOptions): FetchHandler
     return { items, count: total ?? items.length, later: after !== undefined, limit: asked, next: items.length === limit && last ? { createdAt: last.createdAt, id: last.id } : undefined };
   }
 
-  const navCounts = async (who: Identity, pending?: number): Promise<NavCounts | undefined> => {
-    const [p, u] = await Promise.all([pending ?? count({ tenantId: who.tenantId, state: "awaiting_approval" }), count({ tenantId: who.tenantId, state: "outcome_unknown" })]);
+  const attentionCount = (who: Identity) => count({ tenantId: who.tenantId, state: "outcome_unknown" });
+  const navCounts = async (who: Identity): Promise<NavCounts | undefined> => {
+    const [p, u] = await Promise.all([count({ tenantId: who.tenantId, state: "awaiting_approval" }), attentionCount(who)]);
     return p === undefined || u === undefined ? undefined : { pending: p, attention: u };
   };
 
@@ -192,9 +193,9 @@ export function createApprovalInbox(options: ApprovalInboxOptions): FetchHandler
       html(200, page({ title: config.title, heading, who, routes: r, counts, current, body }));
     switch (rt.kind) {
       case "pending": {
-        const [list, counts] = await Promise.all([listOf(who, url, "awaiting_approval", "oldest"), navCounts(who)]);
+        const [list, unknown] = await Promise.all([listOf(who, url, "awaiting_approval", "oldest"), asJson ? undefined : attentionCount(who)]);
         if (asJson) return json(200, { tenantId: who.tenantId, ...listJson(list, at) });
-        return frame("Pending", r.pending, counts && { ...counts, pending: list.count }, pendingBody(r, list, at));
+        return frame("Pending", r.pending, unknown === undefined ? undefined : { pending: list.count, attention: unknown }, pendingBody(r, list, at));
       }
       case "history": {
         const [list, counts] = await Promise.all([listOf(who, url, DECIDED, "newest"), navCounts(who)]);

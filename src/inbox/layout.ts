@@ -7,7 +7,7 @@
  */
 import type { ActionCursor, ActionRecord } from "../actions/types.js";
 import type { Identity } from "../tools/types.js";
-import { escapeHtml, showCell, showText } from "./escape.js";
+import { escapeHtml, formatCount, showCell, showText } from "./escape.js";
 import { STYLE } from "./style.js";
 
 /** The inbox's routes under its base path. */
@@ -58,7 +58,7 @@ export interface NavCounts {
 /** A whole page: the header (title, links with counts, who is signed in), then `body`. */
 export function page(o: { title: string; heading: string; who: Identity | undefined; routes: Routes; counts?: NavCounts; current?: string; body: string }): string {
   const link = (href: string, label: string, n?: number): string =>
-    `<a href="${escapeHtml(href)}"${o.current === href ? ' aria-current="page"' : ""}>${label}${n === undefined ? "" : ` (${n.toLocaleString("en")})`}</a>`;
+    `<a href="${escapeHtml(href)}"${o.current === href ? ' aria-current="page"' : ""}>${label}${n === undefined ? "" : ` (${formatCount(n)})`}</a>`;
   const nav = o.who
     ? `<nav aria-label="Inbox">${link(o.routes.pending, "Pending", o.counts?.pending)}${link(o.routes.history, "History")}${link(o.routes.attention, "Attention", o.counts?.attention)}</nav>` +
       `<span class="who">Signed in as ${iso(o.who.actorId)} in ${iso(o.who.tenantId)}</span>`

@@ -8,7 +8,7 @@
  */
 import type { ActionCursor, ActionRecord } from "../actions/types.js";
 import { MAX_INBOX_CELL_CHARS } from "../limits.js";
-import { escapeHtml, formatDuration, formatTime } from "./escape.js";
+import { escapeHtml, formatCount, formatDuration, formatTime, isoTime } from "./escape.js";
 import { isoCell, pageHref, stateBadge, type Routes } from "./layout.js";
 
 /** A page of a list, as the routes read it. */
@@ -25,7 +25,11 @@ export interface ListPage {
 }
 
 const ago = (now: number, at: number): string => (at <= now ? `${formatDuration(now - at)} ago` : `in ${formatDuration(at - now)}`);
-const time = (at: number, now: number): string => `<time datetime="${escapeHtml(new Date(at).toISOString())}" title="${escapeHtml(formatTime(at))}">${ago(now, at)}</time>`;
+// ISO times are the inbox's own text (digits, "-", ":", ".", "T", "Z"): nothing in them needs escaping.
+function time(at: number, now: number): string {
+  const iso = isoTime(at);
+  return `<time datetime="${iso}" title="${formatTime(at, iso)}">${ago(now, at)}</time>`;
+}
 
 function pager(path: string, list: ListPage, what: string): string {
   const links: string[] = [];
@@ -57,12 +61,12 @@ const what = (r: Routes, a: ActionRecord): string => `${toolLink(r, a)}<br><span
 /** The pending list. */
 export function pendingBody(r: Routes, list: ListPage, now: number): string {
   const n = list.count;
-  const head = `<h1>${n === 0 ? "Nothing waits for approval" : `${n.toLocaleString("en")} ${n === 1 ? "action waits" : "actions wait"} for approval`}</h1>`;
+  const head = `<h1>${n === 0 ? "Nothing waits for approval" : `${formatCount(n)} ${n === 1 ? "action waits" : "actions wait"} for approval`}</h1>`;
   if (list.items.length === 0) return head + (list.later ? pager(r.pending, list, "page") : `<p class="muted">When an agent proposes a write, it appears here.</p>`);
   const rows = list.items.map((a) => {
     const left = a.expiresAt - now;
     return `<tr><td>${what(r, a)}</td><td>${a.effect}</td><td>${isoCell(a.actorId)}</td><td>${time(a.createdAt, now)}</td>` +
-      `<td>${left > 0 ? `<time datetime="${escapeHtml(new Date(a.expiresAt).toISOString())}" title="${escapeHtml(formatTime(a.expiresAt))}">${formatDuration(left)} left</time>` : `<span class="state s-expired">expired</span>`}</td></tr>`;
+      `<td>${left > 0 ? `<time datetime="${isoTime(a.expiresAt)}" title="${formatTime(a.expiresAt)}">${formatDuration(left)} left</time>` : `<span class="state s-expired">expired</span>`}</td></tr>`;
   });
   return head +
     `<p class="muted">Oldest first.</p><table><thead><tr><th scope="col">Tool and arguments</th><th scope="col">Effect</th><th scope="col">Proposed by</th><th scope="col">Proposed</th><th scope="col">Expires</th></tr></thead>` +
@@ -79,7 +83,7 @@ function decidedBy(a: ActionRecord, now: number): string {
 
 /** The history list. */
 export function historyBody(r: Routes, list: ListPage, now: number): string {
-  const head = `<h1>History</h1><p class="muted">${list.count.toLocaleString("en")} decided ${list.count === 1 ? "action" : "actions"}, newest first.</p>`;
+  const head = `<h1>History</h1><p class="muted">${formatCount(list.count)} decided ${list.count === 1 ? "action" : "actions"}, newest first.</p>`;
   if (list.items.length === 0) return head + pager(r.history, list, "page");
   const rows = list.items.map((a) => `<tr><td>${what(r, a)}</td><td>${stateBadge(a.state)}</td><td>${decidedBy(a, now)}</td><td>${isoCell(a.actorId)}</td><td>${time(a.createdAt, now)}</td></tr>`);
   return head +
@@ -92,11 +96,11 @@ export function attentionBody(r: Routes, unknown: ListPage, reconciling: { items
   const rows = (items: readonly ActionRecord[], since: (a: ActionRecord) => number) =>
     items.map((a) => `<tr><td>${what(r, a)}</td><td>${stateBadge(a.state)}</td><td>${isoCell(a.actorId)}</td><td>${a.approval ? isoCell(a.approval.actorId) : "—"}</td><td>${time(since(a), now)}</td></tr>`).join("");
   const head = (last: string) => `<thead><tr><th scope="col">Tool and arguments</th><th scope="col">State</th><th scope="col">Proposed by</th><th scope="col">Approved by</th><th scope="col">${last}</th></tr></thead>`;
-  let body = `<h1>Needs attention</h1><h2>Outcome unknown (${unknown.count.toLocaleString("en")})</h2>`;
+  let body = `<h1>Needs attention</h1><h2>Outcome unknown (${formatCount(unknown.count)})</h2>`;
   body += unknown.items.length
     ? `<p class="muted">These calls may or may not have been carried out by the server, and are never sent again. A person checks the server and settles each one.</p><table>${head("Last change")}<tbody>${rows(unknown.items, (a) => a.updatedAt)}</tbody></table>${pager(r.attention, unknown, "page")}`
     : `<p class="muted">None.</p>`;
-  body += `<h2>Reconciling for over ${formatDuration(reconciling.afterMs)} (${reconciling.items.length.toLocaleString("en")} of ${reconciling.count.toLocaleString("en")} reconciling)</h2>`;
+  body += `<h2>Reconciling for over ${formatDuration(reconciling.afterMs)} (${formatCount(reconciling.items.length)} of ${formatCount(reconciling.count)} reconciling)</h2>`;
   body += reconciling.items.length
     ? `<p class="muted">The worker keeps asking the server's receipt for these; they settle by themselves once the server answers.</p><table>${head("Approved")}<tbody>${rows(reconciling.items, (a) => a.approval?.at ?? a.createdAt)}</tbody></table>`
     : `<p class="muted">None.</p>`;
