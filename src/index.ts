@@ -57,7 +57,8 @@ export { serveActionStore, remoteActionStore, type ActionStoreFetcher, type Remo
 export type { ActionState, ActionDecision, ActionResolution, ActionResult, ActionRecord, ActionExpectation, ActionPatch, ActionQuery, ActionCountQuery, ActionCursor, ClaimOptions, ActionStore } from "./actions/types.js";
 export { MemoryActionStore, type MemoryStoreOptions } from "./actions/memory-store.js";
 export { argumentsHash } from "./actions/hash.js";
-export { createActions, type Actions, type ActionsOptions, type ApprovalBinding, type MayApprove, type OnAwaitingApproval, type ProposeContext, type ResolutionVerdict } from "./actions/approvals.js";
+export { createActions, type Actions, type ActionsOptions, type ApprovalBinding, type MayApprove, type ResolutionVerdict } from "./actions/approvals.js";
+export type { OnAwaitingApproval, ProposeContext } from "./actions/propose.js";
 export { createWorker, type ActionWorker, type WorkerOptions, type ToolResolver } from "./actions/worker.js";
 export type { RunActions, RunState, PendingCall } from "./agent/run-actions.js";
 export { taskCalls, type TaskCalls } from "./mcp/task-module.js";

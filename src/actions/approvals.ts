@@ -9,12 +9,15 @@
  * @module
  */
 import { ActionConflictError, LimitError, StoreError, UnauthorizedError, ValidationError } from "../errors.js";
-import { DEFAULT_APPROVAL_TTL_MS, MAX_ACTION_PREVIEW_CHARS, MAX_ACTION_REASON_CHARS, MAX_APPROVAL_TTL_MS, MAX_RESOLUTION_NOTE_CHARS } from "../limits.js";
-import { silentLogger, type Logger } from "../log.js";
+import { MAX_ACTION_REASON_CHARS, MAX_RESOLUTION_NOTE_CHARS } from "../limits.js";
+import type { Logger } from "../log.js";
 import type { Identity, PreparedAction } from "../tools/types.js";
 import { isRec } from "../util/record.js";
 import { argumentsHash } from "./hash.js";
+import { checkIdentity, proposer, type OnAwaitingApproval, type ProposeContext } from "./propose.js";
 import type { ActionRecord, ActionStore } from "./types.js";
+
+export type { OnAwaitingApproval, ProposeContext } from "./propose.js";
 
 /**
  * The fields an approval binds: what the approver was shown. Any difference from the
@@ -31,13 +34,6 @@ export type ApprovalBinding = Pick<ActionRecord, "id" | "tool" | "version" | "ar
  * the same-tenant check, which is never optional.
  */
 export type MayApprove = (approver: Identity, action: ActionRecord) => boolean | Promise<boolean>;
-
-/**
- * Told of an action that now waits for a person: called once per proposal, after
- * the store's `create` resolved (the record is durable in a durable store), with a
- * copy of the record. It is not awaited.
- */
-export type OnAwaitingApproval = (action: ActionRecord) => void | Promise<void>;
 
 /** Options of {@link createActions}. */
 export interface ActionsOptions {
@@ -75,18 +71,6 @@ export interface ResolutionVerdict {
   outcome: "succeeded" | "failed";
   /** What they checked, in their words: nonempty, at most `MAX_RESOLUTION_NOTE_CHARS`; the model reads it. */
   note: string;
-}
-
-/** Where a proposal comes from. */
-export interface ProposeContext {
-  /** The proposing actor and tenant (the tool's owner), never the model's words. */
-  identity: Identity;
-  /** The tool's effect. */
-  effect: "write" | "confirm";
-  /** The run that proposed it. */
-  runId?: string;
-  /** The model's tool call id the outcome answers. */
-  callId?: string;
 }
 
 /** The approval API over one store. See {@link createActions}. */
@@ -136,12 +120,6 @@ export interface Actions {
 
 const BOUND_FIELDS = ["id", "tool", "version", "argumentsHash", "stateVersion", "actorId", "tenantId"] as const;
 
-function checkIdentity(who: unknown, what: string): asserts who is Identity {
-  if (!isRec(who) || typeof who.actorId !== "string" || who.actorId === "" || typeof who.tenantId !== "string" || who.tenantId === "") {
-    throw new ValidationError(`${what} needs an identity with an actorId and a tenantId`);
-  }
-}
-
 /**
  * The approval API over `options.store`.
  *
@@ -169,17 +147,11 @@ function checkIdentity(who: unknown, what: string): asserts who is Identity {
  * ```
  */
 export function createActions(options: ActionsOptions): Actions {
-  const { store, mayApprove } = options;
+  const { store, mayApprove, mayResolve } = options;
   if (typeof mayApprove !== "function") throw new ValidationError("createActions needs a mayApprove callback");
-  const ttl = options.approvalTtlMs ?? DEFAULT_APPROVAL_TTL_MS;
-  if (!Number.isFinite(ttl) || ttl <= 0 || ttl > MAX_APPROVAL_TTL_MS) throw new ValidationError(`approvalTtlMs must be in (0, ${MAX_APPROVAL_TTL_MS}]`);
-  const now = options.now ?? Date.now;
-
-  const mayResolve = options.mayResolve;
   if (mayResolve !== undefined && typeof mayResolve !== "function") throw new ValidationError("createActions: mayResolve must be a function");
-  const onAwaiting = options.onAwaitingApproval;
-  if (onAwaiting !== undefined && typeof onAwaiting !== "function") throw new ValidationError("createActions: onAwaitingApproval must be a function");
-  const report = callbackErrors(options.onError, options.logger, "onAwaitingApproval");
+  const now = options.now ?? Date.now;
+  const propose = proposer({ ...options, now });
 
   /**
    * The action `shown` names, read from the store and checked as a person's decision
@@ -192,8 +164,7 @@ export function createActions(options: ActionsOptions): Actions {
     const action = await store.get(shown.id);
     if (!action) throw new StoreError(`${verb}: no such action`);
     if (who.tenantId !== action.tenantId) throw new UnauthorizedError(`${verb} ${action.tool}: the ${role} is in another tenant`);
-    if (!may) throw new UnauthorizedError(`${verb} ${action.tool}: this host lets nobody ${verb} actions (no mayResolve)`);
-    if (!(await may(who, action))) throw new UnauthorizedError(`${verb} ${action.tool}: this ${role} may not decide this action`);
+    if (!may || !(await may(who, action))) throw new UnauthorizedError(`${verb} ${action.tool}: this ${role} may not decide this action${may ? "" : " (no mayResolve)"}`);
     for (const f of BOUND_FIELDS) {
       if (shown[f] !== action[f]) throw new ActionConflictError(action.id, `${verb} ${action.tool}: the action's ${f} is not what was shown; it needs a new proposal`);
     }
@@ -225,36 +196,7 @@ export function createActions(options: ActionsOptions): Actions {
   }
 
   return {
-    async propose(prepared, context) {
-      checkIdentity(context?.identity, "propose");
-      if (!isRec(prepared) || !isRec(prepared.arguments)) throw new ValidationError("propose needs a prepared action with arguments");
-      const at = now();
-      const record: ActionRecord = {
-        id: crypto.randomUUID(),
-        operationId: crypto.randomUUID(),
-        actorId: context.identity.actorId,
-        tenantId: context.identity.tenantId,
-        tool: prepared.tool,
-        effect: context.effect,
-        version: prepared.version,
-        arguments: structuredClone(prepared.arguments),
-        argumentsHash: await argumentsHash(prepared.arguments),
-        state: "awaiting_approval",
-        fence: 0,
-        attempts: 0,
-        createdAt: at,
-        updatedAt: at,
-        expiresAt: at + ttl,
-      };
-      if (context.runId !== undefined) record.runId = context.runId;
-      if (context.callId !== undefined) record.callId = context.callId;
-      if (prepared.stateVersion !== undefined) record.stateVersion = prepared.stateVersion;
-      if (typeof prepared.preview === "string") record.preview = prepared.preview.slice(0, MAX_ACTION_PREVIEW_CHARS);
-      const stored = await store.create(record);
-      // U5: only once the store has it (durable, for a durable store); never awaited.
-      if (onAwaiting) notify(onAwaiting, structuredClone(stored), report);
-      return stored;
-    },
+    propose,
     async pending(tenantId, opts = {}) {
       const at = now();
       const query = { tenantId, state: "awaiting_approval" as const, ...(opts.runId === undefined ? {} : { runId: opts.runId }), ...(opts.limit === undefined ? {} : { limit: opts.limit }) };
@@ -267,7 +209,7 @@ export function createActions(options: ActionsOptions): Actions {
       const { outcome, note } = checkVerdict(verdict);
       const action = await bound(shown, operator, "resolve", mayResolve, "operator");
       if (action.state !== "outcome_unknown") {
-        throw new ActionConflictError(action.id, `resolve ${action.tool}: the action is ${action.state}; only an action whose outcome is unknown can be resolved`);
+        throw new ActionConflictError(action.id, `resolve ${action.tool}: the action is ${action.state}, not outcome_unknown`);
       }
       const resolution = { actorId: operator.actorId, tenantId: operator.tenantId, at: now(), outcome, note };
       return store.transition(action.id, { state: action.state, fence: action.fence }, { state: outcome, resolution }, resolution.at);
@@ -278,43 +220,12 @@ export function createActions(options: ActionsOptions): Actions {
 /** The checked verdict of a resolution. @throws ValidationError (`validation`), LimitError (`limit`). */
 function checkVerdict(verdict: unknown): ResolutionVerdict {
   if (!isRec(verdict) || (verdict.outcome !== "succeeded" && verdict.outcome !== "failed")) {
-    throw new ValidationError('resolve needs a verdict whose outcome is "succeeded" or "failed"');
+    throw new ValidationError("resolve needs a verdict: succeeded or failed");
   }
   const note = verdict.note;
-  if (typeof note !== "string" || note.trim() === "") throw new ValidationError("resolve needs a note: what the operator checked on the server");
+  if (typeof note !== "string" || note.trim() === "") throw new ValidationError("resolve needs a note of what was checked");
   if (note.length > MAX_RESOLUTION_NOTE_CHARS) {
-    throw new LimitError("MAX_RESOLUTION_NOTE_CHARS", MAX_RESOLUTION_NOTE_CHARS, `a resolution note is ${note.length} characters, over MAX_RESOLUTION_NOTE_CHARS (${MAX_RESOLUTION_NOTE_CHARS})`);
+    throw new LimitError("MAX_RESOLUTION_NOTE_CHARS", MAX_RESOLUTION_NOTE_CHARS, `a resolution note is over MAX_RESOLUTION_NOTE_CHARS (${MAX_RESOLUTION_NOTE_CHARS})`);
   }
   return { outcome: verdict.outcome, note };
-}
-
-/**
- * Where the failures of a host callback go (U5): `onError` when given, else the
- * logger as an `error` entry. Nothing it throws reaches the caller.
- */
-export function callbackErrors(onError: ((error: unknown) => void) | undefined, logger: Logger | undefined, what: string): (error: unknown) => void {
-  if (onError !== undefined && typeof onError !== "function") throw new ValidationError("onError must be a function");
-  const log = logger ?? silentLogger;
-  return (error) => {
-    try {
-      if (onError) onError(error);
-      else log("error", `${what} failed; what it was told of stands`, { error: error instanceof Error ? error.message : String(error) });
-    } catch {
-      // A failing error handler has nowhere left to report to.
-    }
-  };
-}
-
-/**
- * Calls a host callback with `value` and does not wait for it (U5): the caller goes
- * on once the callback returned (an async one at its first `await`); what it throws
- * or its promise rejects with goes to `report`.
- */
-export function notify<T>(callback: (value: T) => void | Promise<void>, value: T, report: (error: unknown) => void): void {
-  try {
-    const p: unknown = callback(value);
-    if (p !== null && typeof p === "object" && typeof (p as { then?: unknown }).then === "function") Promise.resolve(p).then(undefined, report);
-  } catch (e) {
-    report(e);
-  }
 }

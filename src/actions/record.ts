@@ -21,7 +21,7 @@ import {
 } from "../limits.js";
 import { isRec, type Rec } from "../util/record.js";
 import { canTransition, isActionState, isFinal, isResolutionMove } from "./states.js";
-import type { ActionDecision, ActionExpectation, ActionPatch, ActionQuery, ActionRecord, ActionResolution, ActionResult, ActionState, ClaimOptions } from "./types.js";
+import type { ActionDecision, ActionExpectation, ActionPatch, ActionQuery, ActionRecord, ActionResult, ActionState, ClaimOptions } from "./types.js";
 
 const RECORD_KEYS = new Set([
   "id", "operationId", "runId", "callId", "actorId", "tenantId", "tool", "effect", "version", "arguments", "argumentsHash",
@@ -60,27 +60,22 @@ function num(r: Rec, key: string, fail: Fail, optional = false, integer = false)
   }
 }
 
-function decision(v: unknown, key: string, tenantId: unknown, fail: Fail): asserts v is ActionDecision {
+// Who decided and when: an approval, a rejection (with its reason) or a resolution (W14: a verdict and a note).
+const DECISION_KEYS = new Set(["actorId", "tenantId", "at", "reason"]);
+const RESOLUTION_KEYS = new Set(["actorId", "tenantId", "at", "outcome", "note"]);
+
+function decision(v: unknown, key: string, tenantId: unknown, fail: Fail, keys = DECISION_KEYS): asserts v is ActionDecision {
   if (!isRec(v)) throw fail(`action ${key} must be an object`);
-  for (const k of Object.keys(v)) if (k !== "actorId" && k !== "tenantId" && k !== "at" && k !== "reason") throw fail(`action ${key} has an unknown member`);
+  for (const k of Object.keys(v)) if (!keys.has(k)) throw fail(`action ${key} has an unknown member`);
   str(v, "actorId", MAX_ACTION_ID_CHARS, fail);
   str(v, "tenantId", MAX_ACTION_ID_CHARS, fail);
   num(v, "at", fail);
   if (v.reason !== undefined && (typeof v.reason !== "string" || v.reason.length > MAX_ACTION_REASON_CHARS)) throw fail(`action ${key} reason is too long or not a string`);
   if (v.tenantId !== tenantId) throw fail(`action ${key} was made in another tenant`);
-}
-
-const RESOLUTION_KEYS = new Set(["actorId", "tenantId", "at", "outcome", "note"]);
-
-function resolution(v: unknown, tenantId: unknown, fail: Fail): asserts v is ActionResolution {
-  if (!isRec(v)) throw fail("action resolution must be an object");
-  for (const k of Object.keys(v)) if (!RESOLUTION_KEYS.has(k)) throw fail("action resolution has an unknown member");
-  str(v, "actorId", MAX_ACTION_ID_CHARS, fail);
-  str(v, "tenantId", MAX_ACTION_ID_CHARS, fail);
-  num(v, "at", fail);
-  if (v.outcome !== "succeeded" && v.outcome !== "failed") throw fail("action resolution outcome must be succeeded or failed");
-  str(v, "note", MAX_RESOLUTION_NOTE_CHARS, fail);
-  if (v.tenantId !== tenantId) throw fail("action resolution was made in another tenant");
+  if (keys === RESOLUTION_KEYS) {
+    if (v.outcome !== "succeeded" && v.outcome !== "failed") throw fail("action resolution outcome must be succeeded or failed");
+    str(v, "note", MAX_RESOLUTION_NOTE_CHARS, fail);
+  }
 }
 
 /**
@@ -93,12 +88,8 @@ function resolution(v: unknown, tenantId: unknown, fail: Fail): asserts v is Act
  */
 export function checkResolutionPatch(from: ActionState, patch: ActionPatch): void {
   const p = patch as unknown as Rec;
-  const has = "resolution" in p && p["resolution"] !== undefined && p["resolution"] !== null;
-  if (isResolutionMove(from, patch.state)) {
-    if (!has) throw new ValidationError(`an action leaves ${from} only by an operator's resolution`);
-    for (const k of Object.keys(p)) if (k !== "state" && k !== "resolution") throw new ValidationError(`a resolution may not change ${k.length > 40 ? "another field" : k}`);
-  } else if ("resolution" in p) {
-    throw new ValidationError(`a resolution settles only an outcome_unknown action, not one that is ${from}`);
+  if (isResolutionMove(from, patch.state) ? p["resolution"] == null || Object.keys(p).some((k) => k !== "state" && k !== "resolution") : "resolution" in p) {
+    throw new ValidationError(`a move out of outcome_unknown is a resolution, its patch exactly { state, resolution }; no other move carries one (from ${from})`);
   }
 }
 
@@ -164,9 +155,9 @@ export function parseActionRecord(value: unknown, fail: Fail = (m) => new StoreE
   if (r.rejection !== undefined) decision(r.rejection, "rejection", r.tenantId, fail);
   if (r.outcome !== undefined) outcome(r.outcome, fail);
   if (r.resolution !== undefined) {
-    resolution(r.resolution, r.tenantId, fail);
+    decision(r.resolution, "resolution", r.tenantId, fail, RESOLUTION_KEYS);
     // A resolution is what the action ended as: only a settled one carries it, and its state is the verdict.
-    if (r.state !== r.resolution.outcome) throw fail(`action in state ${r.state} carries a resolution that says ${r.resolution.outcome}`);
+    if (r.state !== (r.resolution as unknown as Rec).outcome) throw fail(`action in state ${r.state} carries a resolution of another verdict`);
   }
   // Consistency: the states only an approval reaches carry one; a rejection carries its decision.
   if (APPROVED_STATES.has(r.state) !== (r.approval !== undefined)) throw fail(`action in state ${r.state} ${r.approval === undefined ? "lacks" : "must not carry"} an approval`);

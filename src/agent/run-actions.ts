@@ -8,12 +8,12 @@
  *
  * @module
  */
-import { createActions, type OnAwaitingApproval } from "../actions/approvals.js";
+import { proposer, type OnAwaitingApproval } from "../actions/propose.js";
 import { toHex } from "../actions/hash.js";
 import { isTerminal } from "../actions/states.js";
 import type { ActionRecord, ActionResolution, ActionStore } from "../actions/types.js";
 import { ConfigError, LimitError, ValidationError } from "../errors.js";
-import { DEFAULT_APPROVAL_TTL_MS, MAX_ACTION_ID_CHARS, MAX_RUN_STATE_BYTES, MAX_TOOL_CALLS_PER_TURN } from "../limits.js";
+import { MAX_ACTION_ID_CHARS, MAX_RUN_STATE_BYTES, MAX_TOOL_CALLS_PER_TURN } from "../limits.js";
 import type { Logger } from "../log.js";
 import { canonicalKey } from "../schema/equal.js";
 import type { ConfirmTool, Identity, ToolResult, WriteTool } from "../tools/types.js";
@@ -151,14 +151,7 @@ export async function proposeCalls(
   answer: (call: ToolCallPart, result: ToolResult) => void,
   logger?: Logger,
 ): Promise<{ proposed: ProposedCall[]; pending: PendingCall[] }> {
-  const api = createActions({
-    store: actions.store,
-    mayApprove: () => false,
-    approvalTtlMs: actions.approvalTtlMs ?? DEFAULT_APPROVAL_TTL_MS,
-    ...(actions.onAwaitingApproval ? { onAwaitingApproval: actions.onAwaitingApproval } : {}),
-    ...(actions.onError ? { onError: actions.onError } : {}),
-    ...(logger ? { logger } : {}),
-  });
+  const propose = proposer({ store: actions.store, approvalTtlMs: actions.approvalTtlMs, onAwaitingApproval: actions.onAwaitingApproval, onError: actions.onError, logger });
   const proposed: ProposedCall[] = [];
   const pending: PendingCall[] = [];
   for (const { call, tool } of calls) {
@@ -172,7 +165,7 @@ export async function proposeCalls(
       answer(call, thrownResult(e));
       continue;
     }
-    const record = await api.propose(prepared, { identity, effect: tool.effect, runId, callId: call.id });
+    const record = await propose(prepared, { identity, effect: tool.effect, runId, callId: call.id });
     const p: ProposedCall = { callId: call.id, toolName: call.name, effect: tool.effect, arguments: call.arguments, actionId: record.id };
     if (record.preview !== undefined) p.preview = record.preview;
     proposed.push(p);
@@ -181,10 +174,6 @@ export async function proposeCalls(
   return { proposed, pending };
 }
 
-const SETTLED = {
-  succeeded: "The server's answer to this call was lost. A person checked the server and recorded that the call took effect; it was not sent again.",
-  failed: "The server's answer to this call was lost. A person checked the server and recorded that the call did not take effect; it was not sent again.",
-} as const;
 
 /**
  * The tool result of an action an operator resolved (W14): the person's verdict and
@@ -192,10 +181,10 @@ const SETTLED = {
  * `failed` verdict is the error `resolved_failed`, not the server's `tool_failed`.
  */
 export function resolvedResult(r: ActionResolution): ToolResult {
-  const body = r.outcome === "succeeded"
-    ? { outcome: "succeeded", settled_by: "person", message: SETTLED.succeeded, note: r.note }
-    : { error: "resolved_failed", outcome: "failed", settled_by: "person", message: SETTLED.failed, note: r.note };
-  return { content: [{ type: "text", text: JSON.stringify(body) }], isError: r.outcome === "failed" };
+  const ok = r.outcome === "succeeded";
+  const message = `The server's answer to this call was lost. A person checked the server and recorded that the call ${ok ? "took effect" : "did not take effect"}; it was not sent again.`;
+  const body = { ...(ok ? {} : { error: "resolved_failed" }), outcome: r.outcome, settled_by: "person", message, note: r.note };
+  return { content: [{ type: "text", text: JSON.stringify(body) }], isError: !ok };
 }
 
 /** The tool result the model sees for a terminal action (ACTIONS.md "Resumer"). */
