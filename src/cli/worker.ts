@@ -130,6 +130,12 @@ function stopClaiming(store: ActionStore, stop: AbortSignal): { store: ActionSto
   return { store: gated, cutShort: () => cut };
 }
 
+/** An action of a server this worker does not serve: left approved for a worker that does. */
+class NotServed extends Error {}
+
+/** Foreign actions said once each; past this many the memory of them starts again. */
+const MAX_NOT_SERVED_REMEMBERED = 1_000;
+
 /** One line per move: the action, its tool and its new state, with what the server said. */
 function moveLine(a: ActionRecord): string {
   const part = a.outcome?.result?.content[0];
@@ -214,15 +220,16 @@ export async function workerCommand(ctx: CommandContext): Promise<number> {
             const choice = choices.filter((c) => a.tool.startsWith(`${c.name}__`)).sort((x, y) => y.name.length - x.name.length)[0];
             if (!choice) {
               if (!notServed.has(a.id)) io.err(`yada: worker: action ${a.id} (${oneLine(a.tool, 80)}) is for a server this worker does not serve (${names}); left for a worker that does\n`);
+              if (notServed.size >= MAX_NOT_SERVED_REMEMBERED) notServed.clear();
               notServed.add(a.id);
-              throw new UsageError(`not served: ${oneLine(a.tool, 80)}`);
+              throw new NotServed(a.id);
             }
             const connection = await pool.get(choice, identity);
             return connection.tools.find((t): t is WriteTool | ConfirmTool => t.name === a.tool && t.effect !== "read");
           },
           onAction: (a) => io.out(ctx.args.json ? `${jsonText(a, true)}\n` : moveLine(a)),
           onError: (e) => {
-            if (!(e instanceof UsageError && e.message.startsWith("not served: "))) report(e, "an action was left for a later pass");
+            if (!(e instanceof NotServed)) report(e, "an action was left for a later pass");
           },
         });
         handled = await worker.runOnce();
