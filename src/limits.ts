@@ -233,6 +233,14 @@ export const RUN_ARGUMENT_CHARS = 300;
 export const PROGRESS_LOG_INTERVAL_MS = 100;
 /** Time the CLI waits, once its work is done and closed, before exiting despite a handle a peer left open (ours). */
 export const CLI_EXIT_GRACE_MS = 2_000;
+/** Largest `--config` file of server configurations, in bytes (P4; ours: as `MAX_MCP_SERVERS_ENV_CHARS`, the same list). */
+export const MAX_CLI_CONFIG_BYTES = 256 * 1024;
+/** How long `yada actions` waits for a file store that a running `yada worker` holds for one pass (U6; ours: a pass holds it while it executes). */
+export const CLI_STORE_BUSY_WAIT_MS = 15_000;
+/** Random bytes of the access token of `yada approvals` (U6; ours: 256 bits, as a session key). */
+export const CLI_INBOX_TOKEN_BYTES = 32;
+/** Connections one `yada worker` keeps open, one per server and identity; the least recently used is closed past it (U6; ours). */
+export const MAX_CLI_WORKER_CONNECTIONS = 16;
 
 // ── package and CLI behaviour (P1–P4) ──────────────────────────────────────────
 
@@ -340,6 +348,8 @@ export const CLIENT_ASSERTION_TTL_S = 60;
 export const MAX_TOKEN_FILE_BYTES = 1024 * 1024;
 /** Largest request the loopback redirect listener reads, in bytes of its URL (A6; ours). */
 export const MAX_CALLBACK_URL_CHARS = 8 * 1024;
+/** How long the loopback login page waits to say whether the login succeeded (A6, P4; ours: the token exchange is bounded well inside it). */
+export const LOOPBACK_OUTCOME_WAIT_MS = 60_000;
 // ── actions (src/actions, src/node/file-store.ts) ───────────────────────────────
 
 /** Largest stored action record, as UTF-8 JSON bytes (W9; ours: arguments are ≤ 32,000 by T6, the rest is bounded below). */

@@ -13,7 +13,7 @@ import type { Logger } from "../log.js";
 import { defaultTokenFile, FileTokenStore } from "../node/token-store.js";
 import { startLoopbackRedirect } from "../node/loopback-redirect.js";
 import { loggerOf, positionals, type CommandContext } from "./command.js";
-import { EXIT, UsageError } from "./exit.js";
+import { EXIT, UsageError, errorCodeOf } from "./exit.js";
 import { chooseServer, connectClient, describeServer } from "./server.js";
 
 /**
@@ -36,7 +36,8 @@ export async function loginCommand(ctx: CommandContext): Promise<number> {
   if (choice.kind !== "http") throw new UsageError("login applies to HTTP servers (--url)");
   const file = defaultTokenFile(ctx.io.env);
   const logger = loggerOf(ctx);
-  const listener = await startLoopbackRedirect();
+  // The page the browser lands on says whether the login succeeded (P4).
+  const listener = await startLoopbackRedirect({ reportOutcome: true });
   try {
     const auth = new OAuthClient({
       store: new FileTokenStore(file),
@@ -51,9 +52,13 @@ export async function loginCommand(ctx: CommandContext): Promise<number> {
       },
     });
     await auth.logout(choice.url);
-    const client = await connectClient(choice, { signal: ctx.signal, auth, ...(logger && { logger }) });
+    const client = await connectClient(choice, { signal: ctx.signal, auth, ...(logger && { logger }) }).catch((e: unknown) => {
+      listener.report({ ok: false, message: `The login to ${describeServer(choice)} did not succeed (${errorCodeOf(e)}); see the terminal for why. Nothing was stored.` });
+      throw e;
+    });
     await client.close();
     const stored = await auth.tokens(choice.url);
+    listener.report({ ok: true, message: `yada is logged in to ${describeServer(choice)}. You can close this window.` });
     ctx.io.out(stored ? `Logged in to ${describeServer(choice)}; tokens stored in ${file}\n` : `${describeServer(choice)} did not ask for a login\n`);
     return EXIT.ok;
   } finally {
