@@ -1,0 +1,175 @@
+/**
+ * The file action store's journal on disk (W9, W15): appends that are synced and
+ * fenced, and the atomic replacement by a compacted journal. The store above it
+ * decides what to write and when to acknowledge.
+ *
+ * The fence: after every append and its sync, the file at the journal's path must
+ * still be the one written to (device and inode) and hold exactly the bytes this
+ * writer knows of. Anything else means another process wrote or replaced the journal,
+ * and the append is not acknowledged (see ./file-store.ts for why that is enough).
+ *
+ * The journal is only ever appended to, never cut: a failed append's partial bytes
+ * stay, are synced and accounted for, and the next append starts on a fresh line with
+ * the holder line again, so replay reads the partial line as a torn append (./journal.ts).
+ *
+ * @module
+ */
+import { dirname } from "node:path";
+import { StoreError } from "../errors.js";
+import { holderLine, sealLine } from "./journal.js";
+import { syncDir, type StoreFs } from "./store-fs.js";
+
+const encoder = new TextEncoder();
+
+/** What an append that failed part way left: how many of its lines landed whole, and synced. */
+export interface PartialAppend {
+  /** Lines of the append (in order) that are in the journal whole and on disk. */
+  landed: number;
+  /** The error of the write. */
+  cause: unknown;
+}
+
+/** One journal file, appended to by one store. */
+export class JournalFile {
+  readonly #fs: StoreFs;
+  /** The journal's real path. */
+  readonly #real: string;
+  /** The journal's path for messages. */
+  readonly #shown: string;
+  readonly #holder: string;
+  #fd: number | undefined;
+  #end: number;
+  /** Written before the next append's lines: a newline closing a torn line and the holder line, after a failed append. */
+  #prefix = "";
+
+  constructor(fs: StoreFs, real: string, shown: string, holder: string, fd: number, size: number) {
+    this.#fs = fs;
+    this.#real = real;
+    this.#shown = shown;
+    this.#holder = holder;
+    this.#fd = fd;
+    this.#end = size;
+  }
+
+  /** Bytes of the journal (what was read at open and everything appended since). */
+  get size(): number {
+    return this.#end;
+  }
+
+  #open(): number {
+    if (this.#fd === undefined) throw new StoreError(`the action store ${this.#shown} is closed`);
+    return this.#fd;
+  }
+
+  /**
+   * Appends `lines` (each ending in a newline) in one write and one `fdatasync`, then
+   * checks the fence. On a write that fails part way, syncs what landed and returns
+   * how many lines landed whole; the next append starts a fresh line.
+   *
+   * @throws StoreError (`store`) when the sync fails or the fence does not hold: the
+   * journal is in a state this writer cannot vouch for (the caller stops).
+   */
+  async append(lines: readonly string[], when = "since this store opened it"): Promise<PartialAppend | undefined> {
+    const fd = this.#open();
+    const prefix = this.#prefix;
+    const data = encoder.encode(prefix + lines.join(""));
+    let written = 0;
+    let cause: unknown;
+    try {
+      while (written < data.length) written += this.#fs.write(fd, data, written, data.length - written);
+    } catch (e) {
+      cause = e;
+    }
+    this.#end += written;
+    if (written > 0) await this.#sync(fd);
+    this.#fence(fd, when);
+    if (cause === undefined) {
+      this.#prefix = "";
+      return undefined;
+    }
+    let newlines = 0;
+    for (let i = 0; i < written; i++) if (data[i] === 0x0a) newlines++;
+    const prefixLines = prefix.split("\n").length - 1;
+    const torn = written > 0 && data[written - 1] !== 0x0a;
+    this.#prefix = (torn ? "\n" : "") + holderLine(this.#holder, process.pid, Date.now());
+    return { landed: Math.max(0, newlines - prefixLines), cause };
+  }
+
+  async #sync(fd: number): Promise<void> {
+    try {
+      await this.#fs.datasync(fd);
+    } catch (cause) {
+      // After a failed sync the kernel may have dropped the pages it could not write: nothing is vouched for.
+      throw new StoreError(`cannot sync the action journal ${this.#shown}; this store is closed (open it again)`, { cause });
+    }
+  }
+
+  #fence(fd: number, when: string): void {
+    const mine = this.#fs.fstat(fd);
+    const atPath = this.#fs.stat(this.#real);
+    if (mine.size !== this.#end || atPath === undefined || atPath.ino !== mine.ino || atPath.dev !== mine.dev) {
+      throw new StoreError(`another process wrote the action journal ${this.#shown} ${when}: this store is closed and nothing more is acknowledged on it (open it again)`);
+    }
+  }
+
+  /**
+   * Replaces the journal by one holding `lines` under this holder, atomically: seals
+   * the current journal (a fenced append: another writer's later append fails its own
+   * fence), writes the new one beside it, fsyncs it, renames it over the old one and
+   * fsyncs the directory. Returns `false` when it failed before the rename (the old
+   * journal goes on, reopened by the holder line); `lines` is called once the seal is
+   * on disk.
+   *
+   * @throws StoreError (`store`) when the seal's sync or fence fails, or the rename
+   * happened but its directory sync failed (the caller stops).
+   */
+  async replace(lines: () => readonly string[]): Promise<{ ok: true } | { ok: false; cause: unknown }> {
+    const sealed = await this.append([sealLine(this.#holder)], "before a compaction");
+    if (sealed) {
+      // The seal itself did not land whole: the old journal goes on after the holder line.
+      return { ok: false, cause: sealed.cause };
+    }
+    const fs = this.#fs;
+    const tmp = `${this.#real}.compact`;
+    let fd: number | undefined;
+    let size = 0;
+    try {
+      if (fs.stat(tmp) !== undefined) fs.unlink(tmp);
+      fd = fs.open(tmp, "ax+", 0o600);
+      const data = encoder.encode(holderLine(this.#holder, process.pid, Date.now()) + lines().join(""));
+      for (let at = 0; at < data.length; ) at += fs.write(fd, data, at, data.length - at);
+      size = data.length;
+      await fs.sync(fd);
+      fs.rename(tmp, this.#real);
+    } catch (cause) {
+      if (fd !== undefined) fs.close(fd);
+      // The old journal is still the journal, sealed: the next append reopens it with the holder line.
+      this.#prefix = holderLine(this.#holder, process.pid, Date.now());
+      return { ok: false, cause };
+    }
+    const old = this.#fd;
+    this.#fd = fd;
+    this.#end = size;
+    this.#prefix = "";
+    if (old !== undefined) fs.close(old);
+    try {
+      await syncDir(fs, dirname(this.#real));
+    } catch (cause) {
+      throw new StoreError(`cannot sync the directory of the action journal ${this.#shown}; this store is closed (open it again)`, { cause });
+    }
+    this.#fence(fd, "during a compaction");
+    return { ok: true };
+  }
+
+  /** Closes the file (idempotent). */
+  close(): void {
+    const fd = this.#fd;
+    this.#fd = undefined;
+    if (fd === undefined) return;
+    try {
+      this.#fs.close(fd);
+    } catch {
+      // Closing a journal that failed: nothing more to do.
+    }
+  }
+}
