@@ -392,6 +392,8 @@ export const LOCK_TAKEOVER_ATTEMPTS = 32;
 export const MAX_LOCK_DIR_ENTRIES = 1_000;
 /** Longest a token file store waits for another process's write to release the lock (A5, W15; ours: a write holds it for a few ms). */
 export const TOKEN_LOCK_WAIT_MS = 2_000;
+/** Pause between two tries of a token file store's lock while another process writes (A5, W15; ours). */
+export const TOKEN_LOCK_RETRY_MS = 10;
 /** Bytes of one group commit of the file store: changes past it wait for the next write (W9; ours: one write, one fdatasync). */
 export const FILE_STORE_GROUP_COMMIT_BYTES = 8 * 1024 * 1024;
 

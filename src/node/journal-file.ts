@@ -16,6 +16,8 @@
  */
 import { dirname } from "node:path";
 import { StoreError } from "../errors.js";
+import { FILE_STORE_GROUP_COMMIT_BYTES } from "../limits.js";
+import { isRec } from "../util/record.js";
 import { holderLine, sealLine } from "./journal.js";
 import { syncDir, type StoreFs } from "./store-fs.js";
 
@@ -80,9 +82,10 @@ export class JournalFile {
     } catch (e) {
       cause = e;
     }
+    const at = this.#end;
     this.#end += written;
     if (written > 0) await this.#sync(fd);
-    this.#fence(fd, when);
+    await this.#fence(fd, when, at, data.subarray(0, written));
     if (cause === undefined) {
       this.#prefix = "";
       return undefined;
@@ -104,12 +107,39 @@ export class JournalFile {
     }
   }
 
-  #fence(fd: number, when: string): void {
+  /**
+   * The fence: the path names this file, and the file holds what this writer knows,
+   * plus at most lines that count for nothing (another holder's records and seals,
+   * written after this writer's holder line: a displaced process's late writes). A
+   * holder line (a later holder), a torn or unreadable line, or this writer's own
+   * bytes not found whole: the fence does not hold.
+   */
+  async #fence(fd: number, when: string, from = this.#end, own: Uint8Array = new Uint8Array(0)): Promise<void> {
     const mine = this.#fs.fstat(fd);
     const atPath = this.#fs.stat(this.#real);
-    if (mine.size !== this.#end || atPath === undefined || atPath.ino !== mine.ino || atPath.dev !== mine.dev) {
-      throw new StoreError(`another process wrote the action journal ${this.#shown} ${when}: this store is closed and nothing more is acknowledged on it (open it again)`);
+    const fail = () => new StoreError(`another process wrote the action journal ${this.#shown} ${when}: this store is closed and nothing more is acknowledged on it (open it again)`);
+    if (atPath === undefined || atPath.ino !== mine.ino || atPath.dev !== mine.dev || mine.size < this.#end) throw fail();
+    if (mine.size === this.#end) return;
+    // Bytes this writer did not write: judged line by line, within a bound on the work.
+    const extra = mine.size - this.#end;
+    if (extra > 2 * FILE_STORE_GROUP_COMMIT_BYTES) throw fail();
+    const text = new TextDecoder().decode(await this.#fs.read(fd, mine.size - from, from));
+    const ownText = new TextDecoder().decode(own);
+    const i = ownText.length === 0 ? 0 : text.indexOf(ownText);
+    if (i < 0 || (i > 0 && text[i - 1] !== "\n")) throw fail();
+    const foreign = text.slice(0, i) + text.slice(i + ownText.length);
+    if (!foreign.endsWith("\n")) throw fail();
+    for (const line of foreign.slice(0, -1).split("\n")) {
+      let v: unknown;
+      try {
+        v = JSON.parse(line);
+      } catch {
+        throw fail();
+      }
+      const voidLine = isRec(v) && ((typeof v["h"] === "string" && v["h"] !== this.#holder && "r" in v) || (v["yada"] === "seal" && v["holder"] !== this.#holder));
+      if (!voidLine) throw fail();
     }
+    this.#end = mine.size;
   }
 
   /**
@@ -157,7 +187,7 @@ export class JournalFile {
     } catch (cause) {
       throw new StoreError(`cannot sync the directory of the action journal ${this.#shown}; this store is closed (open it again)`, { cause });
     }
-    this.#fence(fd, "during a compaction");
+    await this.#fence(fd, "during a compaction");
     return { ok: true };
   }
 

@@ -88,17 +88,18 @@ export function socketName(real: string): string {
 }
 
 /**
- * Tries once to take the lock of `target` (a file whose directory exists).
+ * Tries once to take the lock of `target` (a file whose directory exists). With
+ * `probe` false, a refused socket lock does not ask its holder for its pid.
  *
  * @returns the held lock, or who holds it.
  * @throws StoreError (`store`) when the lock cannot be tried (a file system error, a
  * listen past `LOCK_LISTEN_TIMEOUT_MS`, more than `LOCK_TAKEOVER_ATTEMPTS` lost races,
  * a lock directory over `MAX_LOCK_DIR_ENTRIES`).
  */
-export async function tryLock(target: string, mechanism: LockMechanism): Promise<HeldLock | LockHolder> {
+export async function tryLock(target: string, mechanism: LockMechanism, options: { probe?: boolean } = {}): Promise<HeldLock | LockHolder> {
   try {
     const real = realTarget(target);
-    return mechanism === "socket" ? await trySocket(real) : tryFiles(real);
+    return mechanism === "socket" ? await trySocket(real, options.probe ?? true) : tryFiles(real);
   } catch (e) {
     throw e instanceof StoreError ? e : new StoreError(`cannot take the lock of ${target}`, { cause: e });
   }
@@ -109,7 +110,7 @@ export const isHeld = (x: HeldLock | LockHolder): x is HeldLock => "release" in 
 
 // ── socket ──
 
-async function trySocket(real: string): Promise<HeldLock | LockHolder> {
+async function trySocket(real: string, ask: boolean): Promise<HeldLock | LockHolder> {
   const name = socketName(real);
   const server = createServer((c) => {
     c.on("error", () => undefined);
@@ -137,7 +138,7 @@ async function trySocket(real: string): Promise<HeldLock | LockHolder> {
   }
   server.close();
   if (outcome !== "busy") throw outcome instanceof StoreError ? outcome : new StoreError(`cannot take the lock of ${real}`, { cause: outcome });
-  return { ...(await probe(name)), where: real };
+  return { ...(ask ? await probe(name) : {}), where: real };
 }
 
 /** Asks the holder of `name` for its pid: bounded in bytes and time, `{}` when it does not say. */
