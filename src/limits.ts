@@ -394,6 +394,8 @@ export const MAX_LOCK_DIR_ENTRIES = 1_000;
 export const TOKEN_LOCK_WAIT_MS = 2_000;
 /** Pause between two tries of a token file store's lock while another process writes (A5, W15; ours). */
 export const TOKEN_LOCK_RETRY_MS = 10;
+/** Longest a worker's batch of moves waits for an action in flight that is slow to ask for its move (W9, W12; ours: normally none waits, a batch goes out once every action on its way has asked). */
+export const COALESCE_MAX_WAIT_MS = 5;
 /** Bytes of one group commit of the file store: changes past it wait for the next write (W9; ours: one write, one fdatasync). */
 export const FILE_STORE_GROUP_COMMIT_BYTES = 8 * 1024 * 1024;
 
