@@ -44,51 +44,33 @@ export interface CoalescingTransition extends Transition {
   leave(id: string): void;
 }
 
-type Phase = "busy" | "queued" | "away";
-
 /**
  * The store's own `transition` when it has no `transitionMany`; else a coalescing one
  * (see the module comment).
  */
 export function coalescingTransition(store: ActionStore, now: () => number): CoalescingTransition {
   const many = store.transitionMany?.bind(store);
-  const phases = new Map<string, Phase>();
-  let busy = 0; // actions in flight on their way to a move
+  const joined = new Set<string>();
+  const busy = new Set<string>(); // in flight, on the way to a move
   let queue: Pending[] = [];
   let writing = false;
-  let scheduled = false;
   let timer: ReturnType<typeof setTimeout> | undefined;
 
-  const enter = (id: string, phase: Phase): void => {
-    const was = phases.get(id);
-    if (was === undefined) return;
-    if (was === "busy") busy--;
-    if (phase === "busy") busy++;
-    phases.set(id, phase);
-  };
-
-  /** Sends the queue when nothing in flight is still on its way to a move (or the wait ran out). */
-  function maybeFlush(force = false): void {
-    if (writing || queue.length === 0 || scheduled) return;
-    if (busy > 0 && !force) {
-      timer ??= setTimeout(() => {
-        timer = undefined;
-        maybeFlush(true);
-      }, COALESCE_MAX_WAIT_MS);
+  /** Sends the queue, one microtask later, once nothing in flight is still on its way to a move (or the wait ran out). */
+  const go = (force?: boolean): void => {
+    if (writing || queue.length === 0) return;
+    if (busy.size > 0 && !force) {
+      timer ??= setTimeout(() => ((timer = undefined), go(true)), COALESCE_MAX_WAIT_MS);
       return;
     }
-    scheduled = true;
-    queueMicrotask(() => {
-      scheduled = false;
-      if (busy > 0 && !force) return maybeFlush();
-      void flush();
-    });
-  }
-
-  async function flush(): Promise<void> {
-    if (timer !== undefined) clearTimeout(timer);
+    clearTimeout(timer);
     timer = undefined;
     writing = true;
+    queueMicrotask(() => void flush());
+  };
+  const back = (id: string): void => void (joined.has(id) && busy.add(id));
+
+  async function flush(): Promise<void> {
     // At most one move per action in flight, and at most MAX_WORKER_CONCURRENCY (≤ MAX_TRANSITION_BATCH) of those.
     const batch = queue;
     queue = [];
@@ -96,48 +78,40 @@ export function coalescingTransition(store: ActionStore, now: () => number): Coa
       const outcomes = await many!(batch.map((p) => p.item), now());
       if (!Array.isArray(outcomes) || outcomes.length !== batch.length) throw new StoreError("a batch of transitions answered out of shape");
       batch.forEach((p, i) => {
-        enter(p.item.id, "busy");
         const o = outcomes[i]!;
+        back(p.item.id);
         if (o.ok) p.resolve(o.record);
         else p.reject(o.error);
       });
     } catch (e) {
-      for (const p of batch) {
-        enter(p.item.id, "busy");
-        p.reject(e);
-      }
-    } finally {
-      writing = false;
+      for (const p of batch) back(p.item.id), p.reject(e);
     }
-    maybeFlush();
+    writing = false;
+    go();
   }
 
   const transition = ((item: ActionTransition) => {
     if (!many) return store.transition(item.id, item.expected, item.patch, now());
     return new Promise<ActionRecord>((resolve, reject) => {
       queue.push({ item, resolve, reject });
-      enter(item.id, "queued");
-      maybeFlush();
+      busy.delete(item.id);
+      go();
     });
   }) as CoalescingTransition;
-  transition.join = (id) => {
-    if (!many || phases.has(id)) return;
-    phases.set(id, "busy");
-    busy++;
-  };
+  transition.join = (id) => void (joined.add(id), busy.add(id));
   transition.away = async (id, work) => {
-    enter(id, "away");
-    maybeFlush();
+    busy.delete(id);
+    go();
     try {
       return await work;
     } finally {
-      if (phases.get(id) === "away") enter(id, "busy");
+      back(id);
     }
   };
   transition.leave = (id) => {
-    enter(id, "away");
-    phases.delete(id);
-    maybeFlush();
+    joined.delete(id);
+    busy.delete(id);
+    go();
   };
   return transition;
 }

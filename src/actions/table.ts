@@ -74,24 +74,6 @@ export class RecordTable {
     this.#indexed = this.#data.size;
   }
 
-  /** The stored text of an action, or `undefined`. */
-  text(id: string): string | undefined {
-    return this.#data.get(id);
-  }
-
-  /** `raw` read as the record of action `id`, not cached. @throws StoreError (`store`) for an impossible record. */
-  parse(id: string, raw: string): ActionRecord {
-    let value: unknown;
-    try {
-      value = JSON.parse(raw);
-    } catch (cause) {
-      throw new StoreError("a stored action is not JSON", { cause });
-    }
-    const record = parseActionRecord(value);
-    if (record.id !== id) throw new StoreError("a stored action is filed under another id");
-    return record;
-  }
-
   /** A copy of the action, or `undefined`. @throws StoreError (`store`) for an impossible stored record. */
   get(id: string): ActionRecord | undefined {
     const raw = this.#data.get(id);
@@ -109,7 +91,7 @@ export class RecordTable {
     for (const [id, stored] of this.#data) {
       const raw = before?.has(id) ? before.get(id) : stored;
       if (raw === undefined) continue;
-      const r = raw === stored ? this.#read(id, raw) : this.parse(id, raw);
+      const r = this.#read(id, raw);
       if (matchesQuery(r, query)) out.push(r);
     }
     return out.sort(byAge).slice(0, limit).map((r) => structuredClone(r));
@@ -150,24 +132,6 @@ export class RecordTable {
       else if (isClaimable(r, options.now)) found.push(r);
     }
     return found.sort(byAge).slice(0, limit).map((r) => leaseRecord(r, options));
-  }
-
-  /**
-   * Puts action `id` back to `text` (`undefined`: as if it had never been created): the
-   * file store undoes changes it could not write. @throws StoreError (`store`) for an impossible `text`.
-   */
-  restore(id: string, text: string | undefined): void {
-    const current = this.#data.get(id);
-    if (current === text) return;
-    if (current !== undefined) {
-      const op = this.#parsed.get(id)?.record.operationId ?? this.#read(id, current).operationId;
-      if (this.#ops.get(op) === id) this.#ops.delete(op);
-      this.#data.delete(id);
-      this.#parsed.delete(id);
-      this.#live.delete(id);
-      if (this.#indexed === this.#data.size + 1) this.#indexed--;
-    }
-    if (text !== undefined) this.commit(this.parse(id, text), text);
   }
 
   /** Stores `record` (checked by one of the methods above) as `text`, its JSON. */

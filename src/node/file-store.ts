@@ -45,6 +45,7 @@ import { dirname, join } from "node:path";
 import { LimitError, StoreError } from "../errors.js";
 import { FILE_STORE_COMPACT_BYTES, FILE_STORE_GROUP_COMMIT_BYTES, FILE_STORE_MAX_JOURNAL_BYTES, MAX_FILE_STORE_ACTIONS } from "../limits.js";
 import { RecordTable } from "../actions/table.js";
+import { parseActionRecord } from "../actions/record.js";
 import { checkBatch, checkClaimMany, failed, itemError, single } from "../actions/batch.js";
 import type { ActionExpectation, ActionPatch, ActionQuery, ActionRecord, ActionStore, ActionTransition, ClaimManyOptions, ClaimOptions, TransitionOutcome } from "../actions/types.js";
 import { isHeld, platformLockMechanism, realTarget, tryLock, type HeldLock, type LockMechanism } from "./lock.js";
@@ -182,7 +183,10 @@ export class FileActionStore implements ActionStore, AsyncDisposable {
   readonly path: string;
   readonly #real: string;
   readonly #holder: string;
-  readonly #table: RecordTable;
+  /** The actions' texts by id: the table's own map, which this store also reads and, to undo a failed write, changes. */
+  readonly #data: Map<string, string>;
+  readonly #max: number;
+  #table: RecordTable;
   readonly #compactAt: number;
   readonly #overhead: number;
   readonly #journal: JournalFile;
@@ -212,7 +216,9 @@ export class FileActionStore implements ActionStore, AsyncDisposable {
     this.#lock = state.lock;
     this.#holder = state.holder;
     this.#journal = new JournalFile(state.fs, state.real, state.path, state.holder, state.fd, state.size);
-    this.#table = new RecordTable(state.data, state.options.maxActions ?? MAX_FILE_STORE_ACTIONS, "MAX_FILE_STORE_ACTIONS");
+    this.#data = state.data;
+    this.#max = state.options.maxActions ?? MAX_FILE_STORE_ACTIONS;
+    this.#table = new RecordTable(this.#data, this.#max, "MAX_FILE_STORE_ACTIONS");
     this.#compactAt = state.options.compactBytes ?? FILE_STORE_COMPACT_BYTES;
     this.#overhead = recordLineOverhead(state.holder);
     this.#live = this.#liveChars();
@@ -263,7 +269,7 @@ export class FileActionStore implements ActionStore, AsyncDisposable {
     const entry: Entry = { records: [], lines: [], seq, resolve: () => undefined, reject: () => undefined };
     for (const r of records) {
       const raw = JSON.stringify(r);
-      const old = this.#table.text(r.id);
+      const old = this.#data.get(r.id);
       if (!this.#before.has(r.id)) this.#before.set(r.id, old);
       this.#latest.set(r.id, seq);
       this.#live += raw.length - (old === undefined ? -this.#overhead : old.length);
@@ -350,7 +356,12 @@ export class FileActionStore implements ActionStore, AsyncDisposable {
       (whole ? done : failed).push(e);
     }
     failed.push(...this.#queue.splice(0));
-    for (const [id, raw] of onDisk) this.#table.restore(id, raw);
+    for (const [id, raw] of onDisk) {
+      if (raw === undefined) this.#data.delete(id);
+      else this.#data.set(id, raw);
+    }
+    // The table's indexes are rebuilt from what is on disk (rare: a write failed).
+    this.#table = new RecordTable(this.#data, this.#max, "MAX_FILE_STORE_ACTIONS");
     this.#before.clear();
     this.#latest.clear();
     this.#live = this.#liveChars();
@@ -416,7 +427,8 @@ export class FileActionStore implements ActionStore, AsyncDisposable {
     this.#usable();
     if (!this.#before.has(id)) return this.#table.get(id);
     const raw = this.#before.get(id);
-    return raw === undefined ? undefined : this.#table.parse(id, raw);
+    // The text on disk of an action whose change is being written: it was stored by this store, parsed before.
+    return raw === undefined ? undefined : parseActionRecord(JSON.parse(raw));
   }
 
   async list(query: ActionQuery): Promise<ActionRecord[]> {
