@@ -190,7 +190,7 @@ else {
     rmSync(dir, { recursive: true, force: true });
   }
   const seconds = (performance.now() - t0) / 1000;
-  const label = process.env.LOCK_RACE_BUILD ? `of ${process.env.LOCK_RACE_BUILD}` : lock;
+  const label = process.env.LOCK_RACE_BUILD ? `${lock} (build ${process.env.LOCK_RACE_BUILD})` : lock;
   const report = { lock: label, rounds, storesPerRound, racers: racerCount, processes, ...totals, errors: totals.errors.slice(0, 5), errorCount: totals.errors.length, seconds: Number(seconds.toFixed(1)) };
   if (json) console.log(JSON.stringify(report));
   else {

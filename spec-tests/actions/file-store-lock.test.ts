@@ -14,8 +14,9 @@ import { openFileStoreWith, type FileActionStore } from "../../src/node/file-sto
 import { realTarget, socketName, tryLock, isHeld, type LockMechanism } from "../../src/node/lock.js";
 import { LOCK_PROBE_MAX_BYTES, LOCK_PROBE_TIMEOUT_MS, MAX_LOCK_DIR_ENTRIES } from "../../src/limits.js";
 import type { ActionRecord } from "../../src/actions/types.js";
+import { nodeStoreFs, type StoreFs } from "../../src/node/store-fs.js";
 import { newRecord } from "./store-contract.js";
-import { tempDir } from "./support.js";
+import { plantRecord, tempDir } from "./support.js";
 
 type Coded = Error & { code?: string };
 const refusedBy = (pattern: RegExp) => (e: Coded) => e.code === "store" && pattern.test(e.message);
@@ -224,6 +225,29 @@ describe("W15: the journal fence (two holders past the lock)", { timeout: 60_000
     assert.match(readFileSync(path, "utf8"), /"leaseOwner":"late"/, "the late line is in the file");
     const again = await openFileStoreWith(path, {}, { lock: "none" });
     assert.deepEqual(await again.get(a.id), a, "and counts for nothing");
+    await again.close();
+  });
+
+  test("W15: a line another process appends while the store opens (between its read and its holder line) fails the open", async () => {
+    const { path, first } = await twoHolders();
+    const a = await approved(first);
+    await first.close();
+    // The holder of the journal appends a claim just after a second opener read the journal,
+    // before that opener's holder line lands: the line counts (its writer held the journal then).
+    let landed = false;
+    const fs: StoreFs = {
+      ...nodeStoreFs,
+      write: (fd, data, offset, length) => {
+        if (!landed) {
+          landed = true;
+          plantRecord(path, { ...a, fence: a.fence + 1, leaseOwner: "w-first", leaseUntil: Date.now() + 60_000 });
+        }
+        return nodeStoreFs.write(fd, data, offset, length);
+      },
+    };
+    await assert.rejects(openFileStoreWith(path, {}, { lock: "none", fs }), refusedBy(/while this store was opening it/));
+    const again = await openFileStoreWith(path, {}, { lock: "none" });
+    assert.equal((await again.get(a.id))?.leaseOwner, "w-first", "the opener that failed never acted on the journal without that line");
     await again.close();
   });
 

@@ -88,10 +88,13 @@ const lockedBy = (path: string, holder: { pid?: number; host?: string; where: st
  * Opens (creating if needed) the file store at `path` (default
  * {@link DEFAULT_FILE_STORE_PATH}) and locks it for this process.
  *
- * @throws StoreError (`store`) when another live process holds the lock, another
- * process wrote the journal while it was being opened, the journal is over
- * `FILE_STORE_MAX_JOURNAL_BYTES`, or a line before a holder's last is not a journal
- * line; LimitError (`limit`) over `maxActions`.
+ * @throws StoreError (`store`) when another live process holds the lock (the message
+ * names it), another process wrote the journal while it was being opened, the journal
+ * is over `FILE_STORE_MAX_JOURNAL_BYTES` or corrupt (a line that is not a journal line,
+ * an unreadable line that is not a torn last append); LimitError (`limit`) over
+ * `maxActions`. Later calls of the store throw `store` when the journal fence finds
+ * another writer or a sync fails (the store is closed then), `conflict` for a
+ * compare-and-swap that does not hold, as every {@link ActionStore}.
  *
  * @example
  * ```ts
@@ -138,10 +141,15 @@ export async function openFileStoreWith(path: string, options: FileStoreOptions,
     // A torn last line (no newline after it) is closed first, so the holder line stands alone.
     const head = (bytes.length > 0 && bytes[bytes.length - 1] !== 0x0a ? "\n" : "") + holderLine(holder, process.pid, Date.now());
     const store = new FileActionStore({ path, real, fs, fd, lock, holder, data, size: bytes.length, options });
-    fd = undefined; // the store owns it now, and closes it on failure
-    await store[START](head, fs, !existed);
-    // Compacted on open when the journal as found is past compactBytes and mostly superseded lines.
-    if (store[DUE](bytes.length)) await store.compact(true);
+    fd = undefined; // the store owns it now
+    try {
+      await store[START](head, fs, !existed);
+      // Compacted on open when the journal as found is past compactBytes and mostly superseded lines.
+      if (store[DUE](bytes.length)) await store.compact(true);
+    } catch (e) {
+      await store.close().catch(() => undefined);
+      throw e;
+    }
     return store;
   } catch (e) {
     if (fd !== undefined) fs.close(fd);
@@ -224,10 +232,10 @@ export class FileActionStore implements ActionStore, AsyncDisposable {
     this.#live = this.#liveChars();
   }
 
-  /** Appends the holder line (fenced) and, for a new journal, syncs its directory entry. */
+  /** @internal Appends the holder line (fenced) and, for a new journal, syncs its directory entry. */
   async [START](head: string, fs: StoreFs, created: boolean): Promise<void> {
     try {
-      const partial = await this.#journal.append([head], "while this store was opening it");
+      const partial = await this.#journal.append([head], "while this store was opening it", true);
       if (partial) throw new StoreError(`cannot append to the action journal ${this.path}`, { cause: partial.cause });
       if (created) await syncDir(fs, dirname(this.#real));
     } catch (e) {
@@ -374,7 +382,7 @@ export class FileActionStore implements ActionStore, AsyncDisposable {
     return size > this.#compactAt && size > 2 * this.#live && size >= this.#compactFloor;
   }
 
-  /** Would a journal of `size` bytes be compacted? */
+  /** @internal Would a journal of `size` bytes be compacted? */
   [DUE](size: number): boolean {
     return this.#compactDue(size);
   }

@@ -66,12 +66,14 @@ export class JournalFile {
   /**
    * Appends `lines` (each ending in a newline) in one write and one `fdatasync`, then
    * checks the fence. On a write that fails part way, syncs what landed and returns
-   * how many lines landed whole; the next append starts a fresh line.
+   * how many lines landed whole; the next append starts a fresh line. `exclusive`: the
+   * fence holds only if no other byte was written at all (the first holder line: a
+   * line that lands before it was written by the holder then, and counts).
    *
    * @throws StoreError (`store`) when the sync fails or the fence does not hold: the
    * journal is in a state this writer cannot vouch for (the caller stops).
    */
-  async append(lines: readonly string[], when = "since this store opened it"): Promise<PartialAppend | undefined> {
+  async append(lines: readonly string[], when = "since this store opened it", exclusive = false): Promise<PartialAppend | undefined> {
     const fd = this.#open();
     const prefix = this.#prefix;
     const data = encoder.encode(prefix + lines.join(""));
@@ -85,7 +87,8 @@ export class JournalFile {
     const at = this.#end;
     this.#end += written;
     if (written > 0) await this.#sync(fd);
-    await this.#fence(fd, when, at, data.subarray(0, written));
+    // After a torn append of this writer, another's bytes would be glued to its torn line: none may be there.
+    await this.#fence(fd, when, at, data.subarray(0, written), exclusive || prefix.startsWith("\n"));
     if (cause === undefined) {
       this.#prefix = "";
       return undefined;
@@ -114,7 +117,7 @@ export class JournalFile {
    * holder line (a later holder), a torn or unreadable line, or this writer's own
    * bytes not found whole: the fence does not hold.
    */
-  async #fence(fd: number, when: string, from = this.#end, own: Uint8Array = new Uint8Array(0)): Promise<void> {
+  async #fence(fd: number, when: string, from = this.#end, own: Uint8Array = new Uint8Array(0), exclusive = false): Promise<void> {
     const mine = this.#fs.fstat(fd);
     const atPath = this.#fs.stat(this.#real);
     const fail = () => new StoreError(`another process wrote the action journal ${this.#shown} ${when}: this store is closed and nothing more is acknowledged on it (open it again)`);
@@ -122,7 +125,7 @@ export class JournalFile {
     if (mine.size === this.#end) return;
     // Bytes this writer did not write: judged line by line, within a bound on the work.
     const extra = mine.size - this.#end;
-    if (extra > 2 * FILE_STORE_GROUP_COMMIT_BYTES) throw fail();
+    if (exclusive || extra > 2 * FILE_STORE_GROUP_COMMIT_BYTES) throw fail();
     const text = new TextDecoder().decode(await this.#fs.read(fd, mine.size - from, from));
     const ownText = new TextDecoder().decode(own);
     const i = ownText.length === 0 ? 0 : text.indexOf(ownText);

@@ -42,7 +42,8 @@ type Entries = Record<string, StoredValue>;
  * A {@link TokenStore} in one file (Node entry).
  *
  * @throws StoreError (`store`) when the file is unreadable, oversized
- * (`MAX_TOKEN_FILE_BYTES`) or not a token file, or the lock cannot be taken.
+ * (`MAX_TOKEN_FILE_BYTES`) or not a token file, or another process held its lock for
+ * `TOKEN_LOCK_WAIT_MS` (the message names it), or the file cannot be written.
  *
  * @example
  * ```ts
