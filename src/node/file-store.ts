@@ -43,14 +43,14 @@
 import { randomBytes } from "node:crypto";
 import { dirname, join } from "node:path";
 import { LimitError, StoreError } from "../errors.js";
-import { FILE_STORE_COMPACT_BYTES, FILE_STORE_GROUP_COMMIT_BYTES, FILE_STORE_MAX_JOURNAL_BYTES, MAX_FILE_STORE_ACTIONS } from "../limits.js";
-import { RecordTable } from "../actions/table.js";
+import { FILE_STORE_COMPACT_BYTES, FILE_STORE_MAX_JOURNAL_BYTES, MAX_FILE_STORE_ACTIONS } from "../limits.js";
 import { parseActionRecord } from "../actions/record.js";
 import { checkBatch, checkClaimMany, failed, itemError, single } from "../actions/batch.js";
 import type { ActionExpectation, ActionPatch, ActionQuery, ActionRecord, ActionStore, ActionTransition, ClaimManyOptions, ClaimOptions, TransitionOutcome } from "../actions/types.js";
 import { isHeld, platformLockMechanism, realTarget, tryLock, type HeldLock, type LockMechanism } from "./lock.js";
-import { holderLine, recordLine, recordLineOverhead, replay } from "./journal.js";
+import { holderLine, replay } from "./journal.js";
 import { JournalFile } from "./journal-file.js";
+import { JournalWriter } from "./journal-writer.js";
 import { nodeStoreFs, syncDir, type StoreFs } from "./store-fs.js";
 
 /** Where {@link openFileStore} keeps its journal when given no path: `.yada/actions.jsonl` under the working directory. */
@@ -161,15 +161,6 @@ export async function openFileStoreWith(path: string, options: FileStoreOptions,
 const START = Symbol("start");
 const DUE = Symbol("due");
 
-interface Entry {
-  /** The records of the change, in order, with their JSON texts. */
-  records: { id: string; raw: string }[];
-  lines: string[];
-  seq: number;
-  resolve: () => void;
-  reject: (e: unknown) => void;
-}
-
 interface State {
   path: string;
   real: string;
@@ -190,46 +181,31 @@ export class FileActionStore implements ActionStore, AsyncDisposable {
   /** The journal's path, as given. */
   readonly path: string;
   readonly #real: string;
-  readonly #holder: string;
-  /** The actions' texts by id: the table's own map, which this store also reads and, to undo a failed write, changes. */
-  readonly #data: Map<string, string>;
-  readonly #max: number;
-  #table: RecordTable;
-  readonly #compactAt: number;
-  readonly #overhead: number;
   readonly #journal: JournalFile;
+  readonly #writer: JournalWriter;
   #lock: HeldLock | undefined;
-  /** Characters of the lines a compacted journal would hold. */
-  #live = 0;
-  /** No automatic compaction below this journal size (raised after a compaction failed). */
-  #compactFloor = 0;
-  /** Why the store stopped: set once, thrown by every later call. */
-  #down: StoreError | undefined;
   #closed = false;
-  #queue: Entry[] = [];
-  #flushing = false;
-  #drained: Promise<void> = Promise.resolve();
-  #seq = 0;
-  /** For each action with a change not yet on disk: its text on disk (`undefined`: not created yet). */
-  readonly #before = new Map<string, string | undefined>();
-  /** For each such action: the sequence number of its latest queued change. */
-  readonly #latest = new Map<string, number>();
-  #compactWanted: "always" | "due" | undefined;
-  #compactWaiters: { resolve: () => void; reject: (e: unknown) => void }[] = [];
 
   /** Use {@link openFileStore}. */
   constructor(state: State) {
     this.path = state.path;
     this.#real = state.real;
     this.#lock = state.lock;
-    this.#holder = state.holder;
     this.#journal = new JournalFile(state.fs, state.real, state.path, state.holder, state.fd, state.size);
-    this.#data = state.data;
-    this.#max = state.options.maxActions ?? MAX_FILE_STORE_ACTIONS;
-    this.#table = new RecordTable(this.#data, this.#max, "MAX_FILE_STORE_ACTIONS");
-    this.#compactAt = state.options.compactBytes ?? FILE_STORE_COMPACT_BYTES;
-    this.#overhead = recordLineOverhead(state.holder);
-    this.#live = this.#liveChars();
+    this.#writer = new JournalWriter({
+      journal: this.#journal,
+      shown: state.path,
+      holder: state.holder,
+      data: state.data,
+      max: state.options.maxActions ?? MAX_FILE_STORE_ACTIONS,
+      compactAt: state.options.compactBytes ?? FILE_STORE_COMPACT_BYTES,
+      // Stopped for good (a sync failed, another writer): the lock goes too.
+      onStop: () => {
+        const lock = this.#lock;
+        this.#lock = undefined;
+        void lock?.release().catch(() => undefined);
+      },
+    });
   }
 
   /** @internal Appends the holder line (fenced) and, for a new journal, syncs its directory entry. */
@@ -239,209 +215,40 @@ export class FileActionStore implements ActionStore, AsyncDisposable {
       if (partial) throw new StoreError(`cannot append to the action journal ${this.path}`, { cause: partial.cause });
       if (created) await syncDir(fs, dirname(this.#real));
     } catch (e) {
-      this.#stop(e);
-      throw this.#down;
+      throw this.#writer.stop(e);
     }
-  }
-
-  #liveChars(): number {
-    let n = 0;
-    for (const raw of this.#table.texts()) n += raw.length + this.#overhead;
-    return n;
-  }
-
-  #usable(): void {
-    if (this.#down) throw this.#down;
-    if (this.#closed) throw new StoreError(`the action store ${this.path} is closed`);
-  }
-
-  /** Stops the store for good: every queued change fails with `cause` (as a `store` error), the journal closes, the lock is released. */
-  #stop(cause: unknown): void {
-    this.#down ??= cause instanceof StoreError ? cause : new StoreError(`cannot write the action journal ${this.path}; this store is closed`, { cause });
-    for (const e of this.#queue.splice(0)) e.reject(this.#down);
-    for (const w of this.#compactWaiters.splice(0)) w.reject(this.#down);
-    this.#journal.close();
-    const lock = this.#lock;
-    this.#lock = undefined;
-    void lock?.release().catch(() => undefined);
-  }
-
-  /**
-   * Queues `records` (checked, in order) as one change: the table holds them at once,
-   * so later checks see them; reads keep answering what is on disk until they are.
-   * Resolves once they are on disk.
-   */
-  #commit(records: readonly ActionRecord[]): Promise<void> {
-    if (records.length === 0) return Promise.resolve();
-    const seq = ++this.#seq;
-    const entry: Entry = { records: [], lines: [], seq, resolve: () => undefined, reject: () => undefined };
-    for (const r of records) {
-      const raw = JSON.stringify(r);
-      const old = this.#data.get(r.id);
-      if (!this.#before.has(r.id)) this.#before.set(r.id, old);
-      this.#latest.set(r.id, seq);
-      this.#live += raw.length - (old === undefined ? -this.#overhead : old.length);
-      this.#table.commit(r, raw);
-      entry.records.push({ id: r.id, raw });
-      entry.lines.push(recordLine(this.#holder, raw));
-    }
-    return new Promise<void>((resolve, reject) => {
-      entry.resolve = resolve;
-      entry.reject = reject;
-      this.#queue.push(entry);
-      this.#kick();
-    });
-  }
-
-  /** Starts the writer if it is idle, one microtask later: the changes asked for in the same turn go together. */
-  #kick(): void {
-    if (this.#flushing) return;
-    this.#flushing = true;
-    this.#drained = new Promise<void>((resolve) => queueMicrotask(() => void this.#flush().finally(resolve)));
-  }
-
-  /** The writer: one append per turn of everything queued meanwhile (up to `FILE_STORE_GROUP_COMMIT_BYTES`), or a compaction. */
-  async #flush(): Promise<void> {
-    try {
-      while (!this.#down && (this.#queue.length > 0 || this.#compactWanted)) {
-        if (this.#compactWanted) {
-          await this.#compactStep();
-          continue;
-        }
-        let chars = 0;
-        let n = 0;
-        while (n < this.#queue.length && (n === 0 || chars + this.#queue[n]!.lines.reduce((k, l) => k + l.length, 0) <= FILE_STORE_GROUP_COMMIT_BYTES)) {
-          chars += this.#queue[n++]!.lines.reduce((k, l) => k + l.length, 0);
-        }
-        const batch = this.#queue.splice(0, n);
-        let partial;
-        try {
-          partial = await this.#journal.append(batch.flatMap((e) => e.lines));
-        } catch (e) {
-          this.#stop(e);
-          for (const x of batch) x.reject(this.#down);
-          break;
-        }
-        if (partial) this.#undo(batch, partial.landed, partial.cause);
-        else this.#settle(batch);
-        if (this.#compactDue()) this.#compactWanted ??= "due";
-      }
-    } finally {
-      this.#flushing = false;
-    }
-  }
-
-  /** Acknowledges changes now on disk: reads see them from here on. */
-  #settle(entries: readonly Entry[]): void {
-    for (const e of entries) {
-      for (const { id } of e.records) {
-        if (this.#latest.get(id) === e.seq) {
-          this.#latest.delete(id);
-          this.#before.delete(id);
-        }
-      }
-      e.resolve();
-    }
-  }
-
-  /**
-   * After an append that failed part way (`landed` of its lines whole and synced):
-   * acknowledges the changes that landed whole, puts every other action back as the
-   * journal holds it, and fails every other queued change (they were checked against
-   * changes that are not on disk).
-   */
-  #undo(batch: readonly Entry[], landed: number, cause: unknown): void {
-    const onDisk = new Map(this.#before);
-    const done: Entry[] = [];
-    const failed: Entry[] = [];
-    let k = 0;
-    for (const e of batch) {
-      let whole = true;
-      for (const r of e.records) {
-        if (k++ < landed) onDisk.set(r.id, r.raw);
-        else whole = false;
-      }
-      (whole ? done : failed).push(e);
-    }
-    failed.push(...this.#queue.splice(0));
-    for (const [id, raw] of onDisk) {
-      if (raw === undefined) this.#data.delete(id);
-      else this.#data.set(id, raw);
-    }
-    // The table's indexes are rebuilt from what is on disk (rare: a write failed).
-    this.#table = new RecordTable(this.#data, this.#max, "MAX_FILE_STORE_ACTIONS");
-    this.#before.clear();
-    this.#latest.clear();
-    this.#live = this.#liveChars();
-    for (const e of done) e.resolve();
-    const err = new StoreError(`cannot append to the action journal ${this.path}; the change was not acknowledged`, { cause });
-    for (const e of failed) e.reject(err);
-  }
-
-  #compactDue(size = this.#journal.size): boolean {
-    return size > this.#compactAt && size > 2 * this.#live && size >= this.#compactFloor;
   }
 
   /** @internal Would a journal of `size` bytes be compacted? */
   [DUE](size: number): boolean {
-    return this.#compactDue(size);
+    return this.#writer.compactDue(size);
   }
 
-  /**
-   * One compaction (see JournalFile.replace). The changes queued when the new journal
-   * is written are in it, and acknowledged with it; if it fails before the rename they
-   * go back to the queue and the old journal goes on.
-   */
-  async #compactStep(): Promise<void> {
-    const always = this.#compactWanted === "always";
-    this.#compactWanted = undefined;
-    const waiters = this.#compactWaiters.splice(0);
-    if (!always && !this.#compactDue()) return void waiters.forEach((w) => w.resolve());
-    let taken: Entry[] = [];
-    let outcome;
-    try {
-      outcome = await this.#journal.replace(() => {
-        taken = this.#queue.splice(0);
-        const lines: string[] = [];
-        for (const raw of this.#table.texts()) lines.push(recordLine(this.#holder, raw));
-        return lines;
-      });
-    } catch (e) {
-      this.#stop(e);
-      for (const x of taken) x.reject(this.#down);
-      for (const w of waiters) w.reject(this.#down);
-      return;
-    }
-    if (outcome.ok) {
-      this.#compactFloor = 0;
-      this.#settle(taken);
-      for (const w of waiters) w.resolve();
-      return;
-    }
-    this.#queue.unshift(...taken);
-    this.#compactFloor = this.#journal.size + this.#compactAt / 4;
-    const err = new StoreError(`cannot compact the action journal ${this.path}`, { cause: outcome.cause });
-    for (const w of waiters) w.reject(err);
+  #usable(): void {
+    if (this.#writer.down) throw this.#writer.down;
+    if (this.#closed) throw new StoreError(`the action store ${this.path} is closed`);
   }
 
   async create(record: ActionRecord): Promise<ActionRecord> {
     this.#usable();
-    const r = this.#table.checkCreate(record);
-    await this.#commit([r]);
+    const r = this.#writer.table.checkCreate(record);
+    await this.#writer.commit([r]);
     return structuredClone(r);
   }
 
   async get(id: string): Promise<ActionRecord | undefined> {
     this.#usable();
-    if (!this.#before.has(id)) return this.#table.get(id);
-    const raw = this.#before.get(id);
+    const onDisk = this.#writer.onDisk;
+    if (!onDisk.has(id)) return this.#writer.table.get(id);
+    const raw = onDisk.get(id);
     // The text on disk of an action whose change is being written: it was stored by this store, parsed before.
     return raw === undefined ? undefined : parseActionRecord(JSON.parse(raw));
   }
 
   async list(query: ActionQuery): Promise<ActionRecord[]> {
     this.#usable();
-    return this.#table.list(query, this.#before.size > 0 ? this.#before : undefined);
+    const onDisk = this.#writer.onDisk;
+    return this.#writer.table.list(query, onDisk.size > 0 ? onDisk : undefined);
   }
 
   async transition(id: string, expected: ActionExpectation, patch: ActionPatch, now: number): Promise<ActionRecord> {
@@ -459,8 +266,8 @@ export class FileActionStore implements ActionStore, AsyncDisposable {
 
   async #claim(options: ClaimOptions, limit: number): Promise<ActionRecord[]> {
     this.#usable();
-    const picked = this.#table.pickClaims(options, limit);
-    await this.#commit(picked);
+    const picked = this.#writer.table.pickClaims(options, limit);
+    await this.#writer.commit(picked);
     return picked.map((r) => structuredClone(r));
   }
 
@@ -479,14 +286,14 @@ export class FileActionStore implements ActionStore, AsyncDisposable {
         continue;
       }
       try {
-        const record = this.#table.checkTransition(item.id, item.expected, item.patch, now);
+        const record = this.#writer.table.checkTransition(item.id, item.expected, item.patch, now);
         next.push(record);
         out.push({ ok: true, record });
       } catch (e) {
         out.push(failed(e));
       }
     }
-    await this.#commit(next);
+    await this.#writer.commit(next);
     return out.map((o) => (o.ok ? { ok: true, record: structuredClone(o.record) } : o));
   }
 
@@ -499,18 +306,14 @@ export class FileActionStore implements ActionStore, AsyncDisposable {
    */
   async compact(always = true): Promise<void> {
     this.#usable();
-    if (!always && !this.#compactDue()) return;
-    return new Promise<void>((resolve, reject) => {
-      this.#compactWaiters.push({ resolve, reject });
-      if (this.#compactWanted !== "always") this.#compactWanted = always ? "always" : "due";
-      this.#kick();
-    });
+    if (!always && !this.#writer.compactDue()) return;
+    await this.#writer.compact(always);
   }
 
   /** Waits for every queued change to be on disk, closes the journal and releases the lock. Idempotent. */
   async close(): Promise<void> {
     this.#closed = true;
-    while (this.#flushing) await this.#drained;
+    await this.#writer.drain();
     this.#journal.close();
     const lock = this.#lock;
     this.#lock = undefined;
