@@ -392,6 +392,24 @@ export const MAX_RUN_STATE_BYTES = 16 * 1024 * 1024;
 export const FILE_STORE_COMPACT_BYTES = 64 * 1024 * 1024;
 /** Most actions one file store holds (W9; ours: it keeps them all in memory). */
 export const MAX_FILE_STORE_ACTIONS = 100_000;
+/** Longest a file lock waits for its socket to bind (W15; ours: binding is immediate, this only bounds a stuck kernel call). */
+export const LOCK_LISTEN_TIMEOUT_MS = 5_000;
+/** Longest an opener refused by a held lock waits for the holder to name its pid (W15; ours: the message names it when it answers). */
+export const LOCK_PROBE_TIMEOUT_MS = 1_000;
+/** Bytes of a lock holder's answer read at most (W15; ours: a pid and a newline). */
+export const LOCK_PROBE_MAX_BYTES = 64;
+/** Races for a lock generation one opener may lose in a row before it reports a `store` error (W15; ours: each loss means another opener won). */
+export const LOCK_TAKEOVER_ATTEMPTS = 32;
+/** Entries of a lock directory listed at most (W15; ours: a holder cleans it to a handful). */
+export const MAX_LOCK_DIR_ENTRIES = 1_000;
+/** Longest a token file store waits for another process's write to release the lock (A5, W15; ours: a write holds it for a few ms). */
+export const TOKEN_LOCK_WAIT_MS = 2_000;
+/** Pause between two tries of a token file store's lock while another process writes (A5, W15; ours). */
+export const TOKEN_LOCK_RETRY_MS = 10;
+/** Longest a worker's batch of moves waits for an action in flight that is slow to ask for its move (W9, W12; ours: normally none waits, a batch goes out once every action on its way has asked). */
+export const COALESCE_MAX_WAIT_MS = 5;
+/** Bytes of one group commit of the file store: changes past it wait for the next write (W9; ours: one write, one fdatasync). */
+export const FILE_STORE_GROUP_COMMIT_BYTES = 8 * 1024 * 1024;
 
 // ── Action stores past one process (src/actions: PostgreSQL, Durable Objects) ──
 

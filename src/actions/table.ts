@@ -92,11 +92,18 @@ export class RecordTable {
     return raw === undefined ? undefined : structuredClone(this.#read(id, raw));
   }
 
-  /** See ActionStore.list: the matching records past the cursor, sorted, then the page of them copied. */
-  list(query: ActionQuery): ActionRecord[] {
+  /**
+   * See ActionStore.list: the matching records past the cursor, sorted, then the page of
+   * them copied. `before` gives, for some ids, the text to read instead of the stored one
+   * (`undefined`: the action is left out): the file store lists what is on disk while
+   * later changes are still being written.
+   */
+  list(query: ActionQuery, before?: ReadonlyMap<string, string | undefined>): ActionRecord[] {
     const page = queryPage(query);
     const out: ActionRecord[] = [];
-    for (const [id, raw] of this.#data) {
+    for (const [id, stored] of this.#data) {
+      const raw = before?.has(id) ? before.get(id) : stored;
+      if (raw === undefined) continue;
       const r = this.#read(id, raw);
       if (matchesQuery(r, query) && isAfter(r, page)) out.push(r);
     }
@@ -109,11 +116,15 @@ export class RecordTable {
    * there are none yet, or records came or went behind every table's back); a count by
    * run is one pass over the records. An impossible record is counted nowhere.
    */
-  count(query: ActionCountQuery): number {
+  count(query: ActionCountQuery, before?: ReadonlyMap<string, string | undefined>): number {
     const states = checkCountQuery(query) ?? ACTION_STATES;
-    if (query.runId !== undefined) {
+    if (query.runId !== undefined || before !== undefined) {
+      // By run, or while changes are being written (the kept numbers already hold them): one pass.
       let n = 0;
-      for (const [id, raw] of this.#data) if (matchesQuery(this.#read(id, raw), query)) n++;
+      for (const [id, stored] of this.#data) {
+        const raw = before?.has(id) ? before.get(id) : stored;
+        if (raw !== undefined && matchesQuery(this.#read(id, raw), query)) n++;
+      }
       return n;
     }
     if (!this.#counts.current(this.#data.size)) {
