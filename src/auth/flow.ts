@@ -22,6 +22,7 @@ export async function authorizationUrl(endpoint: string, flow: FlowRecord): Prom
   q.set("code_challenge_method", "S256");
   q.set("resource", flow.resource);
   if (flow.scope !== undefined && flow.scope !== "") q.set("scope", flow.scope);
+  if (flow.prompt !== undefined) q.set("prompt", flow.prompt);
   return u.href;
 }
 
