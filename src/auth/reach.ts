@@ -96,9 +96,13 @@ export function addressKind(hostname: string): AddressKind {
   return "name";
 }
 
-/** The kind of the host of the MCP server at `url`: what the URLs it names are measured against. */
+/** The kind of the host of the MCP server at `url`: what the URLs it names are measured against (`name`, the strictest, for a URL that does not parse). */
 export function reachOf(url: string | URL): AddressKind {
-  return addressKind(new URL(url).hostname);
+  try {
+    return addressKind(new URL(url).hostname);
+  } catch {
+    return "name";
+  }
 }
 
 /**
