@@ -39,6 +39,10 @@ export interface FakeWorld {
   paths: string[];
   /** Token request bodies. */
   tokenBodies: URLSearchParams[];
+  /** The Authorization header of each token request ("" when none). */
+  tokenAuth: string[];
+  /** The query of each authorization request. */
+  authorizeQueries: URLSearchParams[];
   /** Follows the authorize redirect once, like a browser that consents at once. */
   browser(url: string): Promise<string>;
   close(): Promise<void>;
@@ -55,6 +59,8 @@ export async function startFake(bends: Bends = {}, publicOrigin?: string): Promi
   const seen: string[] = [];
   const paths: string[] = [];
   const tokenBodies: URLSearchParams[] = [];
+  const tokenAuth: string[] = [];
+  const authorizeQueries: URLSearchParams[] = [];
   let origin = "";
   let local = "";
   const tokens = new Set<string>();
@@ -101,6 +107,7 @@ export async function startFake(bends: Bends = {}, publicOrigin?: string): Promi
         }
         case "/authorize": {
           const q = url.searchParams;
+          authorizeQueries.push(q);
           const cb = new URL(q.get("redirect_uri") ?? "");
           cb.searchParams.set("code", "the-code");
           cb.searchParams.set("state", q.get("state") ?? "");
@@ -112,6 +119,7 @@ export async function startFake(bends: Bends = {}, publicOrigin?: string): Promi
         case "/token": {
           const params = new URLSearchParams(body);
           tokenBodies.push(params);
+          tokenAuth.push(req.headers.authorization ?? "");
           const token = `at-${++n}`;
           tokens.add(token);
           const bent = bends.token?.({ access_token: token, token_type: "Bearer", expires_in: 3600, refresh_token: `rt-${n}` });
@@ -168,6 +176,8 @@ export async function startFake(bends: Bends = {}, publicOrigin?: string): Promi
     seen,
     paths,
     tokenBodies,
+    tokenAuth,
+    authorizeQueries,
     browser: async (url: string) => {
       const res = await route(url, { redirect: "manual" });
       await res.body?.cancel();
