@@ -15,6 +15,7 @@ const GROUP_TITLES: Record<FlagGroup, string> = {
   host: "Server requests (tools, call, read, prompt, …; answered only with these flags)",
   output: "Output",
   record: "record",
+  login: "login",
   run: "run (provider from --provider or the environment)",
   actions: "actions",
   general: "General",
