@@ -48,6 +48,9 @@ export { getSkill, listSkills, loadSkill, serverHasSkills, SKILLS_EXTENSION, typ
 export { OAuthClient } from "./auth/client.js";
 export type { OAuthClientOptions, PreRegisteredClient, AuthorizeStep, AssertionRequest, WorkloadTokenSource, IdentityAssertion, EnterpriseOptions } from "./auth/options.js";
 export { addressKind, type AddressKind } from "./auth/reach.js";
+export { workloadIdentity } from "./auth/workload.js";
+export { enterpriseSignIn } from "./auth/enterprise.js";
+export type { TokenGrant } from "./auth/grants.js";
 export { MemoryTokenStore, type TokenStore, type StoredValue } from "./auth/store.js";
 export type { TokensRecord } from "./auth/records.js";
 export { parseChallenges, type Challenge } from "./auth/challenge.js";

@@ -5,7 +5,7 @@
 // carries pre-registered client credentials where the scenario has them, and for
 // the enterprise scenarios the identity provider and the user's ID token (what a
 // host's single sign-on would hold), for the workload scenario the platform JWT.
-import { HttpTransport, McpClient, OAuthClient } from "../../dist/yada.js";
+import { enterpriseSignIn, HttpTransport, McpClient, OAuthClient, workloadIdentity } from "../../dist/yada.js";
 
 const CIMD_URL = "https://conformance-test.local/client-metadata.json";
 
@@ -13,17 +13,16 @@ const CIMD_URL = "https://conformance-test.local/client-metadata.json";
 function grantOf(scenario, context) {
   if (scenario.startsWith("auth/client-credentials")) return { grant: "client_credentials" };
   // Workload identity federation: the platform JWT whose audience is the scenario's authorization server.
-  if (scenario === "auth/wif-jwt-bearer") return { grant: "workload_identity", workloadToken: async () => context.valid_jwt };
+  if (scenario === "auth/wif-jwt-bearer") return { grant: workloadIdentity(async () => context.valid_jwt) };
   // Enterprise-managed authorization (cross-app access): the ID token from the host's sign-in at the IdP.
   if (scenario === "auth/cross-app-access-complete-flow" || scenario === "auth/enterprise-managed-authorization") {
     return {
-      grant: "enterprise",
-      enterprise: {
+      grant: enterpriseSignIn({
         issuer: context.idp_issuer,
         tokenEndpoint: context.idp_token_endpoint,
         client: { clientId: context.idp_client_id },
         identityAssertion: async () => ({ token: context.idp_id_token, type: "id_token" }),
-      },
+      }),
     };
   }
   return { grant: "authorization_code" };
@@ -34,7 +33,7 @@ export async function runAuthScenario(url, scenario, logger) {
   const grant = grantOf(scenario, context);
   const clients = [];
   // A workload needs no client: its platform JWT is its identity.
-  if (typeof context.client_id === "string" && grant.grant !== "workload_identity") {
+  if (typeof context.client_id === "string" && grant.grant?.kind !== "workload_identity") {
     clients.push({
       ...(typeof context.issuer === "string" && { issuer: context.issuer }),
       clientId: context.client_id,

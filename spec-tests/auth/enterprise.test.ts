@@ -9,6 +9,8 @@ import { createServer } from "node:http";
 import { HttpTransport } from "../../src/transport/http.js";
 import { McpClient } from "../../src/mcp/client.js";
 import { OAuthClient, type OAuthClientOptions } from "../../src/auth/client.js";
+import { enterpriseSignIn } from "../../src/auth/enterprise.js";
+import { workloadIdentity } from "../../src/auth/workload.js";
 import { ConfigError, OAuthError, type OAuthErrorKind } from "../../src/errors.js";
 import { AS_CLIENT, ID_JAG, IDP_CLIENT, JWT_BEARER, TOKEN_EXCHANGE, startEnterprise, type EnterpriseWorld } from "./enterprise-world.js";
 
@@ -17,23 +19,22 @@ const T = { timeout: 30_000 };
 function enterprise(world: EnterpriseWorld, extra: Partial<OAuthClientOptions> = {}, idToken = () => world.idToken()): { auth: OAuthClient; asked: number[] } {
   const asked: number[] = [];
   const auth = new OAuthClient({
-    grant: "enterprise",
-    clients: [{ issuer: world.asIssuer, ...AS_CLIENT }],
-    enterprise: {
+    grant: enterpriseSignIn({
       issuer: world.idpIssuer,
       client: IDP_CLIENT,
       identityAssertion: async () => {
         asked.push(Date.now());
         return { token: idToken(), type: "id_token" };
       },
-    },
+    }),
+    clients: [{ issuer: world.asIssuer, ...AS_CLIENT }],
     ...extra,
   });
   return { auth, asked };
 }
 
 function workload(world: EnterpriseWorld, jwt: () => string, extra: Partial<OAuthClientOptions> = {}): OAuthClient {
-  return new OAuthClient({ grant: "workload_identity", workloadToken: async () => jwt(), ...extra });
+  return new OAuthClient({ grant: workloadIdentity(async () => jwt()), ...extra });
 }
 
 async function call(world: EnterpriseWorld, auth: OAuthClient): Promise<void> {
@@ -241,11 +242,12 @@ test("A7: the identity provider's answers are bounded and never followed when th
   }
 });
 
-test("A7: the enterprise and workload grants need their options (a config error at construction)", () => {
-  assert.throws(() => new OAuthClient({ grant: "workload_identity" }), ConfigError);
-  assert.throws(() => new OAuthClient({ grant: "enterprise" }), ConfigError);
+test("A7: the enterprise and workload grants need their options (a config error when made)", () => {
+  assert.throws(() => workloadIdentity(undefined as unknown as () => Promise<string>), ConfigError);
+  assert.throws(() => enterpriseSignIn({} as never), ConfigError);
+  assert.throws(() => new OAuthClient({ grant: "workload_identity" as never }), ConfigError);
   assert.throws(
-    () => new OAuthClient({ grant: "enterprise", enterprise: { issuer: "http://idp.example", client: { clientId: "c" }, identityAssertion: async () => ({ token: "t" }) } }),
+    () => enterpriseSignIn({ issuer: "http://idp.example", client: { clientId: "c" }, identityAssertion: async () => ({ token: "t" }) }),
     (e: unknown) => e instanceof OAuthError && e.kind === "insecure_url",
   );
 });

@@ -39,8 +39,8 @@ type SizeModule = {
 };
 const size = (await import(pathToFileURL(repoPath("scripts", "size.mjs")).href)) as SizeModule;
 
-test("X3: the whole web entry stays within 87,000 bytes min+gzip", async () => {
-  assert.equal(size.CEILINGS.web, 87_000);
+test("X3: the whole web entry stays within 90,000 bytes min+gzip", async () => {
+  assert.equal(size.CEILINGS.web, 90_000);
   const web = size.rows.find((r) => r.name.startsWith("yada (web"));
   assert.ok(web);
   const { gzip } = await size.measure(web);

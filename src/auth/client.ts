@@ -20,7 +20,7 @@ import { DpopKey, storedDpopKey } from "./dpop.js";
 import { scopeList } from "./fields.js";
 import { authorizationUrl, atRedirectUri, callbackCode, callbackState } from "./flow.js";
 import { flowKey, sweepFlows } from "./flows.js";
-import { checkGrantOptions, clientCredentialsGrant, enterpriseGrant, workloadGrant, type GrantContext } from "./grants.js";
+import { clientCredentialsGrant, type GrantContext } from "./grants.js";
 import { preRegistered, toIdentity } from "./identity.js";
 import { checkReach, reachOf, type AddressKind } from "./reach.js";
 import { overwrite, readClient, readFlow, readTokens, type ClientRecord, type FlowRecord, type TokensRecord } from "./records.js";
@@ -95,7 +95,10 @@ export class OAuthClient implements HttpAuth {
   /** @throws OAuthError (`oauth`, `insecure_url`) for a redirect URI or document URL that is not https (or loopback http). */
   constructor(options: OAuthClientOptions = {}) {
     this.#o = options;
-    checkGrantOptions(options);
+    const grant = options.grant;
+    if (grant !== undefined && grant !== "authorization_code" && grant !== "client_credentials" && typeof grant?.obtain !== "function") {
+      throw new ConfigError("grant must be authorization_code, client_credentials, or a grant such as workloadIdentity(...)");
+    }
     if (options.redirectUri !== undefined) secureUrl(options.redirectUri, "the redirect URI");
     if (options.clientMetadataUrl !== undefined) checkMetadataDocumentUrl(options.clientMetadataUrl);
     this.#store = options.store ?? new MemoryTokenStore();
@@ -251,9 +254,8 @@ export class OAuthClient implements HttpAuth {
     if (scope !== undefined && scopeList(scope).length > MAX_SCOPES) scope = scopeList(scope).slice(0, MAX_SCOPES).join(" ");
     const grant = this.#o.grant ?? "authorization_code";
     if (grant !== "authorization_code") {
-      const ctx: GrantContext = { fetch: this.#fetch, meta, identity: recorded, resource, scope, dpop: await this.#dpopOrNot(), signal };
-      const run = grant === "client_credentials" ? clientCredentialsGrant : grant === "workload_identity" ? workloadGrant : enterpriseGrant;
-      const { set, clientId } = await run(ctx, this.#o);
+      const ctx: GrantContext = { fetch: this.#fetch, meta, identity: recorded, resource, scope, dpop: await this.#dpopOrNot(), clients: this.#o.clients, signal };
+      const { set, clientId } = grant === "client_credentials" ? await clientCredentialsGrant(ctx) : await grant.obtain(ctx);
       await this.#save({ key, issuer: recorded, resource, clientId, tokenEndpoint: meta.tokenEndpoint, requested: scope, defaultEndpoints }, set);
       return;
     }

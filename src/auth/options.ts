@@ -5,6 +5,7 @@
  * @module
  */
 import type { Logger } from "../log.js";
+import type { TokenGrant } from "./grants.js";
 import type { SigningAlg } from "./jwt.js";
 import type { OAuthFetch } from "./request.js";
 import type { TokenStore } from "./store.js";
@@ -39,8 +40,8 @@ export interface AssertionRequest {
 }
 
 /**
- * Workload identity federation (A7): returns the JWT the workload's platform issued
- * it (a Kubernetes projected service account token, a cloud provider's identity
+ * Workload identity federation (A7), what `workloadIdentity` takes: returns the JWT the
+ * workload's platform issued it (a Kubernetes projected service account token, a cloud provider's identity
  * token, a SPIFFE JWT-SVID), whose `aud` names the authorization server (its issuer or
  * its token endpoint). Called each time a token is needed.
  */
@@ -55,8 +56,9 @@ export interface IdentityAssertion {
 }
 
 /**
- * Enterprise-managed authorization (A7): the identity provider the user signed in to
- * the host with, and how to get the user's identity assertion from that sign-in.
+ * Enterprise-managed authorization (A7), the options of `enterpriseSignIn`: the
+ * identity provider the user signed in to the host with, and how to get the user's
+ * identity assertion from that sign-in.
  */
 export interface EnterpriseOptions {
   /** The identity provider's issuer (https); its metadata gives the token endpoint. */
@@ -82,16 +84,11 @@ export interface OAuthClientOptions {
    * How tokens are obtained:
    * - `authorization_code` (default): a user logs in through the interactive step;
    * - `client_credentials`: a machine client (needs `clients`);
-   * - `workload_identity`: the workload's platform JWT as a JWT bearer grant, RFC 7523 (needs `workloadToken`);
-   * - `enterprise`: the user's enterprise sign-in exchanged (RFC 8693) for an ID-JAG at the
-   *   identity provider, then a JWT bearer grant (needs `enterprise` and a pre-registered client
-   *   at the MCP server's authorization server in `clients`).
+   * - a grant that needs no browser, an opt-in module: `workloadIdentity(source)` (a
+   *   workload's platform JWT as a JWT bearer grant) or `enterpriseSignIn(options)`
+   *   (the user's enterprise sign-in exchanged for an ID-JAG, then a JWT bearer grant).
    */
-  grant?: "authorization_code" | "client_credentials" | "workload_identity" | "enterprise";
-  /** For `workload_identity`: where the workload's JWT comes from. */
-  workloadToken?: WorkloadTokenSource;
-  /** For `enterprise`: the identity provider and the user's identity assertion. */
-  enterprise?: EnterpriseOptions;
+  grant?: "authorization_code" | "client_credentials" | TokenGrant;
   /** Where the authorization server sends the browser back (authorization code only). */
   redirectUri?: string;
   /** The interactive step. Omitted: a needed login fails with kind `interaction_required` carrying the URL. */

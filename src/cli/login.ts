@@ -15,6 +15,7 @@
 import { open } from "node:fs/promises";
 import { resolve } from "node:path";
 import { OAuthClient } from "../auth/client.js";
+import { workloadIdentity } from "../auth/workload.js";
 import { resourceOf } from "../auth/discovery.js";
 import { ConfigError } from "../errors.js";
 import { MAX_WORKLOAD_TOKEN_FILE_BYTES } from "../limits.js";
@@ -57,7 +58,7 @@ export async function readWorkloadToken(path: string): Promise<string> {
 }
 
 function workloadAuth(store: FileTokenStore, file: string, logger: Logger | undefined): OAuthClient {
-  return new OAuthClient({ store, grant: "workload_identity", workloadToken: () => readWorkloadToken(file), ...(logger && { logger }) });
+  return new OAuthClient({ store, grant: workloadIdentity(() => readWorkloadToken(file)), ...(logger && { logger }) });
 }
 
 /** The workload token file `yada login` recorded for the server at `url`, if it did. */
