@@ -15,20 +15,20 @@ import { MAX_SCOPES, MAX_STEP_UPS, OAUTH_INTERACTION_TIMEOUT_MS, TOKEN_REFRESH_S
 import { silentLogger, type Logger } from "../log.js";
 import type { AuthRequest, HttpAuth } from "../transport/http-auth.js";
 import { oauthChallenge, type Challenge } from "./challenge.js";
-import { discoverLegacy, discoverResource, discoverServer, resourceOf, type ServerMetadata } from "./discovery.js";
+import { discoverLegacy, discoverResource, discoverServer, resourceOf } from "./discovery.js";
 import { DpopKey, storedDpopKey } from "./dpop.js";
 import { scopeList } from "./fields.js";
-import { authorizationUrl, atRedirectUri, callbackCode, callbackState } from "./flow.js";
+import { clientFor, identityOf, type ClientDeps } from "./clients.js";
+import { authorizationUrl, atRedirectUri, callbackCode, callbackState, interact } from "./flow.js";
 import { flowKey, sweepFlows } from "./flows.js";
 import { clientCredentialsGrant, type GrantContext } from "./grants.js";
-import { preRegistered, toIdentity } from "./identity.js";
-import { checkReach, reachOf, type AddressKind } from "./reach.js";
-import { overwrite, readClient, readFlow, readTokens, type ClientRecord, type FlowRecord, type TokensRecord } from "./records.js";
-import { checkMetadataDocumentUrl, registerClient } from "./registration.js";
-import { isLoopbackHost, randomToken, secureUrl, withTimeout, type OAuthFetch } from "./request.js";
-import type { AuthorizeStep, OAuthClientOptions } from "./options.js";
+import { checkReach, reachOf } from "./reach.js";
+import { overwrite, readFlow, readTokens, type FlowRecord, type TokensRecord } from "./records.js";
+import { checkMetadataDocumentUrl } from "./registration.js";
+import { randomToken, secureUrl, withTimeout, type OAuthFetch } from "./request.js";
+import type { OAuthClientOptions } from "./options.js";
 import { MemoryTokenStore, type TokenStore } from "./store.js";
-import { requestToken, type ClientIdentity, type TokenSet } from "./token.js";
+import { requestToken, type TokenSet } from "./token.js";
 import { createWaiters, type Waiters } from "./waiters.js";
 
 export type { AssertionRequest, AuthorizeStep, EnterpriseOptions, IdentityAssertion, OAuthClientOptions, PreRegisteredClient, WorkloadTokenSource } from "./options.js";
@@ -43,7 +43,6 @@ interface Attempts {
 }
 
 const tokensKey = (key: string): string => `tokens ${key}`;
-const clientKey = (issuer: string): string => `client ${issuer}`;
 const OFFLINE = "offline_access";
 
 /** What a token request is for: where the tokens are saved, and what they came from. */
@@ -91,6 +90,7 @@ export class OAuthClient implements HttpAuth {
   /** Servers whose authorization server was confirmed this session: key → issuer. */
   readonly #confirmed = new Map<string, string>();
   #dpop: Promise<DpopKey> | undefined;
+  readonly #deps: ClientDeps;
 
   /** @throws OAuthError (`oauth`, `insecure_url`) for a redirect URI or document URL that is not https (or loopback http). */
   constructor(options: OAuthClientOptions = {}) {
@@ -107,6 +107,7 @@ export class OAuthClient implements HttpAuth {
     if (ms !== undefined && (!Number.isSafeInteger(ms) || ms <= 0)) throw new ConfigError("requestTimeoutMs must be a positive integer");
     this.#fetch = ms === undefined ? f : withTimeout(f, ms);
     this.#log = options.logger ?? silentLogger;
+    this.#deps = { options, store: this.#store, fetch: this.#fetch, log: this.#log };
   }
 
   /** The stored tokens of the server at `url`, when there are any (for a host's "logged in?" display; never log them). */
@@ -207,7 +208,7 @@ export class OAuthClient implements HttpAuth {
     await sweepFlows(this.#store, { remove: state });
     if (!atRedirectUri(cb, flow.redirectUri)) throw new OAuthError("state_mismatch", "the authorization callback did not arrive at the flow's redirect URI");
     const code = callbackCode(cb, flow);
-    const client = await this.#identity(flow.issuer, flow.clientId);
+    const client = await identityOf(this.#deps, flow.issuer, flow.clientId);
     const defaultEndpoints = flow.defaultEndpoints === true;
     const set = await requestToken(
       { fetch: this.#fetch, tokenEndpoint: flow.tokenEndpoint, issuer: defaultEndpoints ? undefined : flow.issuer, client, dpop: await this.#dpopOrNot(), signal },
@@ -268,7 +269,7 @@ export class OAuthClient implements HttpAuth {
     }
     // Spec "Refresh Tokens": offline_access where the authorization server lists it.
     if (meta.scopesSupported?.includes(OFFLINE) && !scopeList(scope).includes(OFFLINE)) scope = [...scopeList(scope), OFFLINE].join(" ");
-    const client = await this.#client(recorded, meta, redirectUri, reach, signal);
+    const client = await clientFor(this.#deps, recorded, meta, redirectUri, reach, signal);
     const flow: FlowRecord = {
       state: randomToken(32),
       verifier: randomToken(32),
@@ -295,7 +296,7 @@ export class OAuthClient implements HttpAuth {
     // A2: the user's time in the interactive step holds the waiting requests' bounds; the step keeps its own.
     let callback: string;
     try {
-      callback = await waiters.step(() => this.#interact(step, url, signal));
+      callback = await waiters.step(() => interact(step, url, signal, this.#o.interactionTimeoutMs ?? OAUTH_INTERACTION_TIMEOUT_MS));
     } catch (e) {
       // A3: a login the user abandoned (the step failed, timed out or was cancelled) leaves no flow behind.
       const left = await this.#store.get(flowKey(flow.state));
@@ -308,63 +309,6 @@ export class OAuthClient implements HttpAuth {
 
   #finish(callback: string, signal: AbortSignal): Promise<void> {
     return this.finishAuthorization(callback, signal);
-  }
-
-  async #interact(step: AuthorizeStep, url: string, signal: AbortSignal): Promise<string> {
-    const ms = this.#o.interactionTimeoutMs ?? OAUTH_INTERACTION_TIMEOUT_MS;
-    const controller = new AbortController();
-    const onAbort = (): void => controller.abort();
-    signal.addEventListener("abort", onAbort, { once: true });
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const expired = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        // Rejected before the abort: a step that rejects on abort must not mask the timeout.
-        reject(new OAuthError("timeout", `the login did not complete within ${ms} ms`));
-        controller.abort();
-      }, ms);
-    });
-    try {
-      const cb = await Promise.race([step({ url, signal: controller.signal }), expired]);
-      if (typeof cb !== "string") throw new OAuthError("bad_response", "the interactive step did not return a callback URL");
-      return cb;
-    } finally {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", onAbort);
-    }
-  }
-
-  // ── clients (A4) ──
-
-  /** The client for `issuer`: pre-registered, stored, a metadata document, or a new registration. */
-  async #client(issuer: string, meta: ServerMetadata, redirectUri: string, reach: AddressKind, signal: AbortSignal): Promise<{ clientId: string }> {
-    const pre = preRegistered(this.#o.clients, issuer);
-    if (pre !== undefined) return pre;
-    const stored = readClient(await this.#store.get(clientKey(issuer)));
-    if (stored !== undefined && stored.issuer === issuer && stored.redirectUri === redirectUri) return stored;
-    const document = this.#o.clientMetadataUrl;
-    if (meta.clientIdMetadataDocumentSupported && document !== undefined) {
-      // A8: the authorization server fetches this URL; one on the host's own network only for a server on such a network.
-      checkReach(new URL(document), "client_id", "the client ID metadata document", reach);
-      return { clientId: document };
-    }
-    const applicationType = this.#o.applicationType ?? (isLoopbackHost(new URL(redirectUri).hostname) ? "native" : "web");
-    const reg = await registerClient(this.#fetch, meta, { clientName: this.#o.clientName ?? "yada", redirectUri, applicationType }, signal);
-    const record: ClientRecord = { issuer, ...reg, redirectUri };
-    await overwrite(this.#store, clientKey(issuer), record);
-    this.#log("info", `OAuth: registered a client at ${issuer}`);
-    return record;
-  }
-
-  /** The full identity (secret, key) of the client `clientId` at `issuer`, for a token request. */
-  async #identity(issuer: string, clientId: string): Promise<ClientIdentity> {
-    const pre = preRegistered(this.#o.clients, issuer);
-    if (pre !== undefined && pre.clientId === clientId) return toIdentity(pre, { tokenEndpointAuthMethodsSupported: undefined });
-    const stored = readClient(await this.#store.get(clientKey(issuer)));
-    if (stored !== undefined && stored.clientId === clientId && stored.issuer === issuer) {
-      return { clientId, ...(stored.clientSecret !== undefined && { clientSecret: stored.clientSecret }), authMethod: stored.authMethod };
-    }
-    if (clientId === this.#o.clientMetadataUrl) return { clientId, authMethod: "none" };
-    throw new OAuthError("wrong_issuer", `the flow's client is not registered at ${issuer}`);
   }
 
   // ── tokens (A5) ──
@@ -416,7 +360,7 @@ export class OAuthClient implements HttpAuth {
     checkReach(new URL(cur.tokenEndpoint), "token_endpoint", "the stored tokens", reachOf(key));
     let set: TokenSet;
     try {
-      const client = await this.#identity(cur.issuer, cur.clientId);
+      const client = await identityOf(this.#deps, cur.issuer, cur.clientId);
       set = await requestToken(
         { fetch: this.#fetch, tokenEndpoint: cur.tokenEndpoint, issuer: cur.defaultEndpoints ? undefined : cur.issuer, client, dpop: await this.#dpopOrNot(), signal },
         { grant_type: "refresh_token", refresh_token: cur.refreshToken, resource: cur.resource },
