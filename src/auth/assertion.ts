@@ -95,7 +95,7 @@ export function checkAssertion(jwt: string, expect: AssertionExpectation): Decod
   if (expect.typ !== undefined && (typeof header.typ !== "string" || header.typ.toLowerCase() !== expect.typ)) fail("typ", `is not of type ${expect.typ}`);
   const exp = claims.exp;
   if (typeof exp !== "number" || !Number.isFinite(exp)) fail("exp", "carries no expiry (exp)");
-  if ((exp as number) + ASSERTION_CLOCK_SKEW_S < (expect.now ?? Date.now()) / 1000) fail("exp", "has expired");
+  if ((exp as number) + ASSERTION_CLOCK_SKEW_S < Math.floor((expect.now ?? Date.now()) / 1000)) fail("exp", "has expired");
   const wanted = new Set(expect.audience.map(trimSlash));
   if (!audiences(claims).some((a) => wanted.has(trimSlash(a)))) fail("aud", "is meant for another audience than the authorization server it would go to");
   if (expect.issuer !== undefined && claims.iss !== expect.issuer) fail("iss", "names another issuer than the identity provider");
