@@ -46,7 +46,11 @@ export { TASKS_EXTENSION, type TaskSupport, type TaskStatus } from "./mcp/tasks.
 export { complete, type Completion, type CompletionRef, type CompletionRequest } from "./mcp/completions.js";
 export { getSkill, listSkills, loadSkill, serverHasSkills, SKILLS_EXTENSION, type LoadedSkill, type Skill, type SkillFile, type SkillsClient } from "./mcp/skills.js";
 export { OAuthClient } from "./auth/client.js";
-export type { OAuthClientOptions, PreRegisteredClient, AuthorizeStep } from "./auth/options.js";
+export type { OAuthClientOptions, PreRegisteredClient, AuthorizeStep, AssertionRequest, WorkloadTokenSource, IdentityAssertion, EnterpriseOptions } from "./auth/options.js";
+export { addressKind, type AddressKind } from "./auth/reach.js";
+export { workloadIdentity } from "./auth/workload.js";
+export { enterpriseSignIn } from "./auth/enterprise.js";
+export type { TokenGrant } from "./auth/grants.js";
 export { MemoryTokenStore, type TokenStore, type StoredValue } from "./auth/store.js";
 export type { TokensRecord } from "./auth/records.js";
 export { parseChallenges, type Challenge } from "./auth/challenge.js";

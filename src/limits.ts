@@ -344,6 +344,12 @@ export const OAUTH_INTERACTION_TIMEOUT_MS = 5 * 60_000;
 export const OAUTH_FLOW_TTL_MS = 10 * 60_000;
 /** Lifetime of a private_key_jwt client assertion, in seconds (A5; RFC 7523 asks for short; ours). */
 export const CLIENT_ASSERTION_TTL_S = 60;
+/** Leeway when an assertion's `exp` is checked before it is sent, in seconds (A7; RFC 7519 §4.1.4 "a small leeway"; ours). */
+export const ASSERTION_CLOCK_SKEW_S = 30;
+/** Longest identity assertion sent in a token exchange (an ID token, or a base64 SAML assertion), in characters (A7; ours). */
+export const MAX_SUBJECT_TOKEN_CHARS = 64 * 1024;
+/** Largest workload token file `yada login --workload-token-file` reads, in bytes (A7; ours: a platform JWT is a few KB). */
+export const MAX_WORKLOAD_TOKEN_FILE_BYTES = 64 * 1024;
 /** Largest token store file read, in bytes (A5; ours). */
 export const MAX_TOKEN_FILE_BYTES = 1024 * 1024;
 /** Largest request the loopback redirect listener reads, in bytes of its URL (A6; ours). */

@@ -70,10 +70,12 @@ export interface CliArgs {
   outcome?: "succeeded" | "failed";
   /** approvals: the loopback port (U6); 0 or absent: one the system picks. */
   port?: number;
+  /** login: the workload's platform JWT file (A7 workload identity). */
+  workloadTokenFile?: string;
 }
 
 /** Which help section a flag is listed under. */
-export type FlagGroup = "server" | "host" | "output" | "call" | "record" | "run" | "actions" | "worker" | "approvals" | "general";
+export type FlagGroup = "server" | "host" | "output" | "call" | "record" | "login" | "run" | "actions" | "worker" | "approvals" | "general";
 
 /** One flag: its arity, where it applies, and its help line. */
 export interface FlagSpec {
@@ -146,6 +148,14 @@ export const FLAGS: readonly FlagSpec[] = [
   { name: "yes", kind: "boolean", group: "call", help: "call: call a tool that is not marked read-only without asking (a direct call bypasses approvals)", set: (a) => (a.yes = true) },
   { name: "call", kind: "call", value: "tool [json]", group: "record", help: "record: also call this tool (repeatable; json must start with {)", set: (a, v, extra) => a.calls.push(extra === undefined ? { tool: v } : { tool: v, json: extra }) },
   { name: "note", kind: "value", value: "text", group: "record", help: "record: a note kept in the transcript header; actions resolve: what you checked on the server", set: (a, v) => (a.note = v) },
+  {
+    name: "workload-token-file",
+    kind: "value",
+    value: "path",
+    group: "login",
+    help: "log in as a workload: the file holding its platform JWT (read again whenever a token is needed; no browser)",
+    set: (a, v) => (a.workloadTokenFile = v),
+  },
   { name: "provider", kind: "value", value: "anthropic|openai|scripted", group: "run", help: "the model provider (default: from the API key in the environment)", set: (a, v) => (a.provider = v) },
   { name: "model", kind: "value", value: "id", group: "run", help: "the model (default: YADA_MODEL, else the provider's default)", set: (a, v) => (a.model = v) },
   { name: "script", kind: "value", value: "plan.json", group: "run", help: "scripted provider: a JSON array of steps {text?, toolCalls?: [{name, arguments}]}", set: (a, v) => (a.script = v) },
@@ -187,7 +197,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   { name: "prompts", usage: "prompts", summary: "list the server's prompts", groups: ["server", "output", "host"], flags: SAMPLING_PROVIDER_FLAGS },
   { name: "prompt", usage: "prompt <name> [json]", summary: "render a prompt with string arguments", groups: ["server", "output", "host"], flags: SAMPLING_PROVIDER_FLAGS },
   { name: "record", usage: "record -o <file>", summary: "record a session (tools/list and each --call) as a JSONL transcript", groups: ["server", "output", "record"] },
-  { name: "login", usage: "login --url <url>", summary: "log in to an OAuth-protected HTTP server; later commands use and refresh the stored tokens", groups: ["server"] },
+  { name: "login", usage: "login --url <url>", summary: "log in to an OAuth-protected HTTP server; later commands use and refresh the stored tokens", groups: ["server", "login"] },
   { name: "run", usage: 'run "<prompt>"', summary: "run the agent against the server's tools; writes wait for approval, then run once", groups: ["server", "output", "run"], flags: ["store"] },
   { name: "ping", usage: "ping", summary: "check the server answers and print the round-trip time", groups: ["server", "output", "host"], flags: SAMPLING_PROVIDER_FLAGS },
   { name: "info", usage: "info", summary: "the server's name, protocol era and revision, capabilities and instructions", groups: ["server", "output", "host"], flags: SAMPLING_PROVIDER_FLAGS },

@@ -16,6 +16,7 @@ const GROUP_TITLES: Record<FlagGroup, string> = {
   output: "Output",
   call: "call",
   record: "record",
+  login: "login",
   run: "run (provider from --provider or the environment)",
   actions: "actions, worker, approvals",
   worker: "worker",
