@@ -437,6 +437,9 @@ export class ProviderError extends YadaError {
  * - `interaction_required`: the user must log in, and no interactive step was given.
  * - `wrong_issuer`: stored credentials belong to another authorization server than the server's.
  * - `dpop`: a DPoP key or proof could not be made, or the server's DPoP nonce was refused.
+ * - `private_address`: a URL from a server's metadata or challenge is on a loopback, private, link-local or literal-IP address while the MCP server is not (`field` names it).
+ * - `assertion_mismatch`: an assertion about to be sent (a workload JWT, an ID-JAG, an ID token) is not a JWT, has expired, or names another audience, resource, client or issuer than the request (`field` names the claim).
+ * - `grant_unsupported`: the authorization server's metadata lists its grant types, and the one needed is not among them.
  */
 export type OAuthErrorKind =
   | "insecure_url"
@@ -456,7 +459,10 @@ export type OAuthErrorKind =
   | "step_up_limit"
   | "interaction_required"
   | "wrong_issuer"
-  | "dpop";
+  | "dpop"
+  | "private_address"
+  | "assertion_mismatch"
+  | "grant_unsupported";
 
 /** Options of an {@link OAuthError}. */
 export interface OAuthErrorOptions extends YadaErrorOptions {
@@ -466,6 +472,8 @@ export interface OAuthErrorOptions extends YadaErrorOptions {
   status?: number;
   /** For `interaction_required`: the authorization URL to send the user to (it carries no secret). */
   authorizationUrl?: string;
+  /** The metadata field or claim a refusal is about (e.g. `registration_endpoint`, `aud`). */
+  field?: string;
 }
 
 /**
@@ -488,12 +496,15 @@ export class OAuthError extends YadaError {
   readonly status: number | undefined;
   /** For `interaction_required`: where to send the user. */
   readonly authorizationUrl: string | undefined;
+  /** The metadata field or claim a refusal is about, when it is about one. */
+  readonly field: string | undefined;
   constructor(kind: OAuthErrorKind, message: string, options: OAuthErrorOptions = {}) {
     super("oauth", message, options);
     this.kind = kind;
     this.oauthError = options.oauthError;
     this.status = options.status;
     this.authorizationUrl = options.authorizationUrl;
+    this.field = options.field;
   }
 }
 

@@ -233,6 +233,14 @@ export const RUN_ARGUMENT_CHARS = 300;
 export const PROGRESS_LOG_INTERVAL_MS = 100;
 /** Time the CLI waits, once its work is done and closed, before exiting despite a handle a peer left open (ours). */
 export const CLI_EXIT_GRACE_MS = 2_000;
+/** Largest `--config` file of server configurations, in bytes (P4; ours: as `MAX_MCP_SERVERS_ENV_CHARS`, the same list). */
+export const MAX_CLI_CONFIG_BYTES = 256 * 1024;
+/** How long `yada actions` waits for a file store that a running `yada worker` holds for one pass (U6; ours: a pass holds it while it executes). */
+export const CLI_STORE_BUSY_WAIT_MS = 15_000;
+/** Random bytes of the access token of `yada approvals` (U6; ours: 256 bits, as a session key). */
+export const CLI_INBOX_TOKEN_BYTES = 32;
+/** Connections one `yada worker` keeps open, one per server and identity; the least recently used is closed past it (U6; ours). */
+export const MAX_CLI_WORKER_CONNECTIONS = 16;
 
 // ── package and CLI behaviour (P1–P4) ──────────────────────────────────────────
 
@@ -336,10 +344,18 @@ export const OAUTH_INTERACTION_TIMEOUT_MS = 5 * 60_000;
 export const OAUTH_FLOW_TTL_MS = 10 * 60_000;
 /** Lifetime of a private_key_jwt client assertion, in seconds (A5; RFC 7523 asks for short; ours). */
 export const CLIENT_ASSERTION_TTL_S = 60;
+/** Leeway when an assertion's `exp` is checked before it is sent, in seconds (A7; RFC 7519 §4.1.4 "a small leeway"; ours). */
+export const ASSERTION_CLOCK_SKEW_S = 30;
+/** Longest identity assertion sent in a token exchange (an ID token, or a base64 SAML assertion), in characters (A7; ours). */
+export const MAX_SUBJECT_TOKEN_CHARS = 64 * 1024;
+/** Largest workload token file `yada login --workload-token-file` reads, in bytes (A7; ours: a platform JWT is a few KB). */
+export const MAX_WORKLOAD_TOKEN_FILE_BYTES = 64 * 1024;
 /** Largest token store file read, in bytes (A5; ours). */
 export const MAX_TOKEN_FILE_BYTES = 1024 * 1024;
 /** Largest request the loopback redirect listener reads, in bytes of its URL (A6; ours). */
 export const MAX_CALLBACK_URL_CHARS = 8 * 1024;
+/** How long the loopback login page waits to say whether the login succeeded (A6, P4; ours: the token exchange is bounded well inside it). */
+export const LOOPBACK_OUTCOME_WAIT_MS = 60_000;
 // ── actions (src/actions, src/node/file-store.ts) ───────────────────────────────
 
 /** Largest stored action record, as UTF-8 JSON bytes (W9; ours: arguments are ≤ 32,000 by T6, the rest is bounded below). */
@@ -358,6 +374,8 @@ export const MAX_ACTION_VERSION_CHARS = 1_024;
 export const MAX_ACTION_PREVIEW_CHARS = 8_000;
 /** Longest rejection or outcome reason, in characters (W8; ours). */
 export const MAX_ACTION_REASON_CHARS = 2_000;
+/** Longest note an operator records when resolving an outcome-unknown action, in characters; the model reads it (W14; ours, as a reason). */
+export const MAX_RESOLUTION_NOTE_CHARS = 2_000;
 /** Approval TTL when the host gives none: after it a pending action expires (W8; ours). */
 export const DEFAULT_APPROVAL_TTL_MS = 24 * 60 * 60_000;
 /** Longest approval TTL a host may set (W8; ours). */
@@ -380,6 +398,24 @@ export const MAX_RUN_STATE_BYTES = 16 * 1024 * 1024;
 export const FILE_STORE_COMPACT_BYTES = 64 * 1024 * 1024;
 /** Most actions one file store holds (W9; ours: it keeps them all in memory). */
 export const MAX_FILE_STORE_ACTIONS = 100_000;
+/** Longest a file lock waits for its socket to bind (W15; ours: binding is immediate, this only bounds a stuck kernel call). */
+export const LOCK_LISTEN_TIMEOUT_MS = 5_000;
+/** Longest an opener refused by a held lock waits for the holder to name its pid (W15; ours: the message names it when it answers). */
+export const LOCK_PROBE_TIMEOUT_MS = 1_000;
+/** Bytes of a lock holder's answer read at most (W15; ours: a pid and a newline). */
+export const LOCK_PROBE_MAX_BYTES = 64;
+/** Races for a lock generation one opener may lose in a row before it reports a `store` error (W15; ours: each loss means another opener won). */
+export const LOCK_TAKEOVER_ATTEMPTS = 32;
+/** Entries of a lock directory listed at most (W15; ours: a holder cleans it to a handful). */
+export const MAX_LOCK_DIR_ENTRIES = 1_000;
+/** Longest a token file store waits for another process's write to release the lock (A5, W15; ours: a write holds it for a few ms). */
+export const TOKEN_LOCK_WAIT_MS = 2_000;
+/** Pause between two tries of a token file store's lock while another process writes (A5, W15; ours). */
+export const TOKEN_LOCK_RETRY_MS = 10;
+/** Longest a worker's batch of moves waits for an action in flight that is slow to ask for its move (W9, W12; ours: normally none waits, a batch goes out once every action on its way has asked). */
+export const COALESCE_MAX_WAIT_MS = 5;
+/** Bytes of one group commit of the file store: changes past it wait for the next write (W9; ours: one write, one fdatasync). */
+export const FILE_STORE_GROUP_COMMIT_BYTES = 8 * 1024 * 1024;
 
 // ── Action stores past one process (src/actions: PostgreSQL, Durable Objects) ──
 
@@ -456,6 +492,36 @@ export const DEADLINE_SWEEP_MS = 1_000;
 export const HTTP_BOUND_SWEEP_MS = 1_000;
 /** SSE parsers one HTTP transport keeps for its next answers, reset, instead of building one per answer (H2; ours: 16 calls in flight reuse theirs). */
 export const MAX_SPARE_SSE_PARSERS = 16;
+// ── Approval inbox (src/inbox) and its Node adapter (src/node/fetch-adapter.ts) ──
+
+/** Actions on one page of the inbox when the host sets no page size (U1, U4; ours). */
+export const INBOX_PAGE_SIZE = 50;
+/** Most actions on one page of the inbox, whatever the host or a `limit` parameter asks (U4; ours). */
+export const MAX_INBOX_PAGE_SIZE = 200;
+/** Largest request body the inbox reads (a decision's form), in bytes (U4; ours: a reason of `MAX_ACTION_REASON_CHARS` percent-encoded, and the bound fields). */
+export const MAX_INBOX_BODY_BYTES = 64 * 1024;
+/** Longest request URL the inbox reads, in characters (U4; ours). */
+export const MAX_INBOX_URL_CHARS = 4_096;
+/** Requests one inbox handles at once; more are answered 503 at once (U4; ours). */
+export const MAX_INBOX_IN_FLIGHT = 64;
+/** Longest a decision's request body may take to arrive, in ms (U4; ours). */
+export const INBOX_BODY_TIMEOUT_MS = 10_000;
+/** How long a decision form's CSRF token is honoured after its page was served, in ms (U3; ours: a working day). */
+export const INBOX_CSRF_TTL_MS = 12 * 60 * 60_000;
+/** Shortest CSRF secret a host may pass, in bytes (U3; ours: 256 bits, the HMAC-SHA-256 output). */
+export const MIN_INBOX_CSRF_SECRET_BYTES = 32;
+/** A reconciling action joins the attention queue this long after its approval, in ms (U1, W13; ours). */
+export const INBOX_ATTENTION_AFTER_MS = 15 * 60_000;
+/** Characters of an untrusted string shown in a list row; the action's own page shows it whole (U2; ours). */
+export const MAX_INBOX_CELL_CHARS = 80;
+/** Longest inbox title, in characters (U1; ours). */
+export const MAX_INBOX_TITLE_CHARS = 100;
+/** Largest request body the Node adapter passes to a handler, in bytes (U7; ours: the inbox's `MAX_INBOX_BODY_BYTES`). */
+export const NODE_ADAPTER_MAX_BODY_BYTES = 64 * 1024;
+/** Most request headers the Node adapter accepts; more are answered 431 (U7; ours). */
+export const NODE_ADAPTER_MAX_HEADERS = 100;
+/** Longest one request may take in the Node adapter, body and answer included, in ms (U7; ours). */
+export const NODE_ADAPTER_TIMEOUT_MS = 30_000;
 // ── Traces (src/trace) ──
 
 /** Longest tool argument, result, resource URI or error message recorded on a span with `traceContent`, in characters (O3; ours: enough to read, bounded for any exporter). */

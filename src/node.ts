@@ -18,3 +18,4 @@ export { openFileStore, FileActionStore, DEFAULT_FILE_STORE_PATH, type FileStore
 export { FileTokenStore, defaultTokenFile } from "./node/token-store.js";
 export { startLoopbackRedirect, type LoopbackRedirect, type LoopbackRedirectOptions } from "./node/loopback-redirect.js";
 export { HttpTransport } from "./node/http.js";
+export { toNodeListener, type NodeListenerOptions } from "./node/fetch-adapter.js";

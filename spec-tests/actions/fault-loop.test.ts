@@ -11,23 +11,9 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { repoPath } from "../helpers/paths.js";
 import { freshTable, startPostgres, type TestPostgres } from "../helpers/postgres.js";
+import type { FaultLoopResult, RunLoop } from "./loop-result.js";
 
-interface FaultLoopResult {
-  actions: number;
-  kills: number;
-  settled: boolean;
-  seconds: number;
-  succeeded: number;
-  failed: number;
-  reconcilingUnsent: number;
-  otherStates: number;
-  duplicates: number;
-  secondSends: number;
-  lost: number;
-  reconciled: number;
-  reconciledBySecondSend: number;
-}
-type RunFaultLoop = (o: Record<string, unknown>) => Promise<FaultLoopResult>;
+type RunFaultLoop = RunLoop<FaultLoopResult>;
 
 let db: TestPostgres;
 const dir = mkdtempSync(join(tmpdir(), "yada-fault-"));

@@ -10,7 +10,7 @@ import { pathToFileURL } from "node:url";
 import { openFileStore, type FileActionStore } from "../../src/node/file-store.js";
 import { storeContract, newRecord } from "./store-contract.js";
 import { repoPath } from "../helpers/paths.js";
-import { tempDir } from "./support.js";
+import { lastHolder, plantRecord, tempDir } from "./support.js";
 
 storeContract("file", async () => {
   const path = join(tempDir(), "actions.jsonl");
@@ -26,9 +26,9 @@ storeContract("file", async () => {
       return store;
     },
     async tamper(id, raw) {
-      // Written behind the store's back, as a corrupt disk or another program would.
+      // Written behind the store's back, as a corrupt disk or another program would, in the name of its last holder.
       await store.close();
-      appendFileSync(path, JSON.stringify({ ...raw, id }) + "\n");
+      plantRecord(path, { ...raw, id });
       store = await openFileStore(path);
     },
   };
@@ -54,11 +54,14 @@ describe("W9: file store on disk", { timeout: 60_000 }, () => {
     const a = await store.create(newRecord());
     await store.close();
     const whole = readFileSync(path, "utf8");
-    appendFileSync(path, JSON.stringify(newRecord()).slice(0, 57)); // a crash mid-append
+    const torn = JSON.stringify({ h: lastHolder(path), r: newRecord() }).slice(0, 57); // a crash mid-append
+    appendFileSync(path, torn);
     const again = await openFileStore(path);
     assert.deepEqual(await again.get(a.id), a);
     assert.equal((await again.list({ tenantId: "acme" })).length, 1);
-    assert.equal(readFileSync(path, "utf8"), whole, "the torn bytes are cut off");
+    // The journal is append-only: the torn bytes stay, closed by a newline, and count for nothing.
+    const after = readFileSync(path, "utf8");
+    assert.ok(after.startsWith(`${whole}${torn}\n{"yada":"holder"`), "the next holder line starts on a line of its own");
     const b = await again.create(newRecord());
     await again.close();
     const third = await openFileStore(path);
@@ -149,7 +152,9 @@ describe("W9: file store on disk", { timeout: 60_000 }, () => {
     }
     const before = await store.list({ tenantId: "acme" });
     await store.compact();
-    assert.equal(readFileSync(path, "utf8").trim().split("\n").length, 10);
+    const lines = readFileSync(path, "utf8").trim().split("\n");
+    assert.equal(lines.length, 11, "one holder line and one line per action");
+    assert.equal(lines.filter((l) => l.startsWith('{"h":')).length, 10);
     assert.deepEqual(await store.list({ tenantId: "acme" }), before);
     await store.close();
     const again = await openFileStore(path);

@@ -78,3 +78,35 @@ test("W12: leases follow the database's clock: a worker clock 10 minutes ahead c
   assert.ok(reconciling.notBefore! >= Date.now() + 50_000);
   assert.equal(await store.claim({ workerId: "third", now: Date.now() + skew, leaseMs: 60_000 }), undefined, "not before its back-off ends");
 });
+
+test("U4: a page of a tenant's 10,000 pending actions, a later page and their count read the tenant-state index, never the table's other actions", { timeout: 60_000 }, async () => {
+  const table = freshTable();
+  const sent: Array<{ text: string; params: (string | null)[] }> = [];
+  const store = new PostgresActionStore({ query: (text, params) => (sent.push({ text, params: params ?? [] }), db.query(text, params)), table });
+  await store.migrate();
+  const now = Date.now() - 60_000;
+  await fill(table, 40_000, now);
+  // A quarter of them pending, interleaved with the others: the pending page must not walk past those.
+  await db.query(`UPDATE ${table} SET state = 'awaiting_approval', approval = NULL WHERE (substr(id, 3))::int % 4 = 0`);
+  await db.query(`VACUUM ANALYZE ${table}`);
+  const plans: string[] = [];
+  const explain = async () => {
+    const { text, params } = sent.at(-1)!;
+    plans.push(JSON.stringify((await db.query(`EXPLAIN (FORMAT JSON) ${text}`, params)).rows));
+  };
+  const first = await store.list({ tenantId: "acme", state: "awaiting_approval", limit: 50 });
+  assert.equal(first.length, 50);
+  await explain();
+  const later = await store.list({ tenantId: "acme", state: "awaiting_approval", limit: 50, after: { createdAt: first.at(-1)!.createdAt, id: first.at(-1)!.id } });
+  assert.equal(later[0]!.createdAt > first.at(-1)!.createdAt, true);
+  await explain();
+  const newest = await store.list({ tenantId: "acme", state: "awaiting_approval", limit: 50, order: "newest" });
+  assert.equal(newest[0]!.id, "p-40000");
+  await explain();
+  assert.equal(await store.count({ tenantId: "acme", state: "awaiting_approval" }), 10_000);
+  await explain();
+  for (const [i, plan] of plans.entries()) {
+    assert.match(plan, new RegExp(`"Index Name":"${table}_tenant_state"`), `statement ${i} reads the tenant-state index: ${plan}`);
+    assert.doesNotMatch(plan, /"Seq Scan"|"Node Type":"Sort"/, `statement ${i}: no scan of the table, no sort of the backlog`);
+  }
+});

@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import pg from "pg";
 import { PostgresActionStore } from "../../src/actions/postgres-store.js";
 import { migrationSql } from "../../src/actions/postgres-schema.js";
+import { transitionManySql } from "../../src/actions/postgres-batch.js";
 import { isYadaError } from "../../src/errors.js";
 import { startPostgres, freshTable, type TestPostgres } from "../helpers/postgres.js";
 import { approval, approved, newAction } from "./durable-support.js";
@@ -26,18 +27,24 @@ async function freshStore(table = freshTable()): Promise<PostgresActionStore> {
   return store;
 }
 
-/** Writes a raw record over a row as the suite's tamper does: body and columns, no checks. */
+/**
+ * Writes a raw record over a row as the suite's tamper does: body and columns, no checks.
+ * A planted resolution first drops the table's own check of it (W14, tested on its own
+ * below), so what is tested is how the store reads such a row.
+ */
 async function tamperRow(table: string, id: string, raw: Record<string, unknown>): Promise<void> {
-  const mutable = ["state", "fence", "leaseOwner", "leaseUntil", "attempts", "notBefore", "updatedAt", "stateVersion", "approval", "rejection", "outcome"];
+  const mutable = ["state", "fence", "leaseOwner", "leaseUntil", "attempts", "notBefore", "updatedAt", "stateVersion", "approval", "rejection", "outcome", "resolution"];
+  if (raw["resolution"] !== undefined) await db.query(`ALTER TABLE ${table} DROP CONSTRAINT IF EXISTS ${table}_resolution`);
   const body: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(raw)) if (!mutable.includes(k)) body[k] = v;
   const j = (v: unknown): string | null => (v === undefined ? null : JSON.stringify(v));
   const n = (v: unknown): string | null => (v === undefined ? null : String(v));
   await db.query(
     `UPDATE ${table} SET body = $2::json, state = $3, fence = $4::bigint, lease_owner = $5, lease_until = $6::float8, attempts = $7::bigint,
-      not_before = $8::float8, updated_at = $9::float8, state_version = $10::json, approval = $11::json, rejection = $12::json, outcome = $13::json WHERE id = $1`,
+      not_before = $8::float8, updated_at = $9::float8, state_version = $10::json, approval = $11::json, rejection = $12::json, outcome = $13::json,
+      resolution = $14::json WHERE id = $1`,
     [id, JSON.stringify(body), n(raw["state"]), n(raw["fence"]), n(raw["leaseOwner"]), n(raw["leaseUntil"]), n(raw["attempts"]), n(raw["notBefore"]),
-      n(raw["updatedAt"]), j(raw["stateVersion"]), j(raw["approval"]), j(raw["rejection"]), j(raw["outcome"])],
+      n(raw["updatedAt"]), j(raw["stateVersion"]), j(raw["approval"]), j(raw["rejection"]), j(raw["outcome"]), j(raw["resolution"])],
   );
 }
 
@@ -66,13 +73,13 @@ const isStoreError = (e: unknown): boolean => {
 test("W9: migrate creates the schema, a second run changes nothing, and concurrent runs agree", async () => {
   const table = freshTable();
   const store = new PostgresActionStore({ query: db.query, table });
-  assert.deepEqual(await store.migrate(), { from: 0, to: 2 });
+  assert.deepEqual(await store.migrate(), { from: 0, to: 4 });
   const a = await store.create(newAction());
-  assert.deepEqual(await store.migrate(), { from: 2, to: 2 });
+  assert.deepEqual(await store.migrate(), { from: 4, to: 4 });
   assert.deepEqual(await store.get(a.id), a);
   const other = freshTable();
   const results = await Promise.all(Array.from({ length: 4 }, () => new PostgresActionStore({ query: db.query, table: other }).migrate()));
-  assert.ok(results.every((r) => r.to === 2));
+  assert.ok(results.every((r) => r.to === 4));
   const { rows } = await db.query(`SELECT count(*)::int AS n FROM ${other}_schema`);
   assert.deepEqual(rows, [{ n: 1 }]);
 });
@@ -82,10 +89,52 @@ test("W9: migrate upgrades a version 1 schema in place, keeping its actions", as
   await db.query(migrationSql(table, 1));
   const store = new PostgresActionStore({ query: db.query, table });
   const a = await store.create(newAction());
-  assert.deepEqual(await store.migrate(), { from: 1, to: 2 });
+  assert.deepEqual(await store.migrate(), { from: 1, to: 4 });
   assert.deepEqual(await store.get(a.id), a);
   const { rows } = await db.query(`SELECT count(*)::int AS n FROM pg_trigger WHERE tgname = $1`, [`${table}_notify`]);
   assert.deepEqual(rows, [{ n: 1 }]);
+  // v4 (U4): the index a tenant's page of one state is read from.
+  const index = await db.query(`SELECT count(*)::int AS n FROM pg_indexes WHERE indexname = $1`, [`${table}_tenant_state`]);
+  assert.deepEqual(index.rows, [{ n: 1 }]);
+});
+
+test("W14: migrate upgrades a version 2 schema with the resolution column, whose check the database enforces itself", async () => {
+  const table = freshTable();
+  await db.query(migrationSql(table, 2));
+  const store = new PostgresActionStore({ query: db.query, table });
+  const a = await store.create(newAction({ effect: "confirm" }));
+  const b = await store.create(newAction({ effect: "confirm" }));
+  assert.deepEqual(await store.migrate(), { from: 2, to: 4 });
+  assert.deepEqual(await store.get(a.id), a);
+  // Drive a to outcome_unknown and resolve it: the column holds the resolution.
+  let r = await store.transition(a.id, { state: "awaiting_approval", fence: 0 }, { state: "approved", approval }, 3_000);
+  r = await store.transition(a.id, { state: "approved", fence: 0 }, { state: "executing" }, 3_001);
+  r = await store.transition(a.id, { state: "executing", fence: 0 }, { state: "outcome_unknown", outcome: { reason: "lost" } }, 3_002);
+  const resolution = { actorId: "carol", tenantId: "acme", at: 3_003, outcome: "failed" as const, note: "not in the server's log" };
+  r = await store.transition(a.id, { state: "outcome_unknown", fence: 0 }, { state: "failed", resolution }, 3_003);
+  assert.deepEqual(r.resolution, resolution);
+  const { rows } = await db.query(`SELECT resolution::text AS r FROM ${table} WHERE id = $1`, [a.id]);
+  assert.deepEqual(JSON.parse((rows[0] as { r: string }).r), resolution);
+  // By hand, past the store: a resolution on an unsettled row, or one that disagrees with the state, is refused by the database.
+  const check = (e: unknown): boolean => (assert.equal((e as { code?: unknown }).code, "23514", String(e)), true);
+  await assert.rejects(db.query(`UPDATE ${table} SET resolution = $2::json WHERE id = $1`, [b.id, JSON.stringify(resolution)]), check);
+  await assert.rejects(db.query(`UPDATE ${table} SET state = 'succeeded' WHERE id = $1`, [a.id]), check);
+  assert.deepEqual(await store.get(b.id), b);
+  // The compare-and-swap statement holds the rule itself, whatever the code before it let through:
+  // out of outcome_unknown only with a resolution, and a resolution on no other move.
+  let u = await store.transition(b.id, { state: "awaiting_approval", fence: 0 }, { state: "approved", approval }, 3_000);
+  u = await store.transition(b.id, { state: "approved", fence: 0 }, { state: "executing" }, 3_001);
+  const c = await store.transition(u.id, { state: "executing", fence: 0 }, { state: "outcome_unknown", outcome: { reason: "lost" } }, 3_002);
+  const e = await store.transition((await store.create(newAction())).id, { state: "awaiting_approval", fence: 0 }, { state: "approved", approval }, 3_000)
+    .then((x) => store.transition(x.id, { state: "approved", fence: 0 }, { state: "executing" }, 3_001));
+  const raw = [
+    { i: 0, id: c.id, es: "outcome_unknown", ef: 0, ns: "succeeded", tenant: null, p: { state: "succeeded" } },
+    { i: 1, id: e.id, es: "executing", ef: 0, ns: "succeeded", tenant: "acme", p: { state: "succeeded", resolution: { ...resolution, outcome: "succeeded" } } },
+  ];
+  const { rows: moved } = await db.query(transitionManySql(table), [JSON.stringify(raw), JSON.stringify(raw.map((r) => r.id))]);
+  assert.deepEqual(moved, []);
+  assert.deepEqual(await store.get(c.id), c);
+  assert.deepEqual(await store.get(e.id), e);
 });
 
 test("W9: a schema newer than the code is a store error, and nothing is changed", async () => {

@@ -1,12 +1,13 @@
-// W9, W12: the action store conformance suite. Every store (memory, file, PostgreSQL,
+// W9, W12, W14: the action store conformance suite. Every store (memory, file, PostgreSQL,
 // Durable Objects) runs it unchanged; it talks to the store only through the
 // ActionStore interface, plus `tamper` to plant an impossible record as raw JSON.
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import type { ActionRecord, ActionState, ActionStore } from "../../src/actions/types.js";
-import { ACTION_STATES, canTransition, isTerminal } from "../../src/actions/states.js";
-import { MAX_ACTION_RECORD_BYTES, MAX_ACTIONS_LISTED, MAX_OPERATION_ID_CHARS } from "../../src/limits.js";
+import { ACTION_STATES, canTransition, isFinal, isTerminal } from "../../src/actions/states.js";
+import { MAX_ACTION_RECORD_BYTES, MAX_ACTIONS_LISTED, MAX_OPERATION_ID_CHARS, MAX_RESOLUTION_NOTE_CHARS } from "../../src/limits.js";
 import { batchContract } from "./store-contract-batch.js";
+import { pagesContract } from "./store-contract-pages.js";
 
 /** What a store under test gives the suite. Each `open()` is a fresh, empty store. */
 export interface StoreHarness {
@@ -53,8 +54,14 @@ const approval = { actorId: "bob", tenantId: "acme", at: 1 };
 const rejection = { actorId: "bob", tenantId: "acme", at: 1, reason: "no" };
 export const okResult = { result: { content: [{ type: "text" as const, text: "done" }], isError: false } };
 
+/** An operator's resolution (W14) of an outcome_unknown action as `outcome`. */
+export const resolutionOf = (outcome: "succeeded" | "failed", over: Record<string, unknown> = {}) => ({
+  actorId: "carol", tenantId: "acme", at: 2, outcome, note: "checked the server's audit log", ...over,
+});
+
 /** The patch that makes a move valid for the record's consistency rules. */
-function patchFor(to: ActionState): { state: ActionState } & Record<string, unknown> {
+function patchFor(to: ActionState, from?: ActionState): { state: ActionState } & Record<string, unknown> {
+  if (from === "outcome_unknown" && (to === "succeeded" || to === "failed")) return { state: to, resolution: resolutionOf(to) };
   if (to === "approved") return { state: to, approval };
   if (to === "rejected") return { state: to, rejection };
   if (to === "succeeded" || to === "failed" || to === "outcome_unknown") return { state: to, outcome: to === "outcome_unknown" ? { reason: "lost" } : okResult };
@@ -177,7 +184,7 @@ export function storeContract(label: string, open: () => Promise<StoreHarness>):
           const effect = from === "outcome_unknown" || (to === "outcome_unknown" && from !== "reconciling") ? "confirm" : "write";
           const r = await inState(store, from, { effect });
           const before = await store.get(r.id);
-          const p = store.transition(r.id, { state: from, fence: r.fence }, patchFor(to) as never, Date.now() + 5);
+          const p = store.transition(r.id, { state: from, fence: r.fence }, patchFor(to, from) as never, Date.now() + 5);
           if (canTransition(from, to)) {
             const next = await p;
             assert.equal(next.state, to, `${from} → ${to}`);
@@ -195,14 +202,79 @@ export function storeContract(label: string, open: () => Promise<StoreHarness>):
       assert.ok(allowed >= 10 && refused >= 60, `allowed ${allowed}, refused ${refused}`);
     }));
 
-    test("W9: terminal states never change, whatever the patch", withStore(async ({ store }) => {
-      for (const state of ACTION_STATES.filter(isTerminal)) {
+    test("W9: final states never change, whatever the patch", withStore(async ({ store }) => {
+      const finals = ACTION_STATES.filter(isFinal);
+      assert.deepEqual(finals, ["rejected", "expired", "succeeded", "failed"]);
+      for (const state of finals) {
         const r = await inState(store, state);
         for (const to of ACTION_STATES) {
           await rejectsWith(store.transition(r.id, { state, fence: r.fence }, patchFor(to) as never, Date.now()), "conflict", `${state} → ${to}`);
+          if (to === "succeeded" || to === "failed") {
+            await rejectsWith(store.transition(r.id, { state, fence: r.fence }, patchFor(to, "outcome_unknown") as never, Date.now()), "conflict", `${state} → ${to} by a resolution`);
+          }
         }
         assert.deepEqual(await store.get(r.id), r);
       }
+    }));
+
+    test("W14: an outcome_unknown action leaves it only by an operator's resolution: to succeeded or failed, in its tenant, once", withStore(async (h) => {
+      const { store } = h;
+      const r = await inState(store, "outcome_unknown");
+      assert.ok(isTerminal(r.state) && !isFinal(r.state), "outcome_unknown is terminal for the worker, not final");
+      const at = { state: r.state, fence: r.fence };
+      const refused: Array<[string, Record<string, unknown>]> = [
+        ["succeeded without a resolution", { state: "succeeded", outcome: okResult }],
+        ["failed without a resolution", { state: "failed" }],
+        ["a resolution from another tenant", { state: "succeeded", resolution: resolutionOf("succeeded", { tenantId: "other" }) }],
+        ["a resolution whose verdict is not the new state", { state: "succeeded", resolution: resolutionOf("failed") }],
+        ["a resolution without a note", { state: "failed", resolution: resolutionOf("failed", { note: "" }) }],
+        ["a resolution with a note over MAX_RESOLUTION_NOTE_CHARS", { state: "failed", resolution: resolutionOf("failed", { note: "n".repeat(MAX_RESOLUTION_NOTE_CHARS + 1) }) }],
+        ["a resolution with an unknown member", { state: "failed", resolution: { ...resolutionOf("failed"), extra: 1 } }],
+        ["a resolution with an unknown verdict", { state: "failed", resolution: resolutionOf("failed", { outcome: "maybe" }) }],
+        ["a resolution that also changes the outcome", { state: "succeeded", resolution: resolutionOf("succeeded"), outcome: okResult }],
+        ["a resolution that also changes the attempts", { state: "succeeded", resolution: resolutionOf("succeeded"), attempts: 3 }],
+      ];
+      for (const [what, patch] of refused) {
+        await rejectsWith(store.transition(r.id, at, patch as never, Date.now()), "validation", what);
+        assert.deepEqual(await store.get(r.id), r, `${what} changed nothing`);
+      }
+      // A resolution on any other move is refused too: only outcome_unknown is settled by a person.
+      const running = await inState(store, "executing");
+      await rejectsWith(store.transition(running.id, { state: "executing", fence: running.fence }, { state: "succeeded", outcome: okResult, resolution: resolutionOf("succeeded") } as never, Date.now()), "validation", "a resolution of an executing action");
+      const unknownRes = await inState(store, "reconciling");
+      await rejectsWith(store.transition(unknownRes.id, { state: "reconciling", fence: unknownRes.fence }, { state: "failed", resolution: resolutionOf("failed") } as never, Date.now()), "validation", "a resolution of a reconciling action");
+      assert.equal((await store.get(running.id))?.state, "executing");
+
+      const settled = await store.transition(r.id, at, { state: "failed", resolution: resolutionOf("failed") } as never, Date.now() + 1);
+      assert.equal(settled.state, "failed");
+      assert.deepEqual(settled.resolution, resolutionOf("failed"));
+      assert.deepEqual(settled.outcome, r.outcome, "the worker's outcome is kept as it was");
+      assert.deepEqual(await store.get(r.id), settled);
+      // Once: a second resolution, with the old or the new expectation, is a conflict.
+      await rejectsWith(store.transition(r.id, at, { state: "succeeded", resolution: resolutionOf("succeeded") } as never, Date.now()), "conflict", "a second resolution (stale)");
+      await rejectsWith(store.transition(r.id, { state: "failed", fence: r.fence }, { state: "succeeded", resolution: resolutionOf("succeeded") } as never, Date.now()), "conflict", "a second resolution");
+      // Neither the unresolved nor the resolved action is ever handed to a worker.
+      const other = await inState(store, "outcome_unknown");
+      for (let i = 0; i < 10; i++) {
+        const c = await store.claim({ workerId: "w", now: Date.now(), leaseMs: 60_000 });
+        if (!c) break;
+        assert.ok(c.id !== r.id && c.id !== other.id, "an outcome_unknown or resolved action was claimed");
+      }
+      // Durable: the resolution survives a reopen with every member.
+      const again = await h.reopen();
+      assert.deepEqual(await again.get(r.id), settled);
+      const ok = await again.transition(other.id, { state: other.state, fence: other.fence }, { state: "succeeded", resolution: resolutionOf("succeeded") } as never, Date.now());
+      assert.equal(ok.state, "succeeded");
+      assert.deepEqual((await again.list({ tenantId: "acme", state: ["succeeded", "failed"] })).filter((a) => a.resolution).map((a) => a.id).sort(), [r.id, other.id].sort());
+      // In a batch, each item by the same rules: the resolution applies, the bare move out of outcome_unknown is refused alone.
+      const b1 = await inState(again, "outcome_unknown");
+      const b2 = await inState(again, "outcome_unknown");
+      const out = await again.transitionMany!([
+        { id: b1.id, expected: { state: b1.state, fence: b1.fence }, patch: { state: "succeeded", resolution: resolutionOf("succeeded") } },
+        { id: b2.id, expected: { state: b2.state, fence: b2.fence }, patch: { state: "succeeded", outcome: okResult } },
+      ], Date.now());
+      assert.deepEqual(out.map((o) => (o.ok ? o.record.state : o.error.code)), ["succeeded", "validation"]);
+      assert.equal((await again.get(b2.id))?.state, "outcome_unknown");
     }));
 
     test("W9: compare-and-swap: a wrong expected state or a stale fence is a conflict and changes nothing", withStore(async ({ store }) => {
@@ -335,6 +407,13 @@ export function storeContract(label: string, open: () => Promise<StoreHarness>):
         { arguments: [1, 2] },
         { approval: { actorId: "bob", tenantId: "other", at: 1 }, state: "approved" },
         { effect: "confirm", state: "reconciling", approval },
+        // W14: a resolution only on the state it settled to, in the action's tenant, well formed.
+        { resolution: resolutionOf("succeeded") }, // approved, carrying a resolution
+        { effect: "confirm", state: "outcome_unknown", outcome: { reason: "lost" }, resolution: resolutionOf("failed") },
+        { state: "succeeded", outcome: okResult, resolution: resolutionOf("failed") },
+        { state: "failed", resolution: resolutionOf("failed", { tenantId: "other" }) },
+        { state: "failed", resolution: resolutionOf("failed", { note: "" }) },
+        { state: "failed", resolution: resolutionOf("failed", { at: -1 }) },
       ];
       for (const change of impossible) {
         const r = await inState(h.store, "approved");
@@ -353,6 +432,7 @@ export function storeContract(label: string, open: () => Promise<StoreHarness>):
     }));
 
     batchContract(withStore);
+    pagesContract(withStore, { newRecord, inState, rejectsWith });
 
     test("W9: records survive a reopen with every field", withStore(async (h) => {
       const a = await inState(h.store, "reconciling", { runId: "r9", callId: "c9" });

@@ -1,6 +1,6 @@
 // Shared pieces of the action tests: host-defined write and confirm tools over a
 // real stdio child (the reference contract server) and readers of its own log.
-import { mkdtempSync, readFileSync } from "node:fs";
+import { appendFileSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { McpClient } from "../../src/node/client.js";
@@ -13,6 +13,18 @@ export const eve: Identity = { actorId: "eve", tenantId: "evil" };
 
 /** A temporary directory for one test. */
 export const tempDir = (): string => mkdtempSync(join(tmpdir(), "yada-actions-"));
+
+/** The holder id of a file store journal's last holder line. */
+export function lastHolder(journal: string): string {
+  const last = readFileSync(journal, "utf8").split("\n").filter((l) => l.startsWith('{"yada":"holder"')).at(-1);
+  if (last === undefined) throw new Error(`${journal} has no holder line`);
+  return (JSON.parse(last) as { holder: string }).holder;
+}
+
+/** Appends `record` to a closed file store journal behind the store's back, as a corrupt disk or another program would: in the name of its last holder. */
+export function plantRecord(journal: string, record: object): void {
+  appendFileSync(journal, JSON.stringify({ h: lastHolder(journal), r: record }) + "\n");
+}
 
 /** A contract server over stdio with its own durable log. */
 export interface ContractServer {

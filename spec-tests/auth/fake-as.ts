@@ -18,12 +18,19 @@ export interface Bends {
   token?: (base: Record<string, unknown>) => Record<string, unknown> | Raw | undefined;
   /** Never answer these paths (the socket stays open). */
   hang?: string[];
+  /** The registration answer. */
+  register?: (body: Record<string, unknown>) => Record<string, unknown> | undefined;
+  /** The 401's WWW-Authenticate value. */
+  challenge?: (base: string) => string;
   /** Answers an MCP request instead of the server (`auth`: its Authorization header; `n`: requests so far; its HTTP method and body); "hang" never answers it. */
   mcp?: (auth: string, n: number, method: string, body: string) => Raw | "hang" | undefined;
 }
 
 export interface FakeWorld {
+  /** The origin its documents name (the public origin when one was given). */
   origin: string;
+  /** A fetch that sends requests for the public origin to this server (the host's name resolution). */
+  fetch: (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
   mcpUrl: string;
   bends: Bends;
   /** Authorization headers the MCP endpoint received ("" when none). */
@@ -32,6 +39,10 @@ export interface FakeWorld {
   paths: string[];
   /** Token request bodies. */
   tokenBodies: URLSearchParams[];
+  /** The Authorization header of each token request ("" when none). */
+  tokenAuth: string[];
+  /** The query of each authorization request. */
+  authorizeQueries: URLSearchParams[];
   /** Follows the authorize redirect once, like a browser that consents at once. */
   browser(url: string): Promise<string>;
   close(): Promise<void>;
@@ -39,11 +50,19 @@ export interface FakeWorld {
 
 const isRaw = (v: unknown): v is Raw => typeof v === "object" && v !== null && ("status" in v || "body" in v);
 
-export async function startFake(bends: Bends = {}): Promise<FakeWorld> {
+/**
+ * Starts the fake on 127.0.0.1. With `publicOrigin` (e.g. `https://mcp.example`) its
+ * documents name that origin instead of its loopback one, as a remote server's would;
+ * `world.fetch` then routes requests for that origin to it.
+ */
+export async function startFake(bends: Bends = {}, publicOrigin?: string): Promise<FakeWorld> {
   const seen: string[] = [];
   const paths: string[] = [];
   const tokenBodies: URLSearchParams[] = [];
+  const tokenAuth: string[] = [];
+  const authorizeQueries: URLSearchParams[] = [];
   let origin = "";
+  let local = "";
   const tokens = new Set<string>();
   let n = 0;
   const send = (res: ServerResponse, base: Record<string, unknown>, bend?: (b: Record<string, unknown>) => Record<string, unknown> | Raw | undefined): void => {
@@ -58,7 +77,7 @@ export async function startFake(bends: Bends = {}): Promise<FakeWorld> {
   };
   // Headers as large as the longest token the client keeps (MAX_TOKEN_CHARS) fit.
   const server = createServer({ maxHeaderSize: 64 * 1024 }, (req: IncomingMessage, res: ServerResponse) => {
-    const url = new URL(req.url ?? "/", origin);
+    const url = new URL(req.url ?? "/", local);
     paths.push(url.pathname);
     if (bends.hang?.includes(url.pathname)) return;
     let body = "";
@@ -81,11 +100,14 @@ export async function startFake(bends: Bends = {}): Promise<FakeWorld> {
             },
             bends.metadata,
           );
-        case "/register":
+        case "/register": {
+          const reg = bends.register?.(JSON.parse(body || "{}") as Record<string, unknown>) ?? { client_id: "fake-client", token_endpoint_auth_method: "none" };
           res.writeHead(201, { "content-type": "application/json" });
-          return res.end(JSON.stringify({ client_id: "fake-client", token_endpoint_auth_method: "none" }));
+          return res.end(JSON.stringify(reg));
+        }
         case "/authorize": {
           const q = url.searchParams;
+          authorizeQueries.push(q);
           const cb = new URL(q.get("redirect_uri") ?? "");
           cb.searchParams.set("code", "the-code");
           cb.searchParams.set("state", q.get("state") ?? "");
@@ -97,6 +119,7 @@ export async function startFake(bends: Bends = {}): Promise<FakeWorld> {
         case "/token": {
           const params = new URLSearchParams(body);
           tokenBodies.push(params);
+          tokenAuth.push(req.headers.authorization ?? "");
           const token = `at-${++n}`;
           tokens.add(token);
           const bent = bends.token?.({ access_token: token, token_type: "Bearer", expires_in: 3600, refresh_token: `rt-${n}` });
@@ -114,7 +137,8 @@ export async function startFake(bends: Bends = {}): Promise<FakeWorld> {
             return res.end(bent.body ?? "{}");
           }
           if (!tokens.has(auth.replace(/^Bearer /, ""))) {
-            res.writeHead(401, { "www-authenticate": `Bearer resource_metadata="${origin}/.well-known/oauth-protected-resource/mcp"`, "content-type": "application/json" });
+            const base = `Bearer resource_metadata="${origin}/.well-known/oauth-protected-resource/mcp"`;
+            res.writeHead(401, { "www-authenticate": bends.challenge?.(base) ?? base, "content-type": "application/json" });
             return res.end("{}");
           }
           if (req.method !== "POST") return void res.writeHead(405).end();
@@ -136,16 +160,26 @@ export async function startFake(bends: Bends = {}): Promise<FakeWorld> {
     });
   });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  origin = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+  local = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+  origin = publicOrigin ?? local;
+  const network = globalThis.fetch; // the real network, whatever a test later puts in the global
+  const route = (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
+    const u = new URL(input instanceof Request ? input.url : String(input));
+    const target = u.origin === origin ? new URL(u.pathname + u.search, local) : u;
+    return network(target, init);
+  };
   return {
     origin,
+    fetch: route,
     mcpUrl: `${origin}/mcp`,
     bends,
     seen,
     paths,
     tokenBodies,
+    tokenAuth,
+    authorizeQueries,
     browser: async (url: string) => {
-      const res = await fetch(url, { redirect: "manual" });
+      const res = await route(url, { redirect: "manual" });
       await res.body?.cancel();
       return res.headers.get("location") ?? "";
     },

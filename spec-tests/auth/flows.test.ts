@@ -96,3 +96,25 @@ test("A3: the open flows in a store are bounded by MAX_OPEN_FLOWS; the oldest is
     await world.close();
   }
 });
+
+test("A3: a login the user abandons (the interactive step fails, or outlasts its bound) deletes its flow at once, not only once it expires", T, async () => {
+  const world = await startOidc();
+  try {
+    const store = listableStore();
+    // The user closed the browser: the host's step rejects.
+    const closed = new OAuthClient({ redirectUri: REDIRECT, store, authorize: async () => Promise.reject(new Error("the user closed the window")) });
+    await assert.rejects(McpClient.connect(new HttpTransport(world.mcpUrl, { auth: closed })), /closed the window/);
+    assert.deepEqual(store.flows(), [], "the abandoned flow is still in the store");
+    assert.equal(store.map.get("flows"), undefined, "the index still names it");
+    // The user never came back: the step outlasts interactionTimeoutMs.
+    const slow = new OAuthClient({ redirectUri: REDIRECT, store, interactionTimeoutMs: 200, authorize: ({ signal }) => new Promise((_, reject) => signal.addEventListener("abort", () => reject(new Error("aborted")))) });
+    await assert.rejects(McpClient.connect(new HttpTransport(world.mcpUrl, { auth: slow })), (e: unknown) => e instanceof OAuthError && e.kind === "timeout");
+    assert.deepEqual(store.flows(), []);
+    // A flow left for a redirecting web app (no interactive step) stays open for its callback.
+    const web = new OAuthClient({ redirectUri: REDIRECT, store });
+    const { state } = await startFlow(world, web);
+    assert.deepEqual(store.flows(), [`flow ${state}`]);
+  } finally {
+    await world.close();
+  }
+});

@@ -12,6 +12,7 @@ import { startLoopbackRedirect } from "../../src/node/loopback-redirect.js";
 import { OAuthError, StoreError } from "../../src/errors.js";
 import { CLI, yada } from "../cli/support.js";
 import { startOidc } from "./oidc.js";
+import { startEnterprise } from "./enterprise-world.js";
 
 const T = { timeout: 30_000 };
 
@@ -95,6 +96,40 @@ test("A6: yada login prints the authorization URL, waits for the redirect, store
     // Without a login the server's 401 stays an error, and no login is started.
     const other = await yada(["tools", "--url", world.mcpUrl], { env: { YADA_TOKEN_FILE: join(dir, "none.json") } });
     assert.notEqual(other.code, 0);
+  } finally {
+    await world.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("A7: yada login --workload-token-file logs a workload in with its platform JWT (no browser); later commands obtain new tokens from the file, rotated in place", { timeout: 60_000 }, async () => {
+  const world = await startEnterprise();
+  const dir = tempDir();
+  const tokenFile = join(dir, "tokens.json");
+  const jwtFile = join(dir, "workload.jwt");
+  try {
+    const env = { YADA_TOKEN_FILE: tokenFile };
+    writeFileSync(jwtFile, `${world.workloadJwt()}\n`);
+    const login = await yada(["login", "--url", world.mcpUrl, "--workload-token-file", jwtFile], { env });
+    assert.equal(login.code, 0, login.stderr);
+    assert.match(login.stdout, /Logged in to .* as a workload/);
+    assert.ok(!login.stdout.includes("eyJ"), "the JWT was printed");
+    assert.equal(world.as.length, 1);
+    assert.equal(world.as[0]?.form.get("grant_type"), "urn:ietf:params:oauth:grant-type:jwt-bearer");
+    assert.equal(statSync(tokenFile).mode & 0o777, 0o600);
+    const tools = await yada(["tools", "--url", world.mcpUrl, "--json"], { env });
+    assert.equal(tools.code, 0, tools.stderr);
+    assert.equal(world.as.length, 1, "the stored token was used");
+    // The token expires and the platform rotated the file: the next command gets a new token from it.
+    world.expireAll();
+    writeFileSync(jwtFile, `${world.workloadJwt()}\n`);
+    const again = await yada(["tools", "--url", world.mcpUrl, "--json"], { env });
+    assert.equal(again.code, 0, again.stderr);
+    assert.equal(world.as.length, 2);
+    // A missing file is a config error before anything is sent.
+    const missing = await yada(["login", "--url", world.mcpUrl, "--workload-token-file", join(dir, "none.jwt")], { env });
+    assert.notEqual(missing.code, 0);
+    assert.equal(world.as.length, 2);
   } finally {
     await world.close();
     rmSync(dir, { recursive: true, force: true });

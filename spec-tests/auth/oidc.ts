@@ -54,7 +54,16 @@ function json(res: ServerResponse, status: number, body: unknown, headers: Recor
  * a Streamable POST to /mcp is answered 405 once its token passes, GET /mcp opens
  * the event stream, whose endpoint is /messages; every request needs the token.
  */
-export async function startOidc(clients: Array<Record<string, unknown>> = [], options: { legacy?: boolean } = {}): Promise<OidcWorld> {
+export async function startOidc(
+  clients: Array<Record<string, unknown>> = [],
+  options: {
+    legacy?: boolean;
+    /** The provider's own refresh token rule (a refresh token only for a granted offline_access), not "always". */
+    offlineOnly?: boolean;
+    /** Extra discovery metadata (e.g. prompt_values_supported). */
+    discovery?: Record<string, unknown>;
+  } = {},
+): Promise<OidcWorld> {
   const settings: OidcSettings = { accessTtl: 600, writeScope: "mcp:write" };
   const seen: string[] = [];
   const dpopKeys: string[] = [];
@@ -90,7 +99,8 @@ export async function startOidc(clients: Array<Record<string, unknown>> = [], op
     },
     interactions: { url: (_ctx: unknown, interaction: { uid: string }) => `/interaction/${interaction.uid}` },
     scopes: ["openid", "offline_access"],
-    issueRefreshToken: async (_ctx: unknown, client: { grantTypeAllowed(g: string): boolean }) => client.grantTypeAllowed("refresh_token"),
+    ...(options.discovery && { discovery: options.discovery }),
+    ...(!options.offlineOnly && { issueRefreshToken: async (_ctx: unknown, client: { grantTypeAllowed(g: string): boolean }) => client.grantTypeAllowed("refresh_token") }),
     rotateRefreshToken: true,
     cookies: { keys: ["a-test-only-cookie-key"] },
     pkce: { required: () => true },

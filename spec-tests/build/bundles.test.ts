@@ -39,15 +39,15 @@ type SizeModule = {
 };
 const size = (await import(pathToFileURL(repoPath("scripts", "size.mjs")).href)) as SizeModule;
 
-test("X3: the whole web entry stays within 87,000 bytes min+gzip", async () => {
-  assert.equal(size.CEILINGS.web, 87_000);
+test("X3: the whole web entry, the approval inbox included, stays within 105,000 bytes min+gzip", async () => {
+  assert.equal(size.CEILINGS.web, 105_000);
   const web = size.rows.find((r) => r.name.startsWith("yada (web"));
   assert.ok(web);
   const { gzip } = await size.measure(web);
   assert.ok(gzip <= size.CEILINGS.web, `the web entry is ${gzip} bytes min+gzip, over ${size.CEILINGS.web}`);
 });
 
-test("X3: the web entry without the OAuth client, the action stores and the approvals API stays within 65,000 bytes min+gzip", async () => {
+test("X3: the web entry without the OAuth client, the action stores, the approvals API and the inbox stays within 65,000 bytes min+gzip", async () => {
   assert.equal(size.CEILINGS.core, 65_000);
   const core = size.rows.find((r) => r.name.startsWith("yada web entry without"));
   assert.ok(core);
@@ -73,4 +73,20 @@ test("X3: McpClient + HttpTransport carry neither the task follower, the HTTP+SS
   assert.deepEqual(optIn, [], `statically reachable from McpClient or HttpTransport: ${optIn.join(", ")}`);
   // Of the task code only the capability checks stay (the follower, polling and input rounds of tasks are left out).
   assert.ok((inputs["src/mcp/tasks.ts"]?.bytesInOutput ?? 0) < 600, `src/mcp/tasks.ts adds ${inputs["src/mcp/tasks.ts"]?.bytesInOutput} bytes`);
+});
+
+test("U1, X3: the approval inbox adds nothing to a bundle that does not import it: connectMcp, the client, the action layer, the core", async () => {
+  const selections = [
+    ...size.rows.filter((r) => r.name.startsWith("yada web entry without") || r.name.startsWith("yada: McpClient")),
+    { name: "connectMcp", contents: 'export { connectMcp } from "./src/index.ts";', loader: "ts", platform: "neutral" },
+    { name: "the action layer", contents: 'export { run, createActions, createWorker, MemoryActionStore, PostgresActionStore, DurableObjectActionStore, remoteActionStore } from "./src/index.ts";', loader: "ts", platform: "neutral" },
+  ];
+  for (const row of selections) {
+    const { inputs } = (await size.measure(row, true)) as unknown as { inputs: Record<string, { bytesInOutput: number }> };
+    const carried = Object.entries(inputs).filter(([file, v]) => file.startsWith("src/inbox/") && v.bytesInOutput > 0).map(([file]) => file);
+    assert.deepEqual(carried, [], `${row.name} carries ${carried.join(", ")}`);
+  }
+  // And one that imports it carries it (the check above can fail).
+  const { inputs } = (await size.measure({ name: "inbox", contents: 'export { createApprovalInbox } from "./src/index.ts";', loader: "ts", platform: "neutral" } as never, true)) as unknown as { inputs: Record<string, { bytesInOutput: number }> };
+  assert.ok((inputs["src/inbox/inbox.ts"]?.bytesInOutput ?? 0) > 1_000);
 });

@@ -14,6 +14,10 @@ import { repoPath } from "../helpers/paths.js";
 const ALLOWED: Record<string, string> = {
   MAX_CANCEL_REASON_CHARS:
     "every reason yada sends in notifications/cancelled is one of its own short texts ('cancelled by the caller', 'timed out after N ms'); no input reaches it",
+  LOCK_LISTEN_TIMEOUT_MS:
+    "binding an abstract Unix socket answers at once (the name is free or EADDRINUSE); no test can make the kernel stall a bind, the bound only guards against a stuck call",
+  LOCK_TAKEOVER_ATTEMPTS:
+    "an opener loses a generation race only when another opener creates that generation between its listing and its link; losing 32 in a row needs 32 rivals to win and die inside that gap, which no test can schedule (the race tests count zero losses past the bound)",
   CLI_EXIT_GRACE_MS:
     "the CLI's last-resort exit timer is unref'd and only fires when a peer leaves a handle open after the work is closed; every fixture closes cleanly, so no test can hold a handle open in the CLI process",
 };

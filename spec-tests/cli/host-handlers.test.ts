@@ -64,14 +64,14 @@ describe("V6: the yada CLI process and server-everything", T, () => {
   });
 
   test("X6, V6: --elicit without a terminal declines a form elicitation, and says so on stderr", async () => {
-    const r = await yada(["call", "trigger-elicitation-request", "--elicit", "--stdio", EVERYTHING]);
+    const r = await yada(["call", "trigger-elicitation-request", "--yes", "--elicit", "--stdio", EVERYTHING]);
     assert.equal(r.code, EXIT.ok, r.stderr);
     assert.match(r.stdout, /User declined to provide the requested information/);
     assert.match(r.stderr, /the server asked for input \(form\); declined, as there is no terminal/);
   });
 
   test("X6, V6: --sampling answers sampling/createMessage with the provider run uses (scripted, offline)", async () => {
-    const r = await yada(["call", "trigger-sampling-request", '{"prompt":"hi"}', "--sampling", "--provider", "scripted", "--script", plan([{ text: "hello from the plan" }]), "--stdio", EVERYTHING]);
+    const r = await yada(["call", "trigger-sampling-request", '{"prompt":"hi"}', "--yes", "--sampling", "--provider", "scripted", "--script", plan([{ text: "hello from the plan" }]), "--stdio", EVERYTHING]);
     assert.equal(r.code, EXIT.ok, r.stderr);
     const result = JSON.parse(r.stdout.slice(r.stdout.indexOf("{"))) as { role: string; model: string; content: { type: string; text: string } };
     assert.deepEqual(result.content, { type: "text", text: "hello from the plan" });

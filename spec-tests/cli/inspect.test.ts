@@ -38,12 +38,14 @@ describe("X6: server inspection commands", { concurrency: true }, () => {
   });
 
   test("V8: call of a tool that requires a task runs it, with its status as live progress on stderr, each line exactly the status and its message", T, async () => {
-    const r = await yada(["call", "simulate-research-query", '{"topic":"terminals"}', "--stdio", EVERYTHING]);
+    const r = await yada(["call", "simulate-research-query", '{"topic":"terminals"}', "--yes", "--stdio", EVERYTHING]);
     assert.equal(r.code, EXIT.ok, r.stderr);
     assert.match(r.stdout, /# Research Report: terminals/);
     // The status lines, in order (a status a slow poll never saw, or the rate bound folded, may be missing); no amount precedes them.
     const expected = ["Gathering sources", "Analyzing content", "Synthesizing findings", "Generating report"].map((m) => `yada: progress: simulate-research-query working: ${m}...`);
-    const lines = r.stderr.split("\n").filter((l) => l !== "");
+    // P4: the tool is not marked read-only: said first, and called because of --yes.
+    assert.match(r.stderr, /^yada: simulate-research-query is not marked read-only: a direct call may change things and bypasses approvals/);
+    const lines = r.stderr.split("\n").filter((l) => l.startsWith("yada: progress: "));
     assert.equal(lines.at(-1), "yada: progress: simulate-research-query completed: Generating report...");
     const statuses = lines.slice(0, -1);
     assert.deepEqual(statuses, expected.filter((l) => statuses.includes(l)), `exact lines, in order:\n${r.stderr}`);

@@ -19,7 +19,17 @@ const T = { timeout: 60_000 };
 let dir: string;
 let provider: Server;
 let providerUrl: string;
+let locked: Server;
+let lockedUrl: string;
 before(async () => {
+  // An MCP endpoint that answers every request 401 with a challenge, and has no OAuth metadata anywhere.
+  locked = createServer((req, res) => {
+    if ((req.url ?? "").startsWith("/mcp")) res.writeHead(401, { "www-authenticate": 'Bearer realm="mcp"' }).end();
+    else res.writeHead(404).end();
+  });
+  await new Promise<void>((resolve) => locked.listen(0, "127.0.0.1", resolve));
+  const at = locked.address();
+  lockedUrl = `http://127.0.0.1:${typeof at === "object" && at ? at.port : 0}/mcp`;
   dir = realpathSync(mkdtempSync(join(tmpdir(), "yada-p4-")));
   // An OpenAI-compatible provider on loopback that refuses every key.
   provider = createServer((_req, res) => res.writeHead(401, { "content-type": "application/json" }).end('{"error":{"message":"invalid api key"}}'));
@@ -30,6 +40,7 @@ before(async () => {
 after(async () => {
   rmSync(dir, { recursive: true, force: true });
   await new Promise((resolve) => provider.close(resolve));
+  await new Promise((resolve) => locked.close(resolve));
 });
 
 function planFile(name: string, steps: unknown[]): string {
@@ -74,6 +85,10 @@ describe("P4: every exit code of the help, produced by its case", T, () => {
     [EXIT.incomplete]: () =>
       yada(["run", "loop", "--stdio", CATALOG, "--name", "catalog", "--provider", "scripted", "--max-steps", "1", "--script", planFile("steps", [{ toolCalls: [{ name: "catalog__lookup", arguments: { sku: "ABC-123" } }] }, { text: "done" }])]),
     [EXIT.interrupted]: () => interrupted(["call", "slow", '{"ms":20000}', "--stdio", CATALOG, "--verbose"], 1_500),
+    // A 401 with a challenge before any login: log in.
+    [EXIT.login]: () => yada(["tools", "--url", lockedUrl], { env: { YADA_TOKEN_FILE: join(dir, "no-login.json") } }),
+    // A login to a server whose OAuth setup is missing: misconfigured.
+    [EXIT.oauth]: () => yada(["login", "--url", lockedUrl], { env: { YADA_TOKEN_FILE: join(dir, "no-login.json") } }),
   };
 
   for (const doc of EXIT_CODES) {

@@ -66,7 +66,9 @@ describe("R1, X6: run with the scripted provider", { timeout: 30_000 }, () => {
     assert.equal(r.code, EXIT.approval, r.stderr);
     const events = r.stdout.trim().split("\n").map((l) => JSON.parse(l) as { type: string; calls?: unknown; toolName?: string; stopReason?: string });
     assert.equal(events[0]?.type, "agent_start");
-    assert.deepEqual(events.at(-1), { type: "agent_end", stopReason: "approval_required", usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 }, steps: 2 });
+    // P4: the undecided run's exit is its last line, as every --json error is.
+    assert.deepEqual(events.at(-1), { code: "approval_required", message: "1 call needs approval; nothing was executed (decide with --approve all|none, or run on a terminal)", exit: EXIT.approval });
+    assert.deepEqual(events.at(-2), { type: "agent_end", stopReason: "approval_required", usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 }, steps: 2 });
     const approval = events.find((e) => e.type === "approval_required");
     assert.deepEqual(approval?.calls, [{ callId: "call_2_1", toolName: "catalog__rename", effect: "confirm", arguments: { sku: "ABC-123", name: "Widget Pro" } }]);
     assert.deepEqual(

@@ -73,3 +73,80 @@ export function errorCodes(stderr: string): string[] {
     .map((l) => /^yada: ([a-z_]+): /.exec(l)?.[1])
     .filter((c): c is string => c !== undefined && c !== "progress");
 }
+
+/** A `yada` process on a real pseudo-terminal (util-linux `script`): stdin, stdout and stderr are the terminal. */
+export interface OnTerminal {
+  /** Everything the terminal showed so far (stdout and stderr together, CR LF as LF). */
+  readonly screen: () => string;
+  /** Resolves once the screen matches `pattern` (rejects after `timeoutMs`). */
+  waitFor(pattern: RegExp, timeoutMs?: number): Promise<void>;
+  /** Types `text` (e.g. "y\r", "\u0003" for Ctrl-C, "\u0004" for Ctrl-D). */
+  type(text: string): void;
+  /** How the process ended, with the whole screen. */
+  readonly done: Promise<{ code: number | null; screen: string }>;
+}
+
+/**
+ * Runs `yada ...args` on a pseudo-terminal made by `script -qfec` (util-linux),
+ * which exits with yada's exit code. Colours are off (NO_COLOR) so the screen
+ * reads as text. Killed after `timeoutMs` (default 30 000).
+ */
+export function yadaOnTerminal(args: readonly string[], options: { env?: Record<string, string | undefined>; cwd?: string; timeoutMs?: number } = {}): OnTerminal {
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !SCRUBBED.includes(k)) env[k] = v;
+  env.NO_COLOR = "1";
+  env.TERM = "xterm";
+  for (const [k, v] of Object.entries(options.env ?? {})) {
+    if (v === undefined) delete env[k];
+    else env[k] = v;
+  }
+  const command = [process.execPath, CLI, ...args].map(quote).join(" ");
+  const child = spawn("script", ["-qfec", command, "/dev/null"], { cwd: options.cwd ?? repoRoot, env, stdio: ["pipe", "pipe", "pipe"] });
+  let screen = "";
+  const waiters = new Set<() => void>();
+  const onData = (d: string): void => {
+    screen += d.replace(/\r\n/g, "\n");
+    for (const w of [...waiters]) w();
+  };
+  child.stdout.setEncoding("utf8").on("data", onData);
+  child.stderr.setEncoding("utf8").on("data", onData);
+  const killer = setTimeout(() => child.kill("SIGKILL"), options.timeoutMs ?? 30_000);
+  let exited = false;
+  const done = new Promise<{ code: number | null; screen: string }>((resolve, reject) => {
+    child.on("error", reject);
+    child.on("close", (code) => {
+      clearTimeout(killer);
+      exited = true;
+      for (const w of [...waiters]) w();
+      resolve({ code, screen });
+    });
+  });
+  return {
+    screen: () => screen,
+    waitFor(pattern, timeoutMs = 20_000) {
+      return new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => {
+          waiters.delete(check);
+          reject(new Error(`the terminal never showed ${pattern}:\n${screen}`));
+        }, timeoutMs);
+        function check(): void {
+          if (pattern.test(screen)) {
+            clearTimeout(timer);
+            waiters.delete(check);
+            resolve();
+          } else if (exited) {
+            clearTimeout(timer);
+            waiters.delete(check);
+            reject(new Error(`yada exited before the terminal showed ${pattern}:\n${screen}`));
+          }
+        }
+        waiters.add(check);
+        check();
+      });
+    },
+    type(text) {
+      child.stdin.write(text);
+    },
+    done,
+  };
+}

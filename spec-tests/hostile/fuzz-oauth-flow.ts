@@ -115,9 +115,9 @@ export async function fuzzLogin(r: Rng): Promise<void> {
   const tok = served.get("token");
   check(tok !== undefined && t.tokenType === "bearer" && t.accessToken === tok.access_token && typeof tok.token_type === "string" && tok.token_type.toLowerCase() === "bearer", "stored tokens are not the token answer's bearer token");
   check(secure(t.tokenEndpoint), "tokens came from a token endpoint that is not https outside loopback");
-  if (t.issuer === "") {
-    // Revision 2025-03-26 without any metadata: the server's origin, default endpoints.
-    check(t.tokenEndpoint === `${mcpOrigin}/token`, "tokens without an issuer came from another endpoint than the server's default");
+  if (t.defaultEndpoints === true) {
+    // Revision 2025-03-26 without any metadata: the server's origin is the issuer (A4), default endpoints.
+    check(t.issuer === mcpOrigin && t.tokenEndpoint === `${mcpOrigin}/token`, "tokens of default endpoints came from another endpoint than the server's default, or name another issuer than its origin");
   } else {
     const as = served.get("as");
     check(as !== undefined && t.issuer === as.issuer && typeof as.token_endpoint === "string" && t.tokenEndpoint === new URL(as.token_endpoint).href, "tokens were stored for an issuer or endpoint the metadata did not establish");

@@ -48,13 +48,25 @@ const origin = (u: string): string | undefined => {
   }
 };
 
-/** RFC 8414 §3.3 and §2: the metadata of `issuer` (`legacy`: of its origin). */
+/**
+ * A8 for the hosts the fuzzer uses: a loopback host (127/8, localhost, [::1]) is
+ * reached only from a server on loopback; every other host of URLS is a name.
+ */
+function reachable(v: string, server: string): boolean {
+  const loop = (u: string): boolean => {
+    const h = new URL(u).hostname;
+    return h === "localhost" || h === "[::1]" || /^127\.\d+\.\d+\.\d+$/.test(h);
+  };
+  return !loop(v) || loop(server);
+}
+
+/** RFC 8414 §3.3 and §2: the metadata of `issuer` (`legacy`: of its origin); its URLs reachable from the issuer's kind of host (A8). */
 function serverMetadataOk(o: unknown, issuer: string, legacy: boolean): boolean {
   if (!record(o) || !text(o.issuer)) return false;
   if (legacy ? origin(o.issuer) !== origin(issuer) : o.issuer !== issuer) return false;
-  if (!secure(o.issuer) || o.token_endpoint === undefined) return false;
-  for (const k of ["authorization_endpoint", "token_endpoint", "registration_endpoint", "revocation_endpoint"]) if (o[k] !== undefined && !(text(o[k]) && secure(o[k]))) return false;
-  for (const k of ["scopes_supported", "code_challenge_methods_supported", "token_endpoint_auth_methods_supported", "grant_types_supported", "dpop_signing_alg_values_supported"]) if (!strings(o[k])) return false;
+  if (!secure(o.issuer) || !reachable(o.issuer, issuer) || o.token_endpoint === undefined) return false;
+  for (const k of ["authorization_endpoint", "token_endpoint", "registration_endpoint", "revocation_endpoint", "jwks_uri"]) if (o[k] !== undefined && !(text(o[k]) && secure(o[k]) && reachable(o[k], issuer))) return false;
+  for (const k of ["scopes_supported", "code_challenge_methods_supported", "token_endpoint_auth_methods_supported", "grant_types_supported", "dpop_signing_alg_values_supported", "prompt_values_supported"]) if (!strings(o[k])) return false;
   for (const k of ["authorization_response_iss_parameter_supported", "client_id_metadata_document_supported"]) if (o[k] !== undefined && typeof o[k] !== "boolean") return false;
   return true;
 }
@@ -204,7 +216,9 @@ async function fuzzServerMetadata(r: Rng): Promise<void> {
     return;
   }
   check(serverMetadataOk(doc, issuer, legacy), `authorization server metadata the rules refuse was accepted: ${JSON.stringify(doc).slice(0, 300)}`);
-  for (const u of [meta.tokenEndpoint, meta.authorizationEndpoint, meta.registrationEndpoint, meta.revocationEndpoint]) check(u === undefined || secure(u), "an accepted endpoint is not https outside loopback");
+  for (const u of [meta.tokenEndpoint, meta.authorizationEndpoint, meta.registrationEndpoint, meta.revocationEndpoint, meta.jwksUri]) {
+    check(u === undefined || (secure(u) && reachable(u, issuer)), "an accepted endpoint is not https outside loopback, or aims at loopback for a server on a name");
+  }
 }
 
 async function fuzzResource(r: Rng): Promise<void> {
@@ -229,6 +243,7 @@ async function fuzzResource(r: Rng): Promise<void> {
   const got200 = seen.docs[seen.docs.length - 1];
   check(record(got200) && typeof got200.resource === "string" && resourceNames(got200.resource, endpoint), `resource metadata for another resource was accepted: ${String(record(got200) ? got200.resource : "").slice(0, 100)} for ${endpoint}`);
   check(got.authorizationServers.length >= 1 && got.authorizationServers.every(secure) && strings(got.authorizationServers) && strings(got.scopesSupported), "accepted resource metadata breaks its bounds");
+  check(got.authorizationServers.every((a) => reachable(a, endpoint)), "an accepted authorization server aims at loopback for a server on a name");
 }
 
 const META: ServerMetadata = {

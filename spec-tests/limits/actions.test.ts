@@ -28,7 +28,7 @@ import {
   RECONCILE_BASE_DELAY_MS,
 } from "../../src/limits.js";
 import { newRecord } from "../actions/store-contract.js";
-import { tempDir } from "../actions/support.js";
+import { plantRecord, tempDir } from "../actions/support.js";
 import { limitNamed } from "./support.js";
 
 const T = { timeout: 60_000 };
@@ -65,7 +65,7 @@ describe("W8: record fields at their bounds (file store)", { concurrency: true }
         // Written behind the store's back, as a corrupt disk or another program would.
         const planted = newRecord(make(max + 1));
         await store.close();
-        appendFileSync(path, JSON.stringify(planted) + "\n");
+        plantRecord(path, planted);
         store = await openFileStore(path);
         await assert.rejects(store.get(planted.id), coded("store"));
       } finally {
@@ -86,7 +86,7 @@ describe("W8: record fields at their bounds (file store)", { concurrency: true }
       store = await openFileStore(path);
       assert.deepEqual(await store.get(at.id), at);
       await store.close();
-      appendFileSync(path, JSON.stringify({ ...at, ...rejection(MAX_ACTION_REASON_CHARS + 1) }) + "\n");
+      plantRecord(path, { ...at, ...rejection(MAX_ACTION_REASON_CHARS + 1) });
       store = await openFileStore(path);
       await assert.rejects(store.get(at.id), coded("store"));
     } finally {
@@ -218,7 +218,9 @@ describe("W9: file store journal bounds", { concurrency: true }, () => {
     writeFileSync(at, line.repeat(count));
     const kept = await openFileStore(at);
     await kept.close();
-    assert.equal(statSync(at).size, FILE_STORE_COMPACT_BYTES, "not compacted at the bound");
+    // Not compacted at the bound: only the opener's holder line was appended.
+    const grown = statSync(at).size - FILE_STORE_COMPACT_BYTES;
+    assert.ok(grown > 0 && grown < 200, `not compacted at the bound (grew by ${grown} bytes)`);
     const over = journalPath();
     writeFileSync(over, line.repeat(count + 1));
     const compacted = await openFileStore(over);
@@ -227,12 +229,14 @@ describe("W9: file store journal bounds", { concurrency: true }, () => {
     } finally {
       await compacted.close();
     }
-    assert.equal(readFileSync(over, "utf8"), line, "compacted to its one live line");
+    const lines = readFileSync(over, "utf8").trim().split("\n");
+    assert.equal(lines.length, 2, "compacted to its holder line and its one live line");
+    assert.equal((JSON.parse(lines[1] ?? "") as { r: { id: string } }).r.id, "one");
     // The bound is the default of compactBytes, which a host may lower.
     const small = journalPath();
     writeFileSync(small, line.repeat(20));
     await (await openFileStore(small, { compactBytes: 4_096 })).close();
-    assert.equal(statSync(small).size, 1024);
+    assert.ok(statSync(small).size < 1_300, `compacted to one line (${statSync(small).size} bytes)`);
   });
 
   test("W9: a journal of MAX_FILE_STORE_ACTIONS actions opens and takes no more; one more action is a limit error on open", T, async () => {

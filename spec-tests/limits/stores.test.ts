@@ -55,6 +55,29 @@ describe("W12: Durable Object store bounds", { concurrency: true }, () => {
     assert.equal((await store.get(last.id))?.id, last.id, "it is still there");
   });
 
+  test("U4: a Durable Object count by tenant and state reads kept numbers (built by the first count), exact after every move; a count by run reads at most DO_LIST_SCAN_MAX records", T, async () => {
+    const storage = memoryStorage();
+    let reads = 0;
+    const counting: DurableObjectStorageLike = { ...storage, transaction: (fn) => storage.transaction((txn) => fn({ ...txn, list: (o) => (reads++, txn.list(o)) })) };
+    const store = new DurableObjectActionStore(counting);
+    const t0 = 1_000_000;
+    const made = [];
+    for (let i = 0; i < 300; i++) made.push(await store.create(newRecord({ createdAt: t0 + i, runId: i < 10 ? "r1" : "r2" })));
+    assert.equal(await store.count({ tenantId: "acme", state: "awaiting_approval" }), 300, "the first count builds the numbers");
+    await store.create(newRecord({ createdAt: t0 + 400 }));
+    const a = made[0]!;
+    await store.transition(a.id, { state: "awaiting_approval", fence: 0 }, { state: "expired" }, t0 + 500);
+    reads = 0;
+    assert.equal(await store.count({ tenantId: "acme", state: "awaiting_approval" }), 300);
+    assert.equal(await store.count({ tenantId: "acme", state: ["expired", "awaiting_approval"] }), 301);
+    assert.equal(await store.count({ tenantId: "acme" }), 301);
+    assert.equal(reads, 0, "no record was listed to count");
+    assert.equal(await store.count({ tenantId: "acme", runId: "r1" }), 10);
+    for (let i = 0; i < DO_LIST_SCAN_MAX; i++) await store.create(newRecord({ tenantId: "other", createdAt: t0 + 1_000 + i }));
+    await assert.rejects(store.count({ tenantId: "acme", runId: "r1" }), limitNamed("DO_LIST_SCAN_MAX", DO_LIST_SCAN_MAX));
+    assert.equal(await store.count({ tenantId: "other", state: "awaiting_approval" }), DO_LIST_SCAN_MAX, "kept numbers have no scan bound");
+  });
+
   test("W12: an answer of MAX_DO_MESSAGE_BYTES bytes is read; one byte more is a limit error naming the bound", T, async () => {
     let size = 0;
     const server = createHttpServer((req, res) => {

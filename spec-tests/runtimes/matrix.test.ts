@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as esbuild from "esbuild";
 import { repoPath } from "../helpers/paths.js";
-import { chromiumBinary } from "./chromium.js";
+import { HEADLESS_FLAGS, chromiumBinary } from "./chromium.js";
 import {
   TEST_TIMEOUT_MS,
   RUNTIME_BOUND_MS,
@@ -146,14 +146,7 @@ test("X2, P2: the web bundle runs a session inside headless Chromium from npm, c
     await withCatalog(async (server) => {
       const url = `${page.origin}/fixtures/runtimes/browser.html?mcp=${encodeURIComponent(server.url)}`;
       const chromium = start(binary, [
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--no-first-run",
-        "--no-default-browser-check",
+        ...HEADLESS_FLAGS,
         "--enable-logging=stderr",
         `--user-data-dir=${profile}`,
         url,

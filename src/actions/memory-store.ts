@@ -8,7 +8,7 @@
 import { MAX_FILE_STORE_ACTIONS } from "../limits.js";
 import { checkBatch, checkClaimMany, eachItem, single } from "./batch.js";
 import { RecordTable } from "./table.js";
-import type { ActionExpectation, ActionPatch, ActionQuery, ActionRecord, ActionStore, ActionTransition, ClaimManyOptions, ClaimOptions, TransitionOutcome } from "./types.js";
+import type { ActionCountQuery, ActionExpectation, ActionPatch, ActionQuery, ActionRecord, ActionStore, ActionTransition, ClaimManyOptions, ClaimOptions, TransitionOutcome } from "./types.js";
 
 /** Options of {@link MemoryActionStore}. */
 export interface MemoryStoreOptions {
@@ -58,6 +58,10 @@ export class MemoryActionStore implements ActionStore {
 
   async list(query: ActionQuery): Promise<ActionRecord[]> {
     return this.#table.list(query);
+  }
+
+  async count(query: ActionCountQuery): Promise<number> {
+    return this.#table.count(query);
   }
 
   async transition(id: string, expected: ActionExpectation, patch: ActionPatch, now: number): Promise<ActionRecord> {

@@ -1,7 +1,8 @@
 /**
  * Batched compare-and-swap on PostgreSQL (W9, W12): several transitions in ONE
  * `UPDATE … FROM json_to_recordset($1)` statement. Each row is compared on its own
- * (id, state, fence, allowed move, the decision's tenant, the effect's rules), so
+ * (id, state, fence, allowed move, the decision's tenant, the effect's rules, a
+ * resolution exactly on the move out of `outcome_unknown`), so
  * the batch is a set of independent compare-and-swaps that commit together: a
  * stale worker's item is refused exactly as a single transition would be, and the
  * others still apply. A single transition is a batch of one.
@@ -47,6 +48,7 @@ u AS (UPDATE ${t} a SET (${cols.join(", ")}) = (SELECT ${cols.map(value).join(",
   FROM x WHERE a.id = ANY(ARRAY(SELECT json_array_elements_text($2::json))) AND a.id = x.id AND a.state = x.es AND a.fence = x.ef AND (a.state || '>' || x.ns) IN (${MOVES_SQL})
   AND (x.tenant IS NULL OR a.tenant_id = x.tenant)
   AND NOT (a.effect = 'confirm' AND x.ns = 'reconciling') AND NOT (a.effect = 'write' AND x.ns = 'outcome_unknown')
+  AND (a.state = 'outcome_unknown') = coalesce(json_typeof(x.p -> 'resolution') = 'object', false)
   RETURNING a.*, x.i AS batch_item)
 ${ROW_SELECT("u", "batch_item")}`;
 }
@@ -76,7 +78,7 @@ export function itemRow({ id, expected, patch }: ActionTransition, index: number
     if (utf8Length(text) > MAX_ACTION_RECORD_BYTES) {
       throw new LimitError("MAX_ACTION_RECORD_BYTES", MAX_ACTION_RECORD_BYTES, `${where}: transition of ${quote(id)} is larger than ${MAX_ACTION_RECORD_BYTES} bytes`);
     }
-    const decided = patch.approval ?? patch.rejection;
+    const decided = patch.approval ?? patch.rejection ?? patch.resolution;
     return { kind: "row", row: { i: index, id, es: expected.state, ef: expected.fence, ns: patch.state, tenant: decided ? decided.tenantId : null, p } };
   } catch (e) {
     if (e instanceof ValidationError || e instanceof LimitError) return { kind: "error", error: e };

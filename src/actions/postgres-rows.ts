@@ -34,6 +34,7 @@ export const MUTABLE_COLUMNS: Readonly<Record<string, readonly [string, "text" |
   approval: ["approval", "json"],
   rejection: ["rejection", "json"],
   outcome: ["outcome", "json"],
+  resolution: ["resolution", "json"],
 };
 
 // The column copies of body fields, checked against the body on every read.

@@ -10,12 +10,18 @@
  *   the claim index covers only actions that may need a worker.
  * - v2: a trigger that NOTIFYs the table's channel when an action becomes approved
  *   or reconciling (the wake-up of {@link PostgresActionStore.waitForWork}).
+ * - v3: the `resolution` column (W14: an operator's settlement of an outcome-unknown
+ *   action), with a check that only a settled action carries one and that its state
+ *   is the resolution's verdict.
+ * - v4: an index by (tenant, state, created_at, id): a page of one state of a tenant
+ *   (the approval inbox's pending list) and its count read only that state's index
+ *   entries, however many actions of other states the table holds.
  *
  * @module
  */
 
 /** The schema version this code reads and writes. */
-export const SCHEMA_VERSION = 2;
+export const SCHEMA_VERSION = 4;
 
 const steps = (t: string): readonly string[] => [
   `CREATE TABLE ${t} (
@@ -52,6 +58,9 @@ const steps = (t: string): readonly string[] => [
   CREATE TRIGGER ${t}_notify AFTER UPDATE OF state ON ${t} FOR EACH ROW
     WHEN (NEW.state IN ('approved', 'reconciling') AND OLD.state IS DISTINCT FROM NEW.state)
     EXECUTE FUNCTION ${t}_notify();`,
+  `ALTER TABLE ${t} ADD COLUMN resolution json;
+  ALTER TABLE ${t} ADD CONSTRAINT ${t}_resolution CHECK (resolution IS NULL OR (state IN ('succeeded', 'failed') AND resolution ->> 'outcome' = state));`,
+  `CREATE INDEX ${t}_tenant_state ON ${t} (tenant_id, state, created_at, id);`,
 ];
 
 /**

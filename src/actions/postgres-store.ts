@@ -36,9 +36,10 @@ import { checkBatch, checkClaimMany, failed, itemError, single } from "./batch.j
 import { canTransition } from "./states.js";
 import { DB_NOW, itemRow, transitionManySql, type Prepared } from "./postgres-batch.js";
 import { listStates } from "./record-check.js";
-import { byAge, checkClaim, parseNewRecord, queryLimit } from "./record.js";
+import { byAge, checkClaim, parseNewRecord } from "./record.js";
+import { checkCountQuery, queryPage } from "./query.js";
 import { MUTABLE_COLUMNS, ROW_SELECT, parseRows, recordBody } from "./postgres-rows.js";
-import type { ActionExpectation, ActionPatch, ActionQuery, ActionRecord, ActionStore, ActionTransition, ClaimManyOptions, ClaimOptions, TransitionOutcome } from "./types.js";
+import type { ActionCountQuery, ActionExpectation, ActionPatch, ActionQuery, ActionRecord, ActionState, ActionStore, ActionTransition, ClaimManyOptions, ClaimOptions, TransitionOutcome } from "./types.js";
 import { migrationSql, SCHEMA_VERSION } from "./postgres-schema.js";
 
 /**
@@ -127,7 +128,8 @@ export class PostgresActionStore implements ActionStore {
   #listening: Promise<void> | undefined;
   #wakers = new Set<() => void>();
   #pendingWake = false;
-  readonly #sql: Readonly<Record<"insert" | "get" | "list" | "claimWork" | "claimExpiry" | "transitionMany", string>>;
+  readonly #sql: Readonly<Record<"insert" | "get" | "claimWork" | "claimExpiry" | "transitionMany", string>>;
+  readonly #lists = new Map<string, string>();
 
   constructor(options: PostgresActionStoreOptions) {
     if (!isRec(options) || typeof options.query !== "function") throw new ValidationError("postgres store: options.query must be a function");
@@ -148,9 +150,6 @@ VALUES ($1, $2, $3, $4, $5, $6::float8, $7::float8, $8::json, $9, $10::bigint, $
 ON CONFLICT DO NOTHING RETURNING id`,
       get: ROW_SELECT(`${t} WHERE id = $1`),
       transitionMany: transitionManySql(t),
-      list: ROW_SELECT(`(SELECT * FROM ${t} WHERE tenant_id = $1
-  AND ($2::json IS NULL OR state IN (SELECT json_array_elements_text($2::json)))
-  AND ($3::text IS NULL OR run_id = $3) ORDER BY created_at, id LIMIT $4::int) l`),
       // Work (approved; reconciling past its back-off; executing whose lease lapsed), oldest first: the
       // order of the work index, so the scan stops after `limit` rows whatever the backlog.
       // A negative fence or count is impossible: such a row is never leased (and reads as a store error).
@@ -206,14 +205,53 @@ ON CONFLICT DO NOTHING RETURNING id`,
     return r;
   }
 
+  /**
+   * One statement: the page in (created_at, id) order from the cursor on, read from
+   * the (tenant, state, created_at, id) index for one state (it stops after `limit`
+   * entries however large the backlog) and from the (tenant, created_at, id) index
+   * otherwise.
+   */
   async list(query: ActionQuery): Promise<ActionRecord[]> {
-    const limit = queryLimit(query);
+    const { limit, newest, after } = queryPage(query);
     const states = listStates(query);
-    const runId = typeof query.runId === "string" ? query.runId : null;
-    const rows = await this.#run("list", this.#sql.list, [query.tenantId, states ? JSON.stringify(states) : null, runId, String(limit)]);
+    const params = [query.tenantId, ...stateParams(states), typeof query.runId === "string" ? query.runId : null, String(limit)];
+    if (after) params.push(String(after.createdAt), after.id);
+    const rows = await this.#run("list", this.#listSql(states, newest, after !== undefined), params);
     const records = parseRows(rows, limit, this.#where);
     for (const r of records) if (r.tenantId !== query.tenantId) throw new StoreError(`${this.#where}: list read an action of another tenant`);
     return records;
+  }
+
+  /** One `count(*)` over the index entries of the selection (an index-only scan of one state's entries). */
+  async count(query: ActionCountQuery): Promise<number> {
+    const states = checkCountQuery(query);
+    const params = [query.tenantId, ...stateParams(states), typeof query.runId === "string" ? query.runId : null];
+    const rows = await this.#run("count", this.#listSql(states, false, false, true), params);
+    const n = Number(isRec(rows[0]) ? rows[0]["n"] : NaN);
+    if (rows.length !== 1 || !Number.isSafeInteger(n) || n < 0) throw new StoreError(`${this.#where}: count read no number`);
+    return n;
+  }
+
+  /**
+   * The list (or count) statement for a selection: `$1` tenant, `$2` the state (one: an
+   * equality the index orders by) or the states (a JSON array), `$3` run, `$4` limit,
+   * `$5`, `$6` the cursor. Built once per shape.
+   */
+  #listSql(states: readonly ActionState[] | undefined, newest: boolean, cursor: boolean, count = false): string {
+    const shape = `${states === undefined ? "all" : states.length === 1 ? "one" : "some"}${newest ? "-desc" : ""}${cursor ? "-after" : ""}${count ? "-count" : ""}`;
+    const known = this.#lists.get(shape);
+    if (known) return known;
+    const t = this.#table;
+    const state = states === undefined ? "$2::text IS NULL" : states.length === 1 ? "state = $2" : "state IN (SELECT json_array_elements_text($2::json))";
+    const where = `tenant_id = $1 AND ${state} AND ($3::text IS NULL OR run_id = $3)`;
+    const dir = newest ? " DESC" : "";
+    const sql = count
+      ? `SELECT count(*)::text AS n FROM ${t} WHERE ${where}`
+      : // The outer ORDER BY is the page's own order (the planner keeps it without sorting again).
+        `${ROW_SELECT(`(SELECT * FROM ${t} WHERE ${where}${cursor ? ` AND (created_at, id) ${newest ? "<" : ">"} ($5::float8, $6::text)` : ""}
+  ORDER BY created_at${dir}, id${dir} LIMIT $4::int) l`, "created_at, id")} ORDER BY created_at${dir}, id${dir}`;
+    this.#lists.set(shape, sql);
+    return sql;
   }
 
   async transition(id: string, expected: ActionExpectation, patch: ActionPatch, now: number): Promise<ActionRecord> {
@@ -377,6 +415,11 @@ function claimSql(t: string, where: string, order: string): string {
 ), u AS (UPDATE ${t} a SET fence = a.fence + 1, lease_owner = $1, lease_until = ${DB_NOW} + $2::float8, updated_at = ${DB_NOW}
   FROM next CROSS JOIN (SELECT set_config('synchronous_commit', 'off', true)) AS async_commit
   WHERE a.id = next.id RETURNING a.*) ${ROW_SELECT("u")}`;
+}
+
+/** The `$2` of a list or count: null (every state), the one state, or the states as a JSON array. */
+function stateParams(states: readonly ActionState[] | undefined): [string | null] {
+  return [states === undefined ? null : states.length === 1 ? states[0]! : JSON.stringify(states)];
 }
 
 function positive(v: unknown, fallback: number): number {

@@ -15,19 +15,20 @@ import {
   MAX_ACTION_VERSION_CHARS,
   MAX_ACTIONS_LISTED,
   MAX_OPERATION_ID_CHARS,
+  MAX_RESOLUTION_NOTE_CHARS,
   MAX_STATE_VERSION_CHARS,
   MAX_TOOL_NAME_CHARS,
 } from "../limits.js";
 import { isRec, type Rec } from "../util/record.js";
-import { canTransition, isActionState, isTerminal } from "./states.js";
+import { canTransition, isActionState, isFinal, isResolutionMove } from "./states.js";
 import type { ActionDecision, ActionExpectation, ActionPatch, ActionQuery, ActionRecord, ActionResult, ActionState, ClaimOptions } from "./types.js";
 
 const RECORD_KEYS = new Set([
   "id", "operationId", "runId", "callId", "actorId", "tenantId", "tool", "effect", "version", "arguments", "argumentsHash",
   "stateVersion", "preview", "state", "fence", "leaseOwner", "leaseUntil", "attempts", "notBefore", "createdAt", "updatedAt",
-  "expiresAt", "approval", "rejection", "outcome",
+  "expiresAt", "approval", "rejection", "outcome", "resolution",
 ]);
-const PATCH_KEYS = new Set(["state", "leaseOwner", "leaseUntil", "attempts", "notBefore", "approval", "rejection", "outcome", "stateVersion"]);
+const PATCH_KEYS = new Set(["state", "leaseOwner", "leaseUntil", "attempts", "notBefore", "approval", "rejection", "outcome", "stateVersion", "resolution"]);
 // States an action only reaches through an approval.
 const APPROVED_STATES: ReadonlySet<ActionState> = new Set(["approved", "executing", "reconciling", "succeeded", "failed", "outcome_unknown"]);
 const HEX64 = /^[0-9a-f]{64}$/;
@@ -59,14 +60,37 @@ function num(r: Rec, key: string, fail: Fail, optional = false, integer = false)
   }
 }
 
-function decision(v: unknown, key: string, tenantId: unknown, fail: Fail): asserts v is ActionDecision {
+// Who decided and when: an approval, a rejection (with its reason) or a resolution (W14: a verdict and a note).
+const DECISION_KEYS = new Set(["actorId", "tenantId", "at", "reason"]);
+const RESOLUTION_KEYS = new Set(["actorId", "tenantId", "at", "outcome", "note"]);
+
+function decision(v: unknown, key: string, tenantId: unknown, fail: Fail, keys = DECISION_KEYS): asserts v is ActionDecision {
   if (!isRec(v)) throw fail(`action ${key} must be an object`);
-  for (const k of Object.keys(v)) if (k !== "actorId" && k !== "tenantId" && k !== "at" && k !== "reason") throw fail(`action ${key} has an unknown member`);
+  for (const k of Object.keys(v)) if (!keys.has(k)) throw fail(`action ${key} has an unknown member`);
   str(v, "actorId", MAX_ACTION_ID_CHARS, fail);
   str(v, "tenantId", MAX_ACTION_ID_CHARS, fail);
   num(v, "at", fail);
   if (v.reason !== undefined && (typeof v.reason !== "string" || v.reason.length > MAX_ACTION_REASON_CHARS)) throw fail(`action ${key} reason is too long or not a string`);
   if (v.tenantId !== tenantId) throw fail(`action ${key} was made in another tenant`);
+  if (keys === RESOLUTION_KEYS) {
+    if (v.outcome !== "succeeded" && v.outcome !== "failed") throw fail("action resolution outcome must be succeeded or failed");
+    str(v, "note", MAX_RESOLUTION_NOTE_CHARS, fail);
+  }
+}
+
+/**
+ * W14: the rules of a resolution move, on top of the state machine: a move out of
+ * `outcome_unknown` is an operator's resolution and its patch is exactly
+ * `{ state, resolution }`; no other move carries a resolution. (The resolution's
+ * shape, tenant and outcome are checked with the record it makes.)
+ *
+ * @throws ValidationError (`validation`).
+ */
+export function checkResolutionPatch(from: ActionState, patch: ActionPatch): void {
+  const p = patch as unknown as Rec;
+  if (isResolutionMove(from, patch.state) ? p["resolution"] == null || Object.keys(p).some((k) => k !== "state" && k !== "resolution") : "resolution" in p) {
+    throw new ValidationError(`a move out of outcome_unknown is a resolution, its patch exactly { state, resolution }; no other move carries one (from ${from})`);
+  }
 }
 
 function outcome(v: unknown, fail: Fail): asserts v is ActionResult {
@@ -130,6 +154,11 @@ export function parseActionRecord(value: unknown, fail: Fail = (m) => new StoreE
   if (r.approval !== undefined) decision(r.approval, "approval", r.tenantId, fail);
   if (r.rejection !== undefined) decision(r.rejection, "rejection", r.tenantId, fail);
   if (r.outcome !== undefined) outcome(r.outcome, fail);
+  if (r.resolution !== undefined) {
+    decision(r.resolution, "resolution", r.tenantId, fail, RESOLUTION_KEYS);
+    // A resolution is what the action ended as: only a settled one carries it, and its state is the verdict.
+    if (r.state !== (r.resolution as unknown as Rec).outcome) throw fail(`action in state ${r.state} carries a resolution of another verdict`);
+  }
   // Consistency: the states only an approval reaches carry one; a rejection carries its decision.
   if (APPROVED_STATES.has(r.state) !== (r.approval !== undefined)) throw fail(`action in state ${r.state} ${r.approval === undefined ? "lacks" : "must not carry"} an approval`);
   if ((r.state === "rejected") !== (r.rejection !== undefined)) throw fail(`action in state ${r.state} ${r.rejection === undefined ? "lacks" : "must not carry"} a rejection`);
@@ -163,8 +192,9 @@ export function applyTransition(current: ActionRecord, expected: ActionExpectati
     throw new ActionConflictError(current.id, `action is ${current.state} with fence ${current.fence}, not what the transition expected`);
   }
   if (!canTransition(current.state, patch.state)) {
-    throw new ActionConflictError(current.id, `action cannot move from ${current.state} to ${patch.state}${isTerminal(current.state) ? " (terminal)" : ""}`);
+    throw new ActionConflictError(current.id, `action cannot move from ${current.state} to ${patch.state}${isFinal(current.state) ? " (final)" : ""}`);
   }
+  checkResolutionPatch(current.state, patch);
   if (typeof now !== "number" || !Number.isFinite(now)) throw new ValidationError("a transition needs a finite now");
   const next: Rec = { ...structuredClone(current) };
   for (const [k, v] of Object.entries(structuredClone(patch))) {

@@ -1,15 +1,18 @@
 /**
  * The in-memory table behind the memory and file stores (W9): records kept as JSON
  * text by id, each parsed and checked once per stored text (a text changed behind
- * the store's back is parsed again), the operation-id index and the set of actions
- * that are not terminal, so a claim looks only at those.
+ * the store's back is parsed again), the operation-id index, the set of actions
+ * that are not terminal, so a claim looks only at those, and the numbers of actions
+ * by tenant and state (counts.ts), so a count reads no record.
  *
  * @module
  */
 import { ActionConflictError, LimitError, StoreError } from "../errors.js";
-import { applyTransition, byAge, checkClaim, isClaimable, leaseRecord, matchesQuery, parseActionRecord, parseNewRecord, queryLimit } from "./record.js";
-import { isTerminal } from "./states.js";
-import type { ActionExpectation, ActionPatch, ActionQuery, ActionRecord, ClaimOptions } from "./types.js";
+import { checkCountQuery, isAfter, queryPage } from "./query.js";
+import { applyTransition, byAge, checkClaim, isClaimable, leaseRecord, matchesQuery, parseActionRecord, parseNewRecord } from "./record.js";
+import { StateCounts } from "./counts.js";
+import { ACTION_STATES, isTerminal } from "./states.js";
+import type { ActionCountQuery, ActionExpectation, ActionPatch, ActionQuery, ActionRecord, ClaimOptions } from "./types.js";
 
 interface Parsed {
   raw: string;
@@ -25,9 +28,11 @@ export class RecordTable {
   #ops = new Map<string, string>();
   #live = new Set<string>();
   #indexed = -1;
+  readonly #counts: StateCounts;
 
   constructor(data: Map<string, string>, max: number, limitName: string) {
     this.#data = data;
+    this.#counts = StateCounts.of(data);
     this.#max = max;
     this.#limitName = limitName;
   }
@@ -45,15 +50,22 @@ export class RecordTable {
   #read(id: string, raw: string): ActionRecord {
     const cached = this.#parsed.get(id);
     if (cached && cached.raw === raw) return cached.record;
-    let value: unknown;
+    let record: ActionRecord;
     try {
-      value = JSON.parse(raw);
-    } catch (cause) {
-      throw new StoreError("a stored action is not JSON", { cause });
+      let value: unknown;
+      try {
+        value = JSON.parse(raw);
+      } catch (cause) {
+        throw new StoreError("a stored action is not JSON", { cause });
+      }
+      record = parseActionRecord(value);
+      if (record.id !== id) throw new StoreError("a stored action is filed under another id");
+    } catch (e) {
+      this.#counts.note(id, raw, undefined);
+      throw e;
     }
-    const record = parseActionRecord(value);
-    if (record.id !== id) throw new StoreError("a stored action is filed under another id");
     this.#parsed.set(id, { raw, record });
+    this.#counts.note(id, raw, record);
     return record;
   }
 
@@ -80,15 +92,52 @@ export class RecordTable {
     return raw === undefined ? undefined : structuredClone(this.#read(id, raw));
   }
 
-  /** See ActionStore.list. */
-  list(query: ActionQuery): ActionRecord[] {
-    const limit = queryLimit(query);
+  /**
+   * See ActionStore.list: the matching records past the cursor, sorted, then the page of
+   * them copied. `before` gives, for some ids, the text to read instead of the stored one
+   * (`undefined`: the action is left out): the file store lists what is on disk while
+   * later changes are still being written.
+   */
+  list(query: ActionQuery, before?: ReadonlyMap<string, string | undefined>): ActionRecord[] {
+    const page = queryPage(query);
     const out: ActionRecord[] = [];
-    for (const [id, raw] of this.#data) {
+    for (const [id, stored] of this.#data) {
+      const raw = before?.has(id) ? before.get(id) : stored;
+      if (raw === undefined) continue;
       const r = this.#read(id, raw);
-      if (matchesQuery(r, query)) out.push(r);
+      if (matchesQuery(r, query) && isAfter(r, page)) out.push(r);
     }
-    return out.sort(byAge).slice(0, limit).map((r) => structuredClone(r));
+    out.sort(page.newest ? (a, b) => byAge(b, a) : byAge);
+    return out.slice(0, page.limit).map((r) => structuredClone(r));
+  }
+
+  /**
+   * See ActionStore.count: the kept numbers by tenant and state (built in one pass when
+   * there are none yet, or records came or went behind every table's back); a count by
+   * run is one pass over the records. An impossible record is counted nowhere.
+   */
+  count(query: ActionCountQuery, before?: ReadonlyMap<string, string | undefined>): number {
+    const states = checkCountQuery(query) ?? ACTION_STATES;
+    if (query.runId !== undefined || before !== undefined) {
+      // By run, or while changes are being written (the kept numbers already hold them): one pass.
+      let n = 0;
+      for (const [id, stored] of this.#data) {
+        const raw = before?.has(id) ? before.get(id) : stored;
+        if (raw !== undefined && matchesQuery(this.#read(id, raw), query)) n++;
+      }
+      return n;
+    }
+    if (!this.#counts.current(this.#data.size)) {
+      this.#counts.reset();
+      for (const [id, raw] of this.#data) {
+        try {
+          this.#counts.note(id, raw, this.#read(id, raw));
+        } catch {
+          // noted as impossible by #read
+        }
+      }
+    }
+    return this.#counts.count(query.tenantId, states);
   }
 
   /** The checked new record. @throws as ActionStore.create. */
@@ -133,6 +182,7 @@ export class RecordTable {
     const isNew = !this.#data.has(record.id);
     this.#data.set(record.id, text);
     this.#parsed.set(record.id, { raw: text, record: structuredClone(record) });
+    this.#counts.note(record.id, text, record);
     if (isNew) {
       this.#ops.set(record.operationId, record.id);
       if (this.#indexed === this.#data.size - 1) this.#indexed++;

@@ -19,11 +19,13 @@ import type { ToolResult } from "../tools/types.js";
  * ```
  * awaiting_approval ─approve─► approved ─claim+mark─► executing ─► succeeded | failed
  *     │   └─reject─► rejected                            ├─► reconciling ─receipt─► succeeded | failed
- *     └─ttl─► expired                                    └─► outcome_unknown (confirm tools)
+ *     └─ttl─► expired                                    └─► outcome_unknown ─resolve─► succeeded | failed
  * ```
  *
  * `rejected`, `expired`, `succeeded`, `failed` and `outcome_unknown` are terminal:
- * they never change again.
+ * no worker sends, claims or looks them up again. All but `outcome_unknown` are
+ * final too: they never change again. An `outcome_unknown` action changes once,
+ * when an operator resolves it (W14, {@link ActionResolution}).
  */
 export type ActionState =
   | "awaiting_approval"
@@ -46,6 +48,24 @@ export interface ActionDecision {
   at: number;
   /** For a rejection: the approver's reason, shown to the model (bounded). */
   reason?: string;
+}
+
+/**
+ * An operator's settlement of an `outcome_unknown` action (W14): a person checked
+ * the server and recorded what happened. It is the only way out of
+ * `outcome_unknown`, and the action's state is its `outcome` afterwards.
+ */
+export interface ActionResolution {
+  /** The operator's actor id (from the host's authenticated backend). */
+  actorId: string;
+  /** The operator's tenant: always the action's tenant. */
+  tenantId: string;
+  /** When, in ms since the epoch. */
+  at: number;
+  /** What the person found: the call took effect (`succeeded`) or it did not (`failed`). */
+  outcome: "succeeded" | "failed";
+  /** What they checked, in their words (nonempty, at most `MAX_RESOLUTION_NOTE_CHARS`); the model reads it on resume. */
+  note: string;
 }
 
 /**
@@ -111,8 +131,10 @@ export interface ActionRecord {
   approval?: ActionDecision;
   /** The rejection, once rejected. */
   rejection?: ActionDecision;
-  /** The outcome, once terminal (and the last reconciliation's reason while reconciling). */
+  /** The outcome, once terminal (and the last reconciliation's reason while reconciling). A resolution keeps it as it was. */
   outcome?: ActionResult;
+  /** An operator's settlement of the action, once one resolved it from `outcome_unknown` (W14). */
+  resolution?: ActionResolution;
 }
 
 /** What a transition expects the stored record to be: the compare of compare-and-swap. */
@@ -124,23 +146,47 @@ export interface ActionExpectation {
 /**
  * The fields a transition may change. `state` is required; `id`, `operationId`,
  * identity, tool, version, arguments, hash and `createdAt` never change (a patch
- * naming one is a `validation` error). A member set to `undefined` is removed
+ * naming one is a `validation` error). A move out of `outcome_unknown` is a
+ * resolution: its patch is exactly `{ state, resolution }` (W14). A member set to `undefined` is removed
  * from the record (a released lease: `leaseOwner: undefined, leaseUntil: undefined`).
  */
 export type ActionPatch = { state: ActionState } & Partial<
-  Pick<ActionRecord, "leaseOwner" | "leaseUntil" | "attempts" | "notBefore" | "approval" | "rejection" | "outcome" | "stateVersion">
+  Pick<ActionRecord, "leaseOwner" | "leaseUntil" | "attempts" | "notBefore" | "approval" | "rejection" | "outcome" | "stateVersion" | "resolution">
 >;
 
-/** What {@link ActionStore.list} selects. */
-export interface ActionQuery {
+/**
+ * A position in a list: the `createdAt` and `id` of the last action of the page
+ * before. Every store orders by (createdAt, id), so the pair names one place in
+ * the order whatever was added or changed since.
+ */
+export interface ActionCursor {
+  /** The `createdAt` of the last action seen. */
+  createdAt: number;
+  /** Its `id`. */
+  id: string;
+}
+
+/** What {@link ActionStore.count} counts: the selection of a list, without its page. */
+export interface ActionCountQuery {
   /** Always scoped to one tenant. */
   tenantId: string;
   /** Only these states. */
   state?: ActionState | readonly ActionState[];
   /** Only this run's actions. */
   runId?: string;
-  /** At most this many, oldest first (default and maximum `MAX_ACTIONS_LISTED`). */
+}
+
+/** What {@link ActionStore.list} selects. */
+export interface ActionQuery extends ActionCountQuery {
+  /** At most this many (default and maximum `MAX_ACTIONS_LISTED`). */
   limit?: number;
+  /** `oldest` first (the default) or `newest` first; ties by id, in the same direction. */
+  order?: "oldest" | "newest";
+  /**
+   * Only actions after this one in the list's order (exclusive): pass the last action
+   * of a page to get the next page. The action it names need not exist any more.
+   */
+  after?: ActionCursor;
 }
 
 /** What {@link ActionStore.claim} needs. */
@@ -188,13 +234,22 @@ export interface ActionStore {
   /** The action, or `undefined`. */
   get(id: string): Promise<ActionRecord | undefined>;
   /**
-   * Actions of one tenant, oldest first (ties by id), bounded.
+   * Actions of one tenant in (createdAt, id) order, oldest first unless `order` is
+   * `newest`, after the `after` cursor when given, bounded by `limit`.
    *
-   * @throws ValidationError (`validation`) for a query without a tenant or with a
-   * limit that is not a positive integer; StoreError (`store`) when a matching
-   * stored record is impossible.
+   * @throws ValidationError (`validation`) for a query without a tenant, with a
+   * limit that is not a positive integer, an unknown order or a malformed cursor;
+   * StoreError (`store`) when a matching stored record is impossible.
    */
   list(query: ActionQuery): Promise<ActionRecord[]>;
+  /**
+   * How many actions of one tenant match `query` (its states and run). Every store of
+   * this package implements it without reading the records' bodies where it can (a
+   * counting index); the approval inbox uses it for its counts.
+   *
+   * @throws ValidationError (`validation`) for a query without a tenant or with an unknown state.
+   */
+  count?(query: ActionCountQuery): Promise<number>;
   /**
    * Compare-and-swap: applies `patch` only if the stored state and fence equal
    * `expected` and the state machine allows the move; sets `updatedAt`.

@@ -205,7 +205,7 @@ export function createWorker(options: WorkerOptions): ActionWorker {
     const identity = { actorId: claimed.actorId, tenantId: claimed.tenantId };
     let tool: WriteTool | ConfirmTool | undefined;
     try {
-      tool = await resolveTool(claimed, identity);
+      tool = await transition.away(claimed.id, resolveTool(claimed, identity));
     } catch (e) {
       // The host cannot resolve it now: nothing sent; the lease lapses and a later pass (or worker) takes it.
       options.onError?.(e);
@@ -227,7 +227,7 @@ export function createWorker(options: WorkerOptions): ActionWorker {
     for (let attempt = 1; outcome === undefined; attempt++) {
       let notSent: unknown;
       try {
-        const o = checked(await tool.execute(approved, { identity }));
+        const o = checked(await transition.away(claimed.id, tool.execute(approved, { identity })));
         if (o.status === "unknown" && o.notSent === true) notSent = o.reason;
         else outcome = o;
       } catch (e) {
@@ -252,13 +252,13 @@ export function createWorker(options: WorkerOptions): ActionWorker {
     const identity = { actorId: claimed.actorId, tenantId: claimed.tenantId };
     let outcome: ActionOutcome;
     try {
-      const tool = await resolveTool(claimed, identity);
+      const tool = await transition.away(claimed.id, resolveTool(claimed, identity));
       if (!tool || tool.effect !== "write" || tool.name !== claimed.tool || tool.version !== claimed.version) {
         outcome = { status: "unknown", reason: "the approved write tool is not available; the receipt was not looked up" };
       } else {
         const approved: ApprovedAction = { tool: claimed.tool, version: claimed.version, arguments: structuredClone(claimed.arguments), operationId: claimed.operationId };
         if (claimed.stateVersion !== undefined) approved.stateVersion = claimed.stateVersion;
-        outcome = checked(await tool.reconcile(approved, { identity }));
+        outcome = checked(await transition.away(claimed.id, tool.reconcile(approved, { identity })));
       }
     } catch (e) {
       outcome = { status: "unknown", reason: `the receipt lookup failed (${reasonOf(e)})` };
@@ -323,9 +323,11 @@ export function createWorker(options: WorkerOptions): ActionWorker {
         }
         for (const claimed of batch) {
           handled++;
+          transition.join(claimed.id); // its moves are batched with the others' (coalesce.ts)
           const task: Promise<void> = handle(claimed)
             .catch((e: unknown) => void (failure ??= { error: e }))
             .finally(() => {
+              transition.leave(claimed.id);
               inFlight.delete(task);
               doneSinceDrained = true;
             });

@@ -1,18 +1,20 @@
 /**
- * `run` with an action store (W8; ACTIONS.md "Proposer", "Resumer"): write and
- * confirm calls are prepared and recorded awaiting approval, the run pauses with a
- * JSON run state, and a resumed run answers each call with the outcome read FROM
- * THE STORE. The run state is not an authority: it only names actions; an optional
+ * `run` with an action store (W8, W14, U5; ACTIONS.md "Proposer", "Resumer"): write
+ * and confirm calls are prepared and recorded awaiting approval (the host told of
+ * each once it is stored), the run pauses with a JSON run state, and a resumed run
+ * answers each call with the outcome read FROM THE STORE, an operator's resolution
+ * told apart from the server's answer. The run state is not an authority: it only names actions; an optional
  * HMAC (crypto.subtle) lets a host detect a state that was changed in transit.
  *
  * @module
  */
-import { createActions } from "../actions/approvals.js";
+import { proposer, type OnAwaitingApproval } from "../actions/propose.js";
 import { toHex } from "../actions/hash.js";
 import { isTerminal } from "../actions/states.js";
-import type { ActionRecord, ActionStore } from "../actions/types.js";
+import type { ActionRecord, ActionResolution, ActionStore } from "../actions/types.js";
 import { ConfigError, LimitError, ValidationError } from "../errors.js";
-import { DEFAULT_APPROVAL_TTL_MS, MAX_ACTION_ID_CHARS, MAX_RUN_STATE_BYTES, MAX_TOOL_CALLS_PER_TURN } from "../limits.js";
+import { MAX_ACTION_ID_CHARS, MAX_RUN_STATE_BYTES, MAX_TOOL_CALLS_PER_TURN } from "../limits.js";
+import type { Logger } from "../log.js";
 import { canonicalKey } from "../schema/equal.js";
 import type { ConfirmTool, Identity, ToolResult, WriteTool } from "../tools/types.js";
 import { isRec } from "../util/record.js";
@@ -31,6 +33,15 @@ export interface RunActions {
   approvalTtlMs?: number;
   /** A host secret: the run state is signed (HMAC-SHA-256) and a resume refuses a state whose signature does not match. */
   signingKey?: string | Uint8Array;
+  /**
+   * Told of each proposed action once the store's `create` resolved (the record is
+   * durable in a durable store), with a copy of the record: notify the approvers here.
+   * It is not awaited and never fails the run; what it throws or rejects with goes to
+   * `onError`.
+   */
+  onAwaitingApproval?: OnAwaitingApproval;
+  /** Told of what `onAwaitingApproval` threw or rejected with. Without it, the failure goes to the run's `logger` as an `error` entry. */
+  onError?: (error: unknown) => void;
 }
 
 /** One call a paused run waits for. */
@@ -75,6 +86,9 @@ export function checkRunActions(value: unknown): RunActions | undefined {
     throw new ConfigError("run: actions needs a store");
   }
   if (value.runId !== undefined && (typeof value.runId !== "string" || value.runId === "" || value.runId.length > MAX_ACTION_ID_CHARS)) throw new ConfigError("run: actions.runId must be a short nonempty string");
+  for (const f of ["onAwaitingApproval", "onError"] as const) {
+    if (value[f] !== undefined && typeof value[f] !== "function") throw new ConfigError(`run: actions.${f} must be a function`);
+  }
   const key = value.signingKey;
   if (key !== undefined && !((typeof key === "string" && key.length >= 16) || (key instanceof Uint8Array && key.length >= 16))) {
     throw new ConfigError("run: actions.signingKey must be at least 16 characters or bytes");
@@ -135,8 +149,9 @@ export async function proposeCalls(
   calls: ReadonlyArray<{ call: ToolCallPart; tool: WriteTool | ConfirmTool }>,
   signal: AbortSignal | undefined,
   answer: (call: ToolCallPart, result: ToolResult) => void,
+  logger?: Logger,
 ): Promise<{ proposed: ProposedCall[]; pending: PendingCall[] }> {
-  const api = createActions({ store: actions.store, mayApprove: () => false, approvalTtlMs: actions.approvalTtlMs ?? DEFAULT_APPROVAL_TTL_MS });
+  const propose = proposer({ store: actions.store, approvalTtlMs: actions.approvalTtlMs, onAwaitingApproval: actions.onAwaitingApproval, onError: actions.onError, logger });
   const proposed: ProposedCall[] = [];
   const pending: PendingCall[] = [];
   for (const { call, tool } of calls) {
@@ -150,7 +165,7 @@ export async function proposeCalls(
       answer(call, thrownResult(e));
       continue;
     }
-    const record = await api.propose(prepared, { identity, effect: tool.effect, runId, callId: call.id });
+    const record = await propose(prepared, { identity, effect: tool.effect, runId, callId: call.id });
     const p: ProposedCall = { callId: call.id, toolName: call.name, effect: tool.effect, arguments: call.arguments, actionId: record.id };
     if (record.preview !== undefined) p.preview = record.preview;
     proposed.push(p);
@@ -159,8 +174,22 @@ export async function proposeCalls(
   return { proposed, pending };
 }
 
+
+/**
+ * The tool result of an action an operator resolved (W14): the person's verdict and
+ * note, marked as theirs (`settled_by: "person"`), never the server's result. A
+ * `failed` verdict is the error `resolved_failed`, not the server's `tool_failed`.
+ */
+export function resolvedResult(r: ActionResolution): ToolResult {
+  const ok = r.outcome === "succeeded";
+  const message = `The server's answer to this call was lost. A person checked the server and recorded that the call ${ok ? "took effect" : "did not take effect"}; it was not sent again.`;
+  const body = { ...(ok ? {} : { error: "resolved_failed" }), outcome: r.outcome, settled_by: "person", message, note: r.note };
+  return { content: [{ type: "text", text: JSON.stringify(body) }], isError: !ok };
+}
+
 /** The tool result the model sees for a terminal action (ACTIONS.md "Resumer"). */
 export function outcomeResult(a: ActionRecord): ToolResult {
+  if (a.resolution) return resolvedResult(a.resolution);
   switch (a.state) {
     case "succeeded":
     case "failed":

@@ -213,7 +213,7 @@ async function runLoop(options: RunOptions, emitTo: (event: AgentEvent) => void)
       await executeReads(reads, results, ctx);
       let pending: Awaited<ReturnType<typeof proposeCalls>>["pending"] = [];
       if (actions && writes.length > 0 && !signal?.aborted) {
-        ({ proposed, pending } = await proposeCalls(actions, runId, identity, writes, signal, (call, result) => void results.set(call.id, answerWithout(call, result, ctx))));
+        ({ proposed, pending } = await proposeCalls(actions, runId, identity, writes, signal, (call, result) => void results.set(call.id, answerWithout(call, result, ctx)), logger));
       }
       if (signal?.aborted) {
         // A cancelled run proposes nothing: its proposed calls are answered, so the messages stay resumable.

@@ -2,8 +2,9 @@
  * {@link OAuthClient}: OAuth 2.1 for one MCP server over HTTP (A2–A5), as the
  * transport's {@link HttpAuth}. On a 401 it discovers the server's authorization
  * server, registers (or uses a given client), runs the authorization code flow
- * with PKCE through the host's interactive step (or `client_credentials` for a
- * machine client), and stores the tokens; it adds them to every request,
+ * with PKCE through the host's interactive step (or a grant that needs no browser:
+ * `client_credentials`, a workload's JWT, an enterprise sign-in, A7), and stores the
+ * tokens; it adds them to every request,
  * refreshes them before they expire (one refresh at a time), and steps up on a 403
  * `insufficient_scope`.
  *
@@ -14,21 +15,23 @@ import { MAX_SCOPES, MAX_STEP_UPS, OAUTH_INTERACTION_TIMEOUT_MS, TOKEN_REFRESH_S
 import { silentLogger, type Logger } from "../log.js";
 import type { AuthRequest, HttpAuth } from "../transport/http-auth.js";
 import { oauthChallenge, type Challenge } from "./challenge.js";
-import { discoverLegacy, discoverResource, discoverServer, resourceOf, type ServerMetadata } from "./discovery.js";
+import { discoverLegacy, discoverResource, discoverServer, resourceOf } from "./discovery.js";
 import { DpopKey, storedDpopKey } from "./dpop.js";
 import { scopeList } from "./fields.js";
-import { authorizationUrl, atRedirectUri, callbackCode, callbackState } from "./flow.js";
+import { clientFor, identityOf, type ClientDeps } from "./clients.js";
+import { authorizationUrl, atRedirectUri, callbackCode, callbackState, interact } from "./flow.js";
 import { flowKey, sweepFlows } from "./flows.js";
-import { importPrivateKey } from "./jwt.js";
-import { overwrite, readClient, readFlow, readTokens, type ClientRecord, type FlowRecord, type TokensRecord } from "./records.js";
-import { checkMetadataDocumentUrl, pickAuthMethod, registerClient } from "./registration.js";
-import { isLoopbackHost, randomToken, secureUrl, withTimeout, type OAuthFetch } from "./request.js";
-import type { AuthorizeStep, OAuthClientOptions, PreRegisteredClient } from "./options.js";
+import { clientCredentialsGrant, type GrantContext } from "./grants.js";
+import { checkReach, reachOf } from "./reach.js";
+import { overwrite, readFlow, readTokens, type FlowRecord, type TokensRecord } from "./records.js";
+import { checkMetadataDocumentUrl } from "./registration.js";
+import { randomToken, secureUrl, withTimeout, type OAuthFetch } from "./request.js";
+import type { OAuthClientOptions } from "./options.js";
 import { MemoryTokenStore, type TokenStore } from "./store.js";
-import { requestToken, type ClientIdentity, type TokenSet } from "./token.js";
+import { requestToken, type TokenSet } from "./token.js";
 import { createWaiters, type Waiters } from "./waiters.js";
 
-export type { AuthorizeStep, OAuthClientOptions, PreRegisteredClient } from "./options.js";
+export type { AssertionRequest, AuthorizeStep, EnterpriseOptions, IdentityAssertion, OAuthClientOptions, PreRegisteredClient, WorkloadTokenSource } from "./options.js";
 
 /** Per-request bookkeeping: what was done for this request's earlier attempts. */
 interface Attempts {
@@ -40,7 +43,19 @@ interface Attempts {
 }
 
 const tokensKey = (key: string): string => `tokens ${key}`;
-const clientKey = (issuer: string): string => `client ${issuer}`;
+const OFFLINE = "offline_access";
+
+/** What a token request is for: where the tokens are saved, and what they came from. */
+interface Saving {
+  key: string;
+  /** The authorization server's identity (A4): its issuer, or the server's origin for default endpoints. */
+  issuer: string;
+  resource: string;
+  clientId: string;
+  tokenEndpoint: string;
+  requested: string | undefined;
+  defaultEndpoints: boolean;
+}
 
 /**
  * OAuth 2.1 for MCP servers over HTTP. Pass it as the `auth` of an
@@ -75,10 +90,15 @@ export class OAuthClient implements HttpAuth {
   /** Servers whose authorization server was confirmed this session: key → issuer. */
   readonly #confirmed = new Map<string, string>();
   #dpop: Promise<DpopKey> | undefined;
+  readonly #deps: ClientDeps;
 
   /** @throws OAuthError (`oauth`, `insecure_url`) for a redirect URI or document URL that is not https (or loopback http). */
   constructor(options: OAuthClientOptions = {}) {
     this.#o = options;
+    const grant = options.grant;
+    if (grant !== undefined && grant !== "authorization_code" && grant !== "client_credentials" && typeof grant?.obtain !== "function") {
+      throw new ConfigError("grant must be authorization_code, client_credentials, or a grant such as workloadIdentity(...)");
+    }
     if (options.redirectUri !== undefined) secureUrl(options.redirectUri, "the redirect URI");
     if (options.clientMetadataUrl !== undefined) checkMetadataDocumentUrl(options.clientMetadataUrl);
     this.#store = options.store ?? new MemoryTokenStore();
@@ -87,6 +107,7 @@ export class OAuthClient implements HttpAuth {
     if (ms !== undefined && (!Number.isSafeInteger(ms) || ms <= 0)) throw new ConfigError("requestTimeoutMs must be a positive integer");
     this.#fetch = ms === undefined ? f : withTimeout(f, ms);
     this.#log = options.logger ?? silentLogger;
+    this.#deps = { options, store: this.#store, fetch: this.#fetch, log: this.#log };
   }
 
   /** The stored tokens of the server at `url`, when there are any (for a host's "logged in?" display; never log them). */
@@ -187,12 +208,14 @@ export class OAuthClient implements HttpAuth {
     await sweepFlows(this.#store, { remove: state });
     if (!atRedirectUri(cb, flow.redirectUri)) throw new OAuthError("state_mismatch", "the authorization callback did not arrive at the flow's redirect URI");
     const code = callbackCode(cb, flow);
-    const client = await this.#identity(flow.issuer, flow.clientId);
+    const client = await identityOf(this.#deps, flow.issuer, flow.clientId);
+    const defaultEndpoints = flow.defaultEndpoints === true;
     const set = await requestToken(
-      { fetch: this.#fetch, tokenEndpoint: flow.tokenEndpoint, issuer: flow.issuer || undefined, client, dpop: await this.#dpopOrNot(), signal },
+      { fetch: this.#fetch, tokenEndpoint: flow.tokenEndpoint, issuer: defaultEndpoints ? undefined : flow.issuer, client, dpop: await this.#dpopOrNot(), signal },
       { grant_type: "authorization_code", code, redirect_uri: flow.redirectUri, code_verifier: flow.verifier, resource: flow.resource },
     );
-    await this.#save(flow.key, flow.issuer, flow.resource, flow.clientId, flow.tokenEndpoint, set, flow.scope);
+    const { key, issuer, resource, clientId, tokenEndpoint } = flow;
+    await this.#save({ key, issuer, resource, clientId, tokenEndpoint, requested: flow.scope, defaultEndpoints }, set);
   }
 
   // ── the flows ──
@@ -213,10 +236,14 @@ export class OAuthClient implements HttpAuth {
 
   async #authorize(key: string, request: AuthRequest, c: Challenge | undefined, stepUpScope: string | undefined, waiters: Waiters): Promise<void> {
     const signal = request.signal;
+    // A8: every URL the server's documents name is measured against the server's own host.
+    const reach = reachOf(request.url);
     const prm = await discoverResource(this.#fetch, request.url, c?.params.resource_metadata, signal);
     const issuer = prm?.authorizationServers[0];
-    const meta = issuer !== undefined ? await discoverServer(this.#fetch, issuer, signal) : await discoverLegacy(this.#fetch, request.url, signal);
-    const recorded = meta.issuer ?? "";
+    const meta = issuer !== undefined ? await discoverServer(this.#fetch, issuer, signal, reach) : await discoverLegacy(this.#fetch, request.url, signal);
+    // A4: the authorization server's identity keys its clients and tokens; default endpoints are the server's origin's.
+    const recorded = meta.issuer ?? new URL(request.url).origin;
+    const defaultEndpoints = meta.issuer === undefined;
     this.#confirmed.set(key, recorded);
     const resource = prm?.resource ?? key;
     const old = readTokens(await this.#store.get(tokensKey(key)));
@@ -226,7 +253,13 @@ export class OAuthClient implements HttpAuth {
     }
     let scope = stepUpScope ?? c?.params.scope ?? prm?.scopesSupported?.join(" ");
     if (scope !== undefined && scopeList(scope).length > MAX_SCOPES) scope = scopeList(scope).slice(0, MAX_SCOPES).join(" ");
-    if (this.#o.grant === "client_credentials") return this.#clientCredentials(key, recorded, meta, resource, scope, signal);
+    const grant = this.#o.grant ?? "authorization_code";
+    if (grant !== "authorization_code") {
+      const ctx: GrantContext = { fetch: this.#fetch, meta, identity: recorded, resource, scope, dpop: await this.#dpopOrNot(), clients: this.#o.clients, signal };
+      const { set, clientId } = grant === "client_credentials" ? await clientCredentialsGrant(ctx) : await grant.obtain(ctx);
+      await this.#save({ key, issuer: recorded, resource, clientId, tokenEndpoint: meta.tokenEndpoint, requested: scope, defaultEndpoints }, set);
+      return;
+    }
     const redirectUri = this.#o.redirectUri;
     if (redirectUri === undefined) throw new OAuthError("interaction_required", "a login is needed but no redirectUri is configured");
     if (meta.authorizationEndpoint === undefined) throw new OAuthError("bad_response", `the authorization server ${recorded} has no authorization_endpoint`);
@@ -235,8 +268,8 @@ export class OAuthClient implements HttpAuth {
       throw new OAuthError("pkce_unsupported", `the authorization server ${recorded} does not advertise PKCE S256; refusing to authorize`);
     }
     // Spec "Refresh Tokens": offline_access where the authorization server lists it.
-    if (meta.scopesSupported?.includes("offline_access") && !scopeList(scope).includes("offline_access")) scope = [...scopeList(scope), "offline_access"].join(" ");
-    const client = await this.#client(recorded, meta, redirectUri, signal);
+    if (meta.scopesSupported?.includes(OFFLINE) && !scopeList(scope).includes(OFFLINE)) scope = [...scopeList(scope), OFFLINE].join(" ");
+    const client = await clientFor(this.#deps, recorded, meta, redirectUri, reach, signal);
     const flow: FlowRecord = {
       state: randomToken(32),
       verifier: randomToken(32),
@@ -249,6 +282,9 @@ export class OAuthClient implements HttpAuth {
       clientId: client.clientId,
       tokenEndpoint: meta.tokenEndpoint,
       createdAt: Date.now(),
+      ...(defaultEndpoints && { defaultEndpoints }),
+      // OpenID Connect Core §11: providers issue a refresh token for offline_access on a consent prompt.
+      ...(scopeList(scope).includes(OFFLINE) && meta.promptValuesSupported?.includes("consent") && { prompt: "consent" }),
     };
     await this.#store.set(flowKey(flow.state), JSON.stringify(flow), undefined);
     // A3: abandoned flows are deleted once they expire (and past MAX_OPEN_FLOWS).
@@ -258,7 +294,16 @@ export class OAuthClient implements HttpAuth {
     if (step === undefined) throw new OAuthError("interaction_required", `the MCP server ${key} needs a login`, { authorizationUrl: url });
     this.#log("info", `OAuth: ${key} needs a login at ${new URL(url).origin}`);
     // A2: the user's time in the interactive step holds the waiting requests' bounds; the step keeps its own.
-    const callback = await waiters.step(() => this.#interact(step, url, signal));
+    let callback: string;
+    try {
+      callback = await waiters.step(() => interact(step, url, signal, this.#o.interactionTimeoutMs ?? OAUTH_INTERACTION_TIMEOUT_MS));
+    } catch (e) {
+      // A3: a login the user abandoned (the step failed, timed out or was cancelled) leaves no flow behind.
+      const left = await this.#store.get(flowKey(flow.state));
+      if (left !== undefined) await this.#store.set(flowKey(flow.state), undefined, left.version);
+      await sweepFlows(this.#store, { remove: flow.state });
+      throw e;
+    }
     await this.#finish(callback, signal);
   }
 
@@ -266,101 +311,28 @@ export class OAuthClient implements HttpAuth {
     return this.finishAuthorization(callback, signal);
   }
 
-  async #interact(step: AuthorizeStep, url: string, signal: AbortSignal): Promise<string> {
-    const ms = this.#o.interactionTimeoutMs ?? OAUTH_INTERACTION_TIMEOUT_MS;
-    const controller = new AbortController();
-    const onAbort = (): void => controller.abort();
-    signal.addEventListener("abort", onAbort, { once: true });
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const expired = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        // Rejected before the abort: a step that rejects on abort must not mask the timeout.
-        reject(new OAuthError("timeout", `the login did not complete within ${ms} ms`));
-        controller.abort();
-      }, ms);
-    });
-    try {
-      const cb = await Promise.race([step({ url, signal: controller.signal }), expired]);
-      if (typeof cb !== "string") throw new OAuthError("bad_response", "the interactive step did not return a callback URL");
-      return cb;
-    } finally {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", onAbort);
-    }
-  }
-
-  async #clientCredentials(key: string, issuer: string, meta: ServerMetadata, resource: string, scope: string | undefined, signal: AbortSignal): Promise<void> {
-    const pre = this.#preRegistered(issuer);
-    if (pre === undefined) throw new OAuthError("registration", `client_credentials needs a pre-registered client for ${issuer}`);
-    const client = await this.#toIdentity(pre, meta);
-    const params: Record<string, string> = { grant_type: "client_credentials", resource };
-    if (scope !== undefined && scope !== "") params.scope = scope;
-    const set = await requestToken({ fetch: this.#fetch, tokenEndpoint: meta.tokenEndpoint, issuer: meta.issuer, client, dpop: await this.#dpopOrNot(), signal }, params);
-    await this.#save(key, issuer, resource, client.clientId, meta.tokenEndpoint, set, scope);
-  }
-
-  // ── clients (A4) ──
-
-  #preRegistered(issuer: string): PreRegisteredClient | undefined {
-    const list = this.#o.clients ?? [];
-    return list.find((c) => c.issuer === issuer) ?? list.find((c) => c.issuer === undefined);
-  }
-
-  async #toIdentity(pre: PreRegisteredClient, meta: ServerMetadata): Promise<ClientIdentity> {
-    const alg = pre.signingAlg ?? "ES256";
-    if (pre.privateKeyPem !== undefined) {
-      return { clientId: pre.clientId, authMethod: "private_key_jwt", privateKey: await importPrivateKey(pre.privateKeyPem, alg), signingAlg: alg };
-    }
-    const authMethod = pre.authMethod ?? pickAuthMethod(meta, pre.clientSecret !== undefined);
-    return { clientId: pre.clientId, ...(pre.clientSecret !== undefined && { clientSecret: pre.clientSecret }), authMethod };
-  }
-
-  /** The client for `issuer`: pre-registered, stored, a metadata document, or a new registration. */
-  async #client(issuer: string, meta: ServerMetadata, redirectUri: string, signal: AbortSignal): Promise<{ clientId: string }> {
-    const pre = this.#preRegistered(issuer);
-    if (pre !== undefined) return pre;
-    const stored = readClient(await this.#store.get(clientKey(issuer)));
-    if (stored !== undefined && stored.issuer === issuer && stored.redirectUri === redirectUri) return stored;
-    if (meta.clientIdMetadataDocumentSupported && this.#o.clientMetadataUrl !== undefined) return { clientId: this.#o.clientMetadataUrl };
-    const applicationType = this.#o.applicationType ?? (isLoopbackHost(new URL(redirectUri).hostname) ? "native" : "web");
-    const reg = await registerClient(this.#fetch, meta, { clientName: this.#o.clientName ?? "yada", redirectUri, applicationType }, signal);
-    const record: ClientRecord = { issuer, ...reg, redirectUri };
-    await overwrite(this.#store, clientKey(issuer), record);
-    this.#log("info", `OAuth: registered a client at ${issuer || "the server's origin"}`);
-    return record;
-  }
-
-  /** The full identity (secret, key) of the client `clientId` at `issuer`, for a token request. */
-  async #identity(issuer: string, clientId: string): Promise<ClientIdentity> {
-    const pre = this.#preRegistered(issuer);
-    if (pre !== undefined && pre.clientId === clientId) {
-      return this.#toIdentity(pre, { issuer, tokenEndpoint: "", issParameterSupported: false, clientIdMetadataDocumentSupported: false });
-    }
-    const stored = readClient(await this.#store.get(clientKey(issuer)));
-    if (stored !== undefined && stored.clientId === clientId && stored.issuer === issuer) {
-      return { clientId, ...(stored.clientSecret !== undefined && { clientSecret: stored.clientSecret }), authMethod: stored.authMethod };
-    }
-    if (clientId === this.#o.clientMetadataUrl) return { clientId, authMethod: "none" };
-    throw new OAuthError("wrong_issuer", `the flow's client is not registered at ${issuer || "the server's origin"}`);
-  }
-
   // ── tokens (A5) ──
 
-  async #save(key: string, issuer: string, resource: string, clientId: string, tokenEndpoint: string, set: TokenSet, requested: string | undefined, keepRefresh?: string): Promise<TokensRecord> {
+  async #save(s: Saving, set: TokenSet): Promise<TokensRecord> {
+    // A refresh token was asked for (offline_access) and none came: said in the record, and logged.
+    const missing = set.refreshToken === undefined && scopeList(s.requested).includes(OFFLINE);
+    if (missing) this.#log("warn", `OAuth: ${s.key}: offline_access was requested but no refresh token was issued; a new login is needed when the token expires`);
     const record: TokensRecord = {
-      issuer,
-      resource,
-      clientId,
-      tokenEndpoint,
+      issuer: s.issuer,
+      resource: s.resource,
+      clientId: s.clientId,
+      tokenEndpoint: s.tokenEndpoint,
       accessToken: set.accessToken,
       tokenType: set.tokenType,
       ...(set.expiresAt !== undefined && { expiresAt: set.expiresAt }),
-      ...((set.refreshToken ?? keepRefresh) !== undefined && { refreshToken: set.refreshToken ?? keepRefresh }),
+      ...(set.refreshToken !== undefined && { refreshToken: set.refreshToken }),
       ...(set.scope !== undefined && { scope: set.scope }),
-      ...(requested !== undefined && { requestedScope: requested }),
+      ...(s.requested !== undefined && { requestedScope: s.requested }),
+      ...(missing && { refreshTokenMissing: true }),
+      ...(s.defaultEndpoints && { defaultEndpoints: true }),
     };
-    await overwrite(this.#store, tokensKey(key), record);
-    this.#confirmed.set(key, issuer);
+    await overwrite(this.#store, tokensKey(s.key), record);
+    this.#confirmed.set(s.key, s.issuer);
     return record;
   }
 
@@ -384,11 +356,13 @@ export class OAuthClient implements HttpAuth {
     // Someone refreshed already (another request, process or tab): use theirs.
     if (cur.accessToken !== t.accessToken) return cur;
     if (cur.refreshToken === undefined) return undefined;
+    // A8: the store is outside input too; its token endpoint is measured against the server like metadata is.
+    checkReach(new URL(cur.tokenEndpoint), "token_endpoint", "the stored tokens", reachOf(key));
     let set: TokenSet;
     try {
-      const client = await this.#identity(cur.issuer, cur.clientId);
+      const client = await identityOf(this.#deps, cur.issuer, cur.clientId);
       set = await requestToken(
-        { fetch: this.#fetch, tokenEndpoint: cur.tokenEndpoint, issuer: cur.issuer || undefined, client, dpop: await this.#dpopOrNot(), signal },
+        { fetch: this.#fetch, tokenEndpoint: cur.tokenEndpoint, issuer: cur.defaultEndpoints ? undefined : cur.issuer, client, dpop: await this.#dpopOrNot(), signal },
         { grant_type: "refresh_token", refresh_token: cur.refreshToken, resource: cur.resource },
       );
     } catch (e) {
@@ -417,7 +391,7 @@ export class OAuthClient implements HttpAuth {
     let issuer = this.#confirmed.get(key);
     if (issuer === undefined) {
       const prm = await discoverResource(this.#fetch, url, undefined, signal);
-      issuer = prm?.authorizationServers[0] ?? (await discoverLegacy(this.#fetch, url, signal)).issuer ?? "";
+      issuer = prm?.authorizationServers[0] ?? (await discoverLegacy(this.#fetch, url, signal)).issuer ?? new URL(url).origin;
       this.#confirmed.set(key, issuer);
     }
     if (issuer === t.issuer) return true;

@@ -11,7 +11,8 @@ import { OAuthError } from "../errors.js";
 import { MAX_OAUTH_STRING_CHARS } from "../limits.js";
 import type { Rec } from "../util/record.js";
 import { objectOf, optBool, optString, optStrings, reqString } from "./fields.js";
-import { oauthRequest, secureUrl, type OAuthFetch } from "./request.js";
+import { endpointUrl, oauthRequest, type OAuthFetch } from "./request.js";
+import { reachOf, type AddressKind } from "./reach.js";
 
 /** Validated protected resource metadata (RFC 9728 §2). */
 export interface ResourceMetadata {
@@ -31,7 +32,11 @@ export interface ServerMetadata {
   tokenEndpoint: string;
   registrationEndpoint?: string;
   revocationEndpoint?: string;
+  /** Checked like the endpoints (A8), though yada fetches no key set. */
+  jwksUri?: string;
   scopesSupported?: string[];
+  /** OpenID Connect Discovery `prompt_values_supported`. */
+  promptValuesSupported?: string[];
   codeChallengeMethodsSupported?: string[];
   tokenEndpointAuthMethodsSupported?: string[];
   grantTypesSupported?: string[];
@@ -76,7 +81,8 @@ function parseResourceMetadata(json: unknown, url: string, endpoint: string): Re
   }
   const servers = optStrings(o, "authorization_servers", what) ?? [];
   if (servers.length === 0) throw new OAuthError("bad_response", `${what} lists no authorization server`);
-  for (const s of servers) secureUrl(s, `${what}: an authorization server`);
+  // A8: each authorization server is requested next; it may not aim at the client's network.
+  for (const s of servers) endpointUrl(s, what, "authorization_servers", reachOf(endpoint));
   return { resource, authorizationServers: servers, scopesSupported: optStrings(o, "scopes_supported", what), url };
 }
 
@@ -91,7 +97,7 @@ function parseResourceMetadata(json: unknown, url: string, endpoint: string): Re
 export async function discoverResource(fetcher: OAuthFetch, endpoint: string, fromHeader: string | undefined, signal?: AbortSignal): Promise<ResourceMetadata | undefined> {
   const e = new URL(endpoint);
   const urls: string[] = [];
-  if (fromHeader !== undefined) urls.push(secureUrl(fromHeader, "the challenge's resource_metadata URL").href);
+  if (fromHeader !== undefined) urls.push(endpointUrl(fromHeader, "the MCP server's challenge", "resource_metadata", reachOf(endpoint)).href);
   if (e.pathname !== "/" && e.pathname !== "") urls.push(`${e.origin}/.well-known/oauth-protected-resource${e.pathname.replace(/\/$/, "")}`);
   urls.push(`${e.origin}/.well-known/oauth-protected-resource`);
   for (const url of [...new Set(urls)]) {
@@ -113,9 +119,9 @@ export function metadataUrls(issuer: string): string[] {
   ];
 }
 
-function endpoint(o: Rec, name: string, what: string): string | undefined {
+function endpoint(o: Rec, name: string, what: string, reach: AddressKind): string | undefined {
   const v = optString(o, name, what, MAX_OAUTH_STRING_CHARS);
-  return v === undefined ? undefined : secureUrl(v, `${what}: ${name}`).href;
+  return v === undefined ? undefined : endpointUrl(v, what, name, reach).href;
 }
 
 function sameOrigin(a: string, b: string): boolean {
@@ -126,24 +132,30 @@ function sameOrigin(a: string, b: string): boolean {
   }
 }
 
-/** Reads validated metadata; `issuer` is what the echo must equal (undefined: the legacy origin rule). */
-export function parseServerMetadata(json: unknown, issuer: string, what: string, legacy = false): ServerMetadata {
+/**
+ * Reads validated metadata; `issuer` is what the echo must equal (`legacy`: only its
+ * origin, the 2025-03-26 rule). Every URL in it is checked against `reach`, the kind
+ * of the MCP server's host (A8; default: the issuer's).
+ */
+export function parseServerMetadata(json: unknown, issuer: string, what: string, legacy = false, reach: AddressKind = reachOf(issuer)): ServerMetadata {
   const o = objectOf(json, what);
   const echoed = reqString(o, "issuer", what);
   // RFC 8414 §3.3: identical to the issuer the URL was built from; else the metadata is not used (mix-up defence).
   // Revision 2025-03-26 fetched it from the server's origin, whatever its issuer's path: the origin must match.
   const same = legacy ? sameOrigin(echoed, issuer) : echoed === issuer;
   if (!same) throw new OAuthError("issuer_mismatch", `${what} names another issuer than the one it was fetched for`);
-  secureUrl(echoed, `${what}: issuer`);
-  const token = endpoint(o, "token_endpoint", what);
-  if (token === undefined) throw new OAuthError("bad_response", `${what}: token_endpoint is missing`);
+  endpointUrl(echoed, what, "issuer", reach);
+  const token = endpoint(o, "token_endpoint", what, reach);
+  if (token === undefined) throw new OAuthError("bad_response", `${what}: token_endpoint is missing`, { field: "token_endpoint" });
   return {
     issuer: echoed,
-    authorizationEndpoint: endpoint(o, "authorization_endpoint", what),
+    authorizationEndpoint: endpoint(o, "authorization_endpoint", what, reach),
     tokenEndpoint: token,
-    registrationEndpoint: endpoint(o, "registration_endpoint", what),
-    revocationEndpoint: endpoint(o, "revocation_endpoint", what),
+    registrationEndpoint: endpoint(o, "registration_endpoint", what, reach),
+    revocationEndpoint: endpoint(o, "revocation_endpoint", what, reach),
+    jwksUri: endpoint(o, "jwks_uri", what, reach),
     scopesSupported: optStrings(o, "scopes_supported", what),
+    promptValuesSupported: optStrings(o, "prompt_values_supported", what),
     codeChallengeMethodsSupported: optStrings(o, "code_challenge_methods_supported", what),
     tokenEndpointAuthMethodsSupported: optStrings(o, "token_endpoint_auth_methods_supported", what),
     grantTypesSupported: optStrings(o, "grant_types_supported", what),
@@ -155,16 +167,17 @@ export function parseServerMetadata(json: unknown, issuer: string, what: string,
 
 /**
  * Fetches and validates the metadata of `issuer`, trying each URL of
- * {@link metadataUrls} until one answers 200.
+ * {@link metadataUrls} until one answers 200. `reach` is the kind of the MCP
+ * server's host (A8; default: the issuer's, for an issuer the host configured).
  *
  * @throws OAuthError (`oauth`): `discovery` when none does; `issuer_mismatch`,
- * `bad_response`, `insecure_url`, `redirect`, `timeout`.
+ * `bad_response`, `insecure_url`, `private_address`, `redirect`, `timeout`.
  */
-export async function discoverServer(fetcher: OAuthFetch, issuer: string, signal?: AbortSignal): Promise<ServerMetadata> {
-  secureUrl(issuer, "the authorization server's issuer");
+export async function discoverServer(fetcher: OAuthFetch, issuer: string, signal?: AbortSignal, reach: AddressKind = reachOf(issuer)): Promise<ServerMetadata> {
+  endpointUrl(issuer, "the authorization server", "issuer", reach);
   for (const url of metadataUrls(issuer)) {
     const a = await oauthRequest(fetcher, url, "authorization server metadata", { signal });
-    if (a.status === 200) return parseServerMetadata(a.json, issuer, `the authorization server metadata of ${new URL(issuer).origin}`);
+    if (a.status === 200) return parseServerMetadata(a.json, issuer, `the authorization server metadata of ${new URL(issuer).origin}`, false, reach);
   }
   throw new OAuthError("discovery", `the authorization server ${new URL(issuer).origin} publishes no metadata at any well-known URL`);
 }
@@ -177,7 +190,7 @@ export async function discoverServer(fetcher: OAuthFetch, issuer: string, signal
 export async function discoverLegacy(fetcher: OAuthFetch, endpoint: string, signal?: AbortSignal): Promise<ServerMetadata> {
   const origin = new URL(endpoint).origin;
   const a = await oauthRequest(fetcher, `${origin}/.well-known/oauth-authorization-server`, "authorization server metadata", { signal });
-  if (a.status === 200) return parseServerMetadata(a.json, origin, `the authorization server metadata of ${origin}`, true);
+  if (a.status === 200) return parseServerMetadata(a.json, origin, `the authorization server metadata of ${origin}`, true, reachOf(endpoint));
   return {
     issuer: undefined,
     authorizationEndpoint: `${origin}/authorize`,

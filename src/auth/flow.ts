@@ -8,6 +8,7 @@
 import { OAuthError } from "../errors.js";
 import { OAUTH_FLOW_TTL_MS } from "../limits.js";
 import { sha256 } from "./jwt.js";
+import type { AuthorizeStep } from "./options.js";
 import type { FlowRecord } from "./records.js";
 
 /** The authorization request URL of `flow` (OAuth 2.1 §4.1.1, RFC 7636, RFC 8707). */
@@ -22,6 +23,7 @@ export async function authorizationUrl(endpoint: string, flow: FlowRecord): Prom
   q.set("code_challenge_method", "S256");
   q.set("resource", flow.resource);
   if (flow.scope !== undefined && flow.scope !== "") q.set("scope", flow.scope);
+  if (flow.prompt !== undefined) q.set("prompt", flow.prompt);
   return u.href;
 }
 
@@ -71,4 +73,33 @@ export function callbackCode(callback: URL, flow: FlowRecord, now = Date.now()):
   const code = single(q, "code", "bad_response");
   if (code === undefined || code === "") throw new OAuthError("bad_response", "the authorization callback carries no code");
   return code;
+}
+
+/**
+ * Runs the host's interactive step for `url` within `ms` (A2): resolves with the
+ * callback URL it returns; the step's signal aborts with `signal` or at the bound.
+ *
+ * @throws OAuthError (`oauth`): `timeout` past `ms` (before the step's own rejection
+ * on abort can mask it), `bad_response` when the step returns no string; whatever the step throws.
+ */
+export async function interact(step: AuthorizeStep, url: string, signal: AbortSignal, ms: number): Promise<string> {
+  const controller = new AbortController();
+  const onAbort = (): void => controller.abort();
+  signal.addEventListener("abort", onAbort, { once: true });
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      // Rejected before the abort: a step that rejects on abort must not mask the timeout.
+      reject(new OAuthError("timeout", `the login did not complete within ${ms} ms`));
+      controller.abort();
+    }, ms);
+  });
+  try {
+    const cb = await Promise.race([step({ url, signal: controller.signal }), expired]);
+    if (typeof cb !== "string") throw new OAuthError("bad_response", "the interactive step did not return a callback URL");
+    return cb;
+  } finally {
+    clearTimeout(timer);
+    signal.removeEventListener("abort", onAbort);
+  }
 }

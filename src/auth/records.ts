@@ -34,13 +34,17 @@ export interface TokensRecord {
   /** The scope set last requested (the base of a step-up union). */
   requestedScope?: string;
   tokenEndpoint: string;
+  /** `offline_access` was requested and the answer carried no refresh token: a new login is needed when the access token expires. */
+  refreshTokenMissing?: boolean;
+  /** The authorization server is a 2025-03-26 server's default endpoints (no metadata); `issuer` is then the server's origin. */
+  defaultEndpoints?: boolean;
 }
 
 /** A started authorization (A3): verifier, state and issuer kept in one record. */
 export interface FlowRecord {
   state: string;
   verifier: string;
-  /** The recorded issuer ("" for the 2025-03-26 default endpoints). */
+  /** The recorded issuer (the server's origin for the 2025-03-26 default endpoints, A4). */
   issuer: string;
   issRequired: boolean;
   key: string;
@@ -50,10 +54,15 @@ export interface FlowRecord {
   clientId: string;
   tokenEndpoint: string;
   createdAt: number;
+  /** The 2025-03-26 default endpoints (no metadata). */
+  defaultEndpoints?: boolean;
+  /** The authorization request's `prompt` (`consent` for a refresh token, OpenID Connect Core §11). */
+  prompt?: string;
 }
 
 const str = (o: Rec, k: string, max = MAX_OAUTH_STRING_CHARS): boolean => typeof o[k] === "string" && (o[k] as string).length <= max;
 const optStr = (o: Rec, k: string, max = MAX_OAUTH_STRING_CHARS): boolean => o[k] === undefined || str(o, k, max);
+const optBool = (o: Rec, k: string): boolean => o[k] === undefined || typeof o[k] === "boolean";
 const METHODS = new Set(["none", "client_secret_basic", "client_secret_post", "private_key_jwt"]);
 
 function decode(v: StoredValue | undefined): Rec | undefined {
@@ -77,7 +86,8 @@ export function readTokens(v: StoredValue | undefined): TokensRecord | undefined
   if (!o) return undefined;
   const ok =
     str(o, "issuer") && str(o, "resource") && str(o, "clientId") && str(o, "accessToken", MAX_TOKEN_CHARS) && (o.tokenType === "bearer" || o.tokenType === "dpop") &&
-    (o.expiresAt === undefined || Number.isFinite(o.expiresAt)) && optStr(o, "refreshToken", MAX_TOKEN_CHARS) && optStr(o, "scope") && optStr(o, "requestedScope") && str(o, "tokenEndpoint");
+    (o.expiresAt === undefined || Number.isFinite(o.expiresAt)) && optStr(o, "refreshToken", MAX_TOKEN_CHARS) && optStr(o, "scope") && optStr(o, "requestedScope") && str(o, "tokenEndpoint") &&
+    optBool(o, "refreshTokenMissing") && optBool(o, "defaultEndpoints");
   return ok ? (o as unknown as TokensRecord) : undefined;
 }
 
@@ -86,7 +96,8 @@ export function readFlow(v: StoredValue | undefined): FlowRecord | undefined {
   if (!o) return undefined;
   const ok =
     str(o, "state") && str(o, "verifier") && str(o, "issuer") && typeof o.issRequired === "boolean" && str(o, "key") && str(o, "resource") && optStr(o, "scope") &&
-    str(o, "redirectUri") && str(o, "clientId") && str(o, "tokenEndpoint") && Number.isFinite(o.createdAt);
+    str(o, "redirectUri") && str(o, "clientId") && str(o, "tokenEndpoint") && Number.isFinite(o.createdAt) &&
+    optBool(o, "defaultEndpoints") && (o.prompt === undefined || o.prompt === "consent");
   return ok ? (o as unknown as FlowRecord) : undefined;
 }
 

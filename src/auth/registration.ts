@@ -13,7 +13,7 @@ import { oauthRequest, secureUrl, type OAuthFetch } from "./request.js";
 import type { TokenAuthMethod } from "./token.js";
 
 /** The auth method for a client with (or without) a secret, as the server's metadata allows (RFC 8414 §2 default: client_secret_basic). */
-export function pickAuthMethod(meta: ServerMetadata, hasSecret: boolean): TokenAuthMethod {
+export function pickAuthMethod(meta: Pick<ServerMetadata, "tokenEndpointAuthMethodsSupported">, hasSecret: boolean): TokenAuthMethod {
   const supported = meta.tokenEndpointAuthMethodsSupported;
   if (!hasSecret) return "none";
   if (supported === undefined || supported.includes("client_secret_basic")) return "client_secret_basic";

@@ -9,6 +9,7 @@
 import { OAuthError } from "../errors.js";
 import { MAX_OAUTH_RESPONSE_BYTES, MAX_OAUTH_STRING_CHARS, OAUTH_REQUEST_TIMEOUT_MS } from "../limits.js";
 import { concatBytes } from "../util/bytes.js";
+import { addressKind, checkReach, type AddressKind } from "./reach.js";
 
 /** The `fetch` the OAuth layer calls. */
 export type OAuthFetch = (input: string, init: RequestInit) => Promise<Response>;
@@ -24,31 +25,45 @@ export function withTimeout(fetcher: OAuthFetch, ms: number): OAuthFetch {
 
 /** Is `host` (as URL.hostname gives it) a loopback address? */
 export function isLoopbackHost(host: string): boolean {
-  return host === "localhost" || host === "[::1]" || /^127(?:\.\d{1,3}){3}$/.test(host);
+  return addressKind(host) === "loopback";
 }
 
 /**
  * Parses `value` as an absolute URL an OAuth client may talk to: https, or http on a
  * loopback host (A3; OAuth 2.1 §1.5 "Communication Security"), no user:password part,
- * no fragment.
+ * no fragment. `field` names the metadata field it came from, for the error.
  *
  * @throws OAuthError (`oauth`, kind `insecure_url` or `bad_response`).
  */
-export function secureUrl(value: unknown, what: string): URL {
+export function secureUrl(value: unknown, what: string, field?: string): URL {
+  const f = field === undefined ? {} : { field };
   if (typeof value !== "string" || value.length === 0 || value.length > MAX_OAUTH_STRING_CHARS) {
-    throw new OAuthError("bad_response", `${what} is not a URL of 1 to ${MAX_OAUTH_STRING_CHARS} characters`);
+    throw new OAuthError("bad_response", `${what} is not a URL of 1 to ${MAX_OAUTH_STRING_CHARS} characters`, f);
   }
   let u: URL;
   try {
     u = new URL(value);
   } catch {
-    throw new OAuthError("bad_response", `${what} is not an absolute URL`);
+    throw new OAuthError("bad_response", `${what} is not an absolute URL`, f);
   }
   if (u.protocol !== "https:" && !(u.protocol === "http:" && isLoopbackHost(u.hostname))) {
-    throw new OAuthError("insecure_url", `${what} (${u.origin}) is not https; http is allowed on loopback only`);
+    throw new OAuthError("insecure_url", `${what} (${u.origin}) is not https; http is allowed on loopback only`, f);
   }
-  if (u.username !== "" || u.password !== "") throw new OAuthError("bad_response", `${what} carries a user:password part`);
-  if (u.hash !== "") throw new OAuthError("bad_response", `${what} carries a fragment`);
+  if (u.username !== "" || u.password !== "") throw new OAuthError("bad_response", `${what} carries a user:password part`, f);
+  if (u.hash !== "") throw new OAuthError("bad_response", `${what} carries a fragment`, f);
+  return u;
+}
+
+/**
+ * A URL taken from the field `field` of a server's document or challenge (A8):
+ * {@link secureUrl}, then {@link checkReach} against the kind of the MCP server's
+ * host (`reach`).
+ *
+ * @throws OAuthError (`oauth`): `insecure_url`, `private_address`, `bad_response`, each with `field`.
+ */
+export function endpointUrl(value: unknown, what: string, field: string, reach: AddressKind): URL {
+  const u = secureUrl(value, `${what}: ${field}`, field);
+  checkReach(u, field, what, reach);
   return u;
 }
 

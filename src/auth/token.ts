@@ -78,6 +78,11 @@ export function parseTokenResponse(json: unknown, what: string, dpop: boolean, n
   return set;
 }
 
+/** A grant type as a message names it: the last segment of a URN grant. */
+function grantName(grant: string | undefined): string {
+  return grant === undefined ? "token" : (grant.split(":").at(-1) ?? grant);
+}
+
 /** application/x-www-form-urlencoded as RFC 6749 Appendix B asks for client_secret_basic. */
 const formEncode = (s: string): string => encodeURIComponent(s).replace(/%20/g, "+");
 
@@ -87,13 +92,15 @@ export interface TokenContext {
   tokenEndpoint: string;
   /** The issuer, the `aud` of a client assertion; the token endpoint when unknown. */
   issuer: string | undefined;
-  client: ClientIdentity;
+  /** The client; undefined: no client authentication (a workload's JWT bearer grant, A7). */
+  client: ClientIdentity | undefined;
   dpop?: DpopKey;
   signal?: AbortSignal;
 }
 
 async function clientAuth(ctx: TokenContext, body: URLSearchParams, headers: Record<string, string>): Promise<void> {
   const c = ctx.client;
+  if (c === undefined) return;
   switch (c.authMethod) {
     case "none":
       body.set("client_id", c.clientId);
@@ -118,13 +125,14 @@ async function clientAuth(ctx: TokenContext, body: URLSearchParams, headers: Rec
 }
 
 /**
- * Sends one token request with `params` (grant_type, code, resource, ...).
+ * Sends one token request with `params` (grant_type, code, resource, ...) and
+ * returns the JSON of its 200 answer, for the caller's validating parse.
  *
  * @throws OAuthError (`oauth`): `token_error` with `oauthError` when the server
  * refused (e.g. `invalid_grant`); `bad_response`, `http_status`, `redirect`,
  * `timeout`, `insecure_url`.
  */
-export async function requestToken(ctx: TokenContext, params: Record<string, string>): Promise<TokenSet> {
+export async function tokenRequest(ctx: TokenContext, params: Record<string, string>): Promise<unknown> {
   const origin = new URL(ctx.tokenEndpoint).origin;
   const what = `the token endpoint of ${origin}`;
   for (let attempt = 0; ; attempt++) {
@@ -133,11 +141,21 @@ export async function requestToken(ctx: TokenContext, params: Record<string, str
     await clientAuth(ctx, body, headers);
     if (ctx.dpop) headers.dpop = await ctx.dpop.proof("POST", ctx.tokenEndpoint);
     const a = await oauthRequest(ctx.fetch, ctx.tokenEndpoint, "the token endpoint", { method: "POST", headers, body: body.toString(), signal: ctx.signal });
-    if (a.status === 200) return parseTokenResponse(a.json, `the token answer of ${origin}`, ctx.dpop !== undefined);
+    if (a.status === 200) return a.json;
     const code = errorCode(a.json);
     // RFC 9449 §8: one retry with the nonce the server just handed out.
     if (ctx.dpop && code === "use_dpop_nonce" && attempt === 0 && ctx.dpop.noteNonce(ctx.tokenEndpoint, a.headers)) continue;
-    if (code !== undefined) throw new OAuthError("token_error", `${what} refused the ${params.grant_type ?? "token"} request (${code})`, { oauthError: code, status: a.status });
+    if (code !== undefined) throw new OAuthError("token_error", `${what} refused the ${grantName(params.grant_type)} request (${code})`, { oauthError: code, status: a.status });
     throw new OAuthError("http_status", `${what} answered HTTP ${a.status}`, { status: a.status });
   }
+}
+
+/**
+ * Sends one token request with `params` and parses its answer as a token response.
+ *
+ * @throws OAuthError (`oauth`): as {@link tokenRequest}, and `bad_response`.
+ */
+export async function requestToken(ctx: TokenContext, params: Record<string, string>): Promise<TokenSet> {
+  const json = await tokenRequest(ctx, params);
+  return parseTokenResponse(json, `the token answer of ${new URL(ctx.tokenEndpoint).origin}`, ctx.dpop !== undefined);
 }

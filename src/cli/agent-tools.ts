@@ -13,7 +13,9 @@ import type { Logger } from "../log.js";
 import { isRecord, parseTool, type McpTool } from "../mcp/types.js";
 import { connectMcp, nodeTransportFactory, stdioTransportFactory } from "../node/tools.js";
 import type { McpConnection } from "../tools/connect.js";
-import type { Authorize, ConfirmTool, Identity, ReadTool, Tool } from "../tools/types.js";
+import type { McpServerConfig } from "../tools/config.js";
+import type { Authorize, ConfirmTool, Identity, ReadTool, Tool, WriteTool } from "../tools/types.js";
+import type { HttpAuth } from "../transport/http-auth.js";
 import { RecordingTransport, type TranscriptEntry } from "../transport/recording.js";
 import { printServerStderr, serverConfig, type ServerChoice } from "./server.js";
 
@@ -30,6 +32,29 @@ export interface AgentToolsOptions {
   resources?: boolean;
   logger?: Logger;
   signal?: AbortSignal;
+  /** OAuth of an HTTP server (A6: the stored login of `yada login`). */
+  auth?: HttpAuth;
+}
+
+/**
+ * The connectMcp configuration `run` and `worker` use for a choice: its read
+ * selection and resources (the flags first), and its write roles: `--confirm-tools`
+ * when given (with a `--config` entry's `writeTools` kept), else a `--config`
+ * entry's reviewed `writeTools` / `confirmTools` as written, else every tool that
+ * is not a read behind approval (`confirmTools: "*"`).
+ *
+ * @throws ConfigError (`config`) as connectMcp would, for a name it refuses.
+ */
+export function actionConfig(choice: ServerChoice, options: Pick<AgentToolsOptions, "readTools" | "confirmTools" | "resources" | "auth"> = {}): McpServerConfig {
+  const read = serverConfig(choice, { ...(options.readTools ? { readTools: options.readTools } : {}), ...(options.resources ? { resources: true } : {}) });
+  const base = options.auth !== undefined && read.url !== undefined ? { ...read, auth: options.auth } : read;
+  const wanted = options.confirmTools;
+  const confirmTools = wanted === undefined ? undefined : wanted.length === 1 && wanted[0] === "*" ? ("*" as const) : wanted;
+  if (choice.roles) {
+    const roles = confirmTools !== undefined ? { ...choice.roles, confirmTools } : choice.roles;
+    return { ...base, ...roles } as McpServerConfig;
+  }
+  return { ...base, confirmTools: confirmTools ?? "*" } as McpServerConfig;
 }
 
 /** A connected server's tools for the model. */
@@ -42,7 +67,7 @@ export interface AgentTools {
   /** What runs directly (connectMcp's read tools). */
   reads: ReadTool[];
   /** What stops for approval. */
-  confirms: ConfirmTool[];
+  confirms: Array<ConfirmTool | WriteTool>;
   /** `reads` then `confirms`: what `run` gets. */
   tools: Tool[];
 }
@@ -79,11 +104,7 @@ export async function connectAgentTools(choice: ServerChoice, options: AgentTool
       }
     }
   };
-  const wanted = options.confirmTools ?? ["*"];
-  const config = {
-    ...serverConfig(choice, { ...(options.readTools ? { readTools: options.readTools } : {}), ...(options.resources ? { resources: true } : {}) }),
-    confirmTools: wanted.length === 1 && wanted[0] === "*" ? ("*" as const) : wanted,
-  };
+  const config = actionConfig(choice, options);
   const connection = await connectMcp(
     config,
     { identity: options.identity, authorize: options.authorize },
@@ -96,6 +117,6 @@ export async function connectAgentTools(choice: ServerChoice, options: AgentTool
   );
   watching = false;
   const reads = connection.tools.filter((t): t is ReadTool => t.effect === "read");
-  const confirms = connection.tools.filter((t): t is ConfirmTool => t.effect === "confirm");
+  const confirms = connection.tools.filter((t): t is ConfirmTool | WriteTool => t.effect !== "read");
   return { connection, listed, serverInfo, reads, confirms, tools: [...reads, ...confirms] };
 }

@@ -28,7 +28,10 @@ export interface CliArgs {
   verbose: boolean;
   stdio?: string;
   url?: string;
-  server?: string;
+  /** `--server NAME`, in order: one for most commands, several for `worker`. */
+  servers: string[];
+  /** `--config FILE`: a reviewed file of server configurations for `--server` (write mappings allowed). */
+  config?: string;
   name?: string;
   headers: string[];
   /** `--env KEY=VALUE` of a stdio server, in order (P4). */
@@ -59,10 +62,20 @@ export interface CliArgs {
   elicit: boolean;
   /** `--sampling`: answer the server's sampling requests with the run provider (V6). */
   sampling: boolean;
+  /** worker: one pass, then exit (U6). */
+  once: boolean;
+  /** call: call a tool not marked read-only without asking (P4). */
+  yes: boolean;
+  /** actions resolve: the operator's verdict on an action whose outcome is unknown (W14). */
+  outcome?: "succeeded" | "failed";
+  /** approvals: the loopback port (U6); 0 or absent: one the system picks. */
+  port?: number;
+  /** login: the workload's platform JWT file (A7 workload identity). */
+  workloadTokenFile?: string;
 }
 
 /** Which help section a flag is listed under. */
-export type FlagGroup = "server" | "host" | "output" | "record" | "run" | "actions" | "general";
+export type FlagGroup = "server" | "host" | "output" | "call" | "record" | "login" | "run" | "actions" | "worker" | "approvals" | "general";
 
 /** One flag: its arity, where it applies, and its help line. */
 export interface FlagSpec {
@@ -100,6 +113,16 @@ function nameList(flag: string, value: string): string[] {
   return names;
 }
 
+function outcomeOf(value: string): "succeeded" | "failed" {
+  if (value !== "succeeded" && value !== "failed") throw new UsageError("--outcome takes succeeded or failed");
+  return value;
+}
+
+function portOf(value: string): number {
+  if (!/^\d{1,5}$/.test(value) || Number(value) > 65_535) throw new UsageError(`--port needs a port from 0 to 65535 (got ${JSON.stringify(value.slice(0, 40))})`);
+  return Number(value);
+}
+
 function approveMode(value: string): "all" | "none" {
   if (value !== "all" && value !== "none") throw new UsageError("--approve takes all or none");
   return value;
@@ -109,7 +132,8 @@ function approveMode(value: string): "all" | "none" {
 export const FLAGS: readonly FlagSpec[] = [
   { name: "stdio", kind: "value", value: '"cmd args"', group: "server", help: "launch the server and speak stdio (split like a shell: quotes, backslashes)", set: (a, v) => (a.stdio = v) },
   { name: "url", kind: "value", value: "url", group: "server", help: "an MCP endpoint over Streamable HTTP", set: (a, v) => (a.url = v) },
-  { name: "server", kind: "value", value: "name", group: "server", help: "a server from YADA_MCP_SERVERS (a JSON array of server configs)", set: (a, v) => (a.server = v) },
+  { name: "server", kind: "value", value: "name", group: "server", help: "a server from --config, else from YADA_MCP_SERVERS (worker: repeatable)", set: (a, v) => a.servers.push(v) },
+  { name: "config", kind: "value", value: "file", group: "server", help: "a reviewed JSON array of server configs for --server; write mappings allowed; refused if others may write it", set: (a, v) => (a.config = v) },
   { name: "header", kind: "value", value: '"Name: value"', group: "server", help: "HTTP header on every request (repeatable; values never printed)", set: (a, v) => a.headers.push(v) },
   { name: "env", kind: "value", value: "KEY=VALUE", group: "server", help: "stdio: a variable for the server, added to the minimal inherited set (repeatable)", set: (a, v) => a.env.push(envPair(v)) },
   { name: "cwd", kind: "value", value: "dir", group: "server", help: "stdio: the server's working directory (default: yada's)", set: (a, v) => (a.cwd = v) },
@@ -121,8 +145,17 @@ export const FLAGS: readonly FlagSpec[] = [
   { name: "sampling", kind: "boolean", group: "host", help: "answer the server's sampling requests with the model run would use (--provider, --model, --script, or the environment)", set: (a) => (a.sampling = true) },
   { name: "json", kind: "boolean", group: "output", help: "machine output on stdout: one JSON document (run: one event per line)", set: (a) => (a.json = true) },
   { name: "output", short: "o", kind: "value", value: "file", group: "output", help: "record: the transcript file; read: write the content's bytes there", set: (a, v) => (a.output = v) },
+  { name: "yes", kind: "boolean", group: "call", help: "call: call a tool that is not marked read-only without asking (a direct call bypasses approvals)", set: (a) => (a.yes = true) },
   { name: "call", kind: "call", value: "tool [json]", group: "record", help: "record: also call this tool (repeatable; json must start with {)", set: (a, v, extra) => a.calls.push(extra === undefined ? { tool: v } : { tool: v, json: extra }) },
-  { name: "note", kind: "value", value: "text", group: "record", help: "record: a note kept in the transcript header", set: (a, v) => (a.note = v) },
+  { name: "note", kind: "value", value: "text", group: "record", help: "record: a note kept in the transcript header; actions resolve: what you checked on the server", set: (a, v) => (a.note = v) },
+  {
+    name: "workload-token-file",
+    kind: "value",
+    value: "path",
+    group: "login",
+    help: "log in as a workload: the file holding its platform JWT (read again whenever a token is needed; no browser)",
+    set: (a, v) => (a.workloadTokenFile = v),
+  },
   { name: "provider", kind: "value", value: "anthropic|openai|scripted", group: "run", help: "the model provider (default: from the API key in the environment)", set: (a, v) => (a.provider = v) },
   { name: "model", kind: "value", value: "id", group: "run", help: "the model (default: YADA_MODEL, else the provider's default)", set: (a, v) => (a.model = v) },
   { name: "script", kind: "value", value: "plan.json", group: "run", help: "scripted provider: a JSON array of steps {text?, toolCalls?: [{name, arguments}]}", set: (a, v) => (a.script = v) },
@@ -135,6 +168,9 @@ export const FLAGS: readonly FlagSpec[] = [
   { name: "resources", kind: "boolean", group: "run", help: "also give the model <name>__list_resources and <name>__read_resource", set: (a) => (a.resources = true) },
   { name: "approve", kind: "value", value: "all|none", group: "run", help: "approve or reject every proposed call without asking (default: ask on a terminal)", set: (a, v) => (a.approve = approveMode(v)) },
   { name: "store", kind: "value", value: "path", group: "actions", help: "the file action store (default .yada/actions.jsonl)", set: (a, v) => (a.store = v) },
+  { name: "outcome", kind: "value", value: "succeeded|failed", group: "actions", help: "actions resolve: what you found the call did, for an action whose outcome is unknown", set: (a, v) => (a.outcome = outcomeOf(v)) },
+  { name: "port", kind: "value", value: "n", group: "approvals", help: "the port on 127.0.0.1 (default: one the system picks)", set: (a, v) => (a.port = portOf(v)) },
+  { name: "once", kind: "boolean", group: "worker", help: "one pass over the store (every action due now), then exit", set: (a) => (a.once = true) },
   { name: "help", short: "h", kind: "boolean", group: "general", help: "this help", set: (a) => (a.help = true) },
   { name: "version", kind: "boolean", group: "general", help: "the version", set: (a) => (a.version = true) },
 ];
@@ -155,25 +191,27 @@ const SAMPLING_PROVIDER_FLAGS = ["provider", "model", "script"] as const;
 /** Every command, in help order. */
 export const COMMANDS: readonly CommandSpec[] = [
   { name: "tools", usage: "tools", summary: "list the server's tools", groups: ["server", "output", "host"], flags: SAMPLING_PROVIDER_FLAGS },
-  { name: "call", usage: "call <tool> [json|-]", summary: "call a tool with JSON arguments (- reads them from stdin)", groups: ["server", "output", "host"], flags: SAMPLING_PROVIDER_FLAGS },
+  { name: "call", usage: "call <tool> [json|-]", summary: "call a tool with JSON arguments (- reads them from stdin)", groups: ["server", "output", "host", "call"], flags: SAMPLING_PROVIDER_FLAGS },
   { name: "resources", usage: "resources", summary: "list the server's resources and resource templates", groups: ["server", "output", "host"], flags: SAMPLING_PROVIDER_FLAGS },
   { name: "read", usage: "read <uri>", summary: "read a resource", groups: ["server", "output", "host"], flags: SAMPLING_PROVIDER_FLAGS },
   { name: "prompts", usage: "prompts", summary: "list the server's prompts", groups: ["server", "output", "host"], flags: SAMPLING_PROVIDER_FLAGS },
   { name: "prompt", usage: "prompt <name> [json]", summary: "render a prompt with string arguments", groups: ["server", "output", "host"], flags: SAMPLING_PROVIDER_FLAGS },
   { name: "record", usage: "record -o <file>", summary: "record a session (tools/list and each --call) as a JSONL transcript", groups: ["server", "output", "record"] },
-  { name: "login", usage: "login --url <url>", summary: "log in to an OAuth-protected HTTP server; later commands use and refresh the stored tokens", groups: ["server"] },
+  { name: "login", usage: "login --url <url>", summary: "log in to an OAuth-protected HTTP server; later commands use and refresh the stored tokens", groups: ["server", "login"] },
   { name: "run", usage: 'run "<prompt>"', summary: "run the agent against the server's tools; writes wait for approval, then run once", groups: ["server", "output", "run"], flags: ["store"] },
   { name: "ping", usage: "ping", summary: "check the server answers and print the round-trip time", groups: ["server", "output", "host"], flags: SAMPLING_PROVIDER_FLAGS },
   { name: "info", usage: "info", summary: "the server's name, protocol era and revision, capabilities and instructions", groups: ["server", "output", "host"], flags: SAMPLING_PROVIDER_FLAGS },
   { name: "complete", usage: "complete <prompt|template-uri> <argument> [value] [context-json]", summary: "the server's completions for a prompt argument or a resource-template variable", groups: ["server", "output", "host"], flags: SAMPLING_PROVIDER_FLAGS },
-  { name: "actions", usage: "actions list|show|approve|reject [id] [reason]", summary: "the actions of a file action store: list, show, approve or reject one", groups: ["output", "actions"], flags: ["actor", "tenant"] },
+  { name: "actions", usage: "actions list|show|approve|reject|resolve [id] [reason]", summary: "the actions of a file action store: list, show, approve or reject one, settle an unknown outcome", groups: ["output", "actions"], flags: ["actor", "tenant", "note"] },
+  { name: "approvals", usage: "approvals", summary: "serve the approval inbox of a file action store on 127.0.0.1 with a random access token (the URL is printed once)", groups: ["output", "approvals"], flags: ["store", "actor", "tenant"] },
+  { name: "worker", usage: "worker --server name...", summary: "execute the approved actions of every run in a file action store; SIGINT / SIGTERM finish the action in hand", groups: ["server", "output", "worker"], flags: ["store"] },
 ];
 
 const BY_LONG = new Map(FLAGS.map((f) => [f.name, f]));
 const BY_SHORT = new Map(FLAGS.flatMap((f) => (f.short ? [[f.short, f] as const] : [])));
 
 function emptyArgs(): CliArgs {
-  return { positionals: [], given: new Set(), help: false, version: false, json: false, verbose: false, headers: [], env: [], roots: [], calls: [], resources: false, elicit: false, sampling: false };
+  return { positionals: [], given: new Set(), help: false, version: false, json: false, verbose: false, servers: [], headers: [], env: [], roots: [], calls: [], resources: false, elicit: false, sampling: false, once: false, yes: false };
 }
 
 /**

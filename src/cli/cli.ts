@@ -19,6 +19,8 @@ import { loginCommand } from "./login.js";
 import { recordCommand } from "./record.js";
 import { runCommand } from "./run.js";
 import { actionsCommand } from "./actions.js";
+import { workerCommand } from "./worker.js";
+import { approvalsCommand } from "./approvals.js";
 import { jsonText, oneLine, processIo, type Io } from "./terminal.js";
 
 const HANDLERS: Record<string, (ctx: CommandContext) => Promise<number>> = {
@@ -34,6 +36,8 @@ const HANDLERS: Record<string, (ctx: CommandContext) => Promise<number>> = {
   info: infoCommand,
   complete: completeCommand,
   actions: actionsCommand,
+  worker: workerCommand,
+  approvals: approvalsCommand,
   login: loginCommand,
 };
 
@@ -79,13 +83,14 @@ export interface MainHooks {
 
 /**
  * Reports a failure: one line on stderr, and with `--json` also one JSON object on
- * stdout, `{"code": ..., "message": ..., "exit": N}` (P4). A CLI stop after output
- * (`tool_error`, `approval_required`, `incomplete`) already printed its JSON document.
+ * stdout, `{"code": ..., "message": ..., "exit": N}` (P4), also after a run's
+ * JSON lines (an undecided run's exit 4 included); only `call`'s `tool_error`, whose
+ * JSON document already says it, writes none.
  */
 function report(io: Io, e: unknown, json: boolean): number {
   const exit = exitCodeOf(e);
   io.err(`${errorLine(e)}\n`);
-  if (json && !(e instanceof CliExit)) {
+  if (json && !(e instanceof CliExit && e.inDocument)) {
     const message = oneLine(e instanceof Error ? e.message : String(e));
     io.out(`${jsonText({ code: errorCodeOf(e), message, exit }, true)}\n`);
   }

@@ -1,20 +1,17 @@
 /**
  * What every command gets (its arguments, the terminal, the Ctrl-C signal) and
- * the steps they share: connecting to the chosen server for the length of the
- * command, reading JSON arguments, printing JSON.
+ * the steps they share: positionals, reading JSON arguments and files, printing
+ * JSON. (Connecting for the length of a command is `withClient`, in client.ts.)
  *
  * @module
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import type { Logger } from "../log.js";
-import type { McpClient } from "../mcp/client.js";
 import { isRecord, type JsonRecord } from "../mcp/types.js";
 import type { CliArgs } from "./args.js";
 import { MAX_CLI_JSON_BYTES } from "../limits.js";
 import { UsageError } from "./exit.js";
-import { storedAuth } from "./login.js";
-import { askOnStdin, hostHandlers } from "./host-handlers.js";
-import { chooseServer, connectClient, verboseLogger } from "./server.js";
+import { verboseLogger } from "./server.js";
 import { jsonText, type Io } from "./terminal.js";
 
 /** The context of one command. */
@@ -30,27 +27,6 @@ export interface CommandContext {
 /** The diagnostics logger of a command: `--verbose` prints to stderr, otherwise silent. */
 export function loggerOf(ctx: CommandContext): Logger | undefined {
   return ctx.args.verbose ? verboseLogger(ctx.io) : undefined;
-}
-
-/**
- * Connects to the server of the command line, runs `use`, and closes the
- * connection (ending a stdio server's process) whatever happens.
- *
- * @throws the errors of the server choice, the connection and `use`.
- */
-export async function withClient<T>(ctx: CommandContext, use: (client: McpClient) => Promise<T>): Promise<T> {
-  const choice = chooseServer(ctx.args, ctx.io.env);
-  const logger = loggerOf(ctx);
-  // V6: --elicit / --sampling; elicitations are asked only with a terminal on stdin.
-  const handlers = hostHandlers(ctx.args, ctx.io, process.stdin.isTTY === true ? askOnStdin : undefined);
-  // A6: tokens `yada login` stored for this server are used (and refreshed).
-  const auth = choice.kind === "http" ? await storedAuth(choice.url, ctx.io.env, logger) : undefined;
-  const client = await connectClient(choice, { signal: ctx.signal, handlers, ...(logger ? { logger } : {}), ...(auth ? { auth } : {}) });
-  try {
-    return await use(client);
-  } finally {
-    await client.close().catch(() => {});
-  }
 }
 
 /**

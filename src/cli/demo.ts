@@ -176,7 +176,7 @@ export async function demo(argv: readonly string[], io: Io = processIo(), signal
       say(`  the server lists ${agent.listed.length} tools; the model gets ${agent.tools.length}:`);
       const w = Math.max(...tools.map((t) => t.name.length));
       for (const t of agent.reads) say(`    ${pad("read", 8)} ${s.bold(pad(t.name, w))}  ${oneLine(t.description, 70)}`);
-      for (const t of agent.confirms) say(`    ${pad("confirm", 8)} ${s.bold(pad(t.name, w))}  ${oneLine(t.description, 50)} ${s.yellow("(stops for approval)")}`);
+      for (const t of agent.confirms) say(`    ${pad(t.effect, 8)} ${s.bold(pad(t.name, w))}  ${oneLine(t.description, 50)} ${s.yellow("(stops for approval)")}`);
       say(`  connected to the inventory (the action contract's reference server) over stdio: node ${relative(process.cwd(), contract) || contract}`);
       for (const t of items.tools) {
         const note = t.effect === "read" ? "" : ` ${s.yellow("(stops for approval; its helpers stay hidden)")}`;

@@ -9,7 +9,8 @@ import { JsonRpcError } from "../errors.js";
 import type { McpClient } from "../mcp/client.js";
 import type { McpTool } from "../mcp/types.js";
 import { EXIT } from "./exit.js";
-import { positionals, printJson, withClient, type CommandContext } from "./command.js";
+import { positionals, printJson, type CommandContext } from "./command.js";
+import { withClient } from "./client.js";
 import { oneLine, pad, styles, type Io } from "./terminal.js";
 
 /** The first line of a description, made safe and cut to `max` characters (a terminal's width; whole lines into a pipe). */

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { YadaError, type YadaErrorCode } from "../errors.js";
+import { OAuthError, YadaError, type OAuthErrorKind, type YadaErrorCode } from "../errors.js";
 import { oneLine } from "./terminal.js";
 
 /** The exit codes of `yada`, by name. Stable: scripts match on them. */
@@ -19,14 +19,18 @@ export const EXIT = {
   usage: 2,
   /** The server could not be reached, broke the protocol, timed out, went away, or exceeded a bound. */
   connection: 3,
-  /** `run`: the model proposed calls that need approval; they are listed and were not executed. */
+  /** `run`: the model proposed calls that need approval; they are listed and were not executed. `call`: a tool not marked read-only, without `--yes`. */
   approval: 4,
   /** `run`: the model provider failed (key refused, rate limited, overloaded, bad answer). */
   provider: 5,
   /** The server refused the request: a JSON-RPC error (unknown tool, bad arguments, unknown resource or prompt). */
   refused: 6,
-  /** `run`: stopped without a final answer (step limit or a repeated identical call). */
+  /** `run`: stopped without a final answer (step limit or a repeated identical call), or approved calls not finished. */
   incomplete: 7,
+  /** A login is needed, has expired, or was refused by the user or the authorization server: `yada login --url <url>`. */
+  login: 8,
+  /** OAuth is misconfigured or broken: discovery, metadata, registration, an insecure or redirected endpoint, a mix-up. */
+  oauth: 9,
   /** An unexpected failure inside yada (a bug: please report it with the message). */
   internal: 70,
   /** Interrupted (Ctrl-C) or cancelled. */
@@ -41,6 +45,9 @@ export interface ExitCodeDoc {
   errorCodes: readonly string[];
 }
 
+/** OAuth failures a person resolves by logging in (again): the rest are a misconfiguration (exit 9). */
+export const LOGIN_KINDS: ReadonlySet<OAuthErrorKind> = new Set<OAuthErrorKind>(["interaction_required", "authorization_denied", "token_error", "step_up_limit"]);
+
 /** The exit code table, in order (printed by `yada --help`). */
 export const EXIT_CODES: readonly ExitCodeDoc[] = [
   { code: EXIT.ok, meaning: "success (run: the model gave its final answer)", errorCodes: [] },
@@ -51,10 +58,16 @@ export const EXIT_CODES: readonly ExitCodeDoc[] = [
     meaning: "connection, transport or protocol error; timeout; a bound exceeded",
     errorCodes: ["transport", "protocol", "serialization", "connection_closed", "timeout", "session_expired", "http", "unsupported_version", "stale_contract", "limit", "schema"],
   },
-  { code: EXIT.approval, meaning: "run: calls need approval (listed, not executed)", errorCodes: ["approval_required"] },
+  { code: EXIT.approval, meaning: "calls need approval (run: listed, not executed; call: a tool not marked read-only, without --yes)", errorCodes: ["approval_required"] },
   { code: EXIT.provider, meaning: "run: the model provider failed", errorCodes: ["provider"] },
   { code: EXIT.refused, meaning: "the server refused the request (JSON-RPC error, unknown tool)", errorCodes: ["jsonrpc", "tool_not_found", "unauthorized", "contract", "conflict"] },
-  { code: EXIT.incomplete, meaning: "run: stopped without an answer (max steps, loop detected)", errorCodes: ["incomplete"] },
+  { code: EXIT.incomplete, meaning: "run: stopped without an answer (max steps, loop detected), or approved calls not finished", errorCodes: ["incomplete"] },
+  {
+    code: EXIT.login,
+    meaning: `login needed, expired or refused by you or the server: run yada login --url <url> (oauth: ${[...LOGIN_KINDS].join(", ")})`,
+    errorCodes: ["login_required", "oauth"],
+  },
+  { code: EXIT.oauth, meaning: "OAuth misconfigured or broken (oauth: every other kind: discovery, metadata, registration, insecure or redirected endpoint, ...)", errorCodes: ["oauth"] },
   { code: EXIT.internal, meaning: "internal error (a bug in yada)", errorCodes: ["internal"] },
   { code: EXIT.interrupted, meaning: "interrupted (Ctrl-C)", errorCodes: ["cancelled"] },
 ];
@@ -77,15 +90,20 @@ export class UsageError extends Error {
 /**
  * A failure the CLI reports with its own code and exit code (a tool's `isError`,
  * an approval stop, an incomplete run), after printing what there is to print.
+ * With `--json` it is also written as the `{code, message, exit}` object, unless
+ * `inDocument` says the JSON document printed already carries it (`call`'s
+ * result with `isError: true`).
  */
 export class CliExit extends Error {
   readonly code: string;
   readonly exitCode: number;
-  constructor(code: string, exitCode: number, message: string) {
+  readonly inDocument: boolean;
+  constructor(code: string, exitCode: number, message: string, options: { inDocument?: boolean } = {}) {
     super(message);
     this.name = "CliExit";
     this.code = code;
     this.exitCode = exitCode;
+    this.inDocument = options.inDocument === true;
   }
 }
 
@@ -98,6 +116,7 @@ export function errorCodeOf(e: unknown): YadaErrorCode | string {
 /** The exit code for `e` (see {@link EXIT_CODES}). */
 export function exitCodeOf(e: unknown): number {
   if (e instanceof CliExit) return e.exitCode;
+  if (e instanceof OAuthError) return LOGIN_KINDS.has(e.kind) ? EXIT.login : EXIT.oauth;
   return BY_ERROR_CODE.get(errorCodeOf(e)) ?? EXIT.internal;
 }
 

@@ -11,12 +11,16 @@ import { EXIT_CODES } from "./exit.js";
 import { pad } from "./terminal.js";
 
 const GROUP_TITLES: Record<FlagGroup, string> = {
-  server: "Server (exactly one of --stdio, --url, --server)",
+  server: "Server (exactly one of --stdio, --url, --server; worker: --server may repeat)",
   host: "Server requests (tools, call, read, prompt, …; answered only with these flags)",
   output: "Output",
+  call: "call",
   record: "record",
+  login: "login",
   run: "run (provider from --provider or the environment)",
-  actions: "actions",
+  actions: "actions, worker, approvals",
+  worker: "worker",
+  approvals: "approvals",
   general: "General",
 };
 
@@ -53,7 +57,21 @@ export function helpText(): string {
     "each call to another tool is shown (tool, arguments, preview) and, on a terminal, asked y/n;",
     "--approve all|none decides without asking. Approved calls are recorded in the file action store",
     "(--store) and run once by the worker, and the model gets each outcome. Undecided (no terminal,",
-    "no --approve), the run stops with exit 4 and the calls are listed, not executed.",
+    "no --approve), the run stops with exit 4 and the calls are listed, not executed; with --store",
+    "they are recorded there awaiting approval. Ctrl-C or Ctrl-D at the y/n prompt decides nothing:",
+    "the action stays awaiting approval and the commands that decide it later are printed (exit 130).",
+    "Decided work is finished even when stdout closes; an approved call left unfinished exits non-zero.",
+    "",
+    "actions approve|reject decide a recorded action (actions resolve <id> --outcome succeeded|failed",
+    "--note TEXT settles one whose outcome is unknown); yada approvals serves the same decisions as",
+    "a page on 127.0.0.1 behind a random token (its URL printed once). yada worker --server NAME... then",
+    "executes the approved actions of every run (each for its own actor and tenant), until SIGINT or",
+    "SIGTERM, which let the action in hand finish (exit 0); --once makes one pass. Write tools need a",
+    "reviewed --config file (a JSON array of server configs with writeTools / confirmTools, like",
+    "YADA_MCP_SERVERS, which stays read-only); it is refused when its group or others may write it.",
+    "",
+    "call: a tool not annotated readOnlyHint: true is called only with --yes or a y at the terminal:",
+    "a direct call bypasses approvals.",
     "",
     "--elicit: on a terminal each elicitation is shown (message, fields, or a URL in full with its",
     "domain, which yada never opens) and answered accept / decline / cancel, then field by field;",
@@ -73,6 +91,8 @@ export function helpText(): string {
     "  yada record -o session.jsonl --server catalog --call lookup '{\"sku\":\"ABC-123\"}'",
     '  yada run "Rename ABC-123 to Widget Pro" --server catalog --name catalog --approve all',
     "  yada actions list --store .yada/actions.jsonl --tenant local",
+    "  yada worker --store .yada/actions.jsonl --server catalog --config yada.json",
+    "  yada approvals --store .yada/actions.jsonl --port 8787",
   );
   return lines.join("\n") + "\n";
 }

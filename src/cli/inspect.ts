@@ -6,7 +6,8 @@
  * @module
  */
 import { complete, type CompletionRequest } from "../mcp/completions.js";
-import { jsonObjectArg, positionals, printJson, withClient, type CommandContext } from "./command.js";
+import { jsonObjectArg, positionals, printJson, type CommandContext } from "./command.js";
+import { withClient } from "./client.js";
 import { EXIT, UsageError } from "./exit.js";
 import { jsonText, oneLine, safe, styles } from "./terminal.js";
 

@@ -6,10 +6,12 @@
  * @module
  */
 import type { CallToolResult, ResourceContents } from "../mcp/types.js";
-import { jsonObjectArg, positionals, printJson, withClient, writeUserFile, type CommandContext } from "./command.js";
+import { jsonObjectArg, positionals, printJson, writeUserFile, type CommandContext } from "./command.js";
+import { withClient } from "./client.js";
 import { ToolNotFoundError } from "../errors.js";
 import { offers } from "./discover.js";
 import { CliExit, EXIT, UsageError } from "./exit.js";
+import { ask, PromptInterrupted } from "./prompt.js";
 import { base64Bytes, contentText, jsonText, oneLine, progressLine, safe, styles } from "./terminal.js";
 
 /** A call result as terminal text: its content, or its structured content when there is no content. */
@@ -26,6 +28,8 @@ function withNewline(text: string): string {
  * `yada call <tool> [json|-]`: calls the tool and prints its content. While it
  * runs, MCP progress is shown on stderr (J6), and so is the status of a task the
  * call runs as (V8); with `--timeout`, progress restarts the bound. Exit 1 when the tool answers `isError: true`.
+ * A tool not annotated `readOnlyHint: true` is called only with `--yes` or a y at
+ * the terminal (P4): a direct call bypasses approvals.
  *
  * @throws UsageError (`usage`) for arguments that are not a JSON object; the
  * call's errors (`jsonrpc` for an unknown tool or arguments the server refuses).
@@ -36,9 +40,12 @@ export async function callCommand(ctx: CommandContext): Promise<number> {
   return withClient(ctx, async (client) => {
     // P4: a tool the server does not list is refused before any call (exit 6), whatever the server would answer.
     const listed = offers(client, "tools") ? await client.listTools({ signal: ctx.signal }) : [];
-    if (!listed.some((t) => t.name === tool)) {
+    const remote = listed.find((t) => t.name === tool);
+    if (!remote) {
       throw new ToolNotFoundError(`${client.name}: no tool ${JSON.stringify(oneLine(tool, 80))} (yada tools lists them)`);
     }
+    // P4: a direct call of a tool that may write bypasses approvals: said, and confirmed by --yes or at the terminal.
+    if (remote.annotations?.readOnlyHint !== true) await confirmDirectCall(ctx, tool, json === "-");
     const progress = progressLine(ctx.io, tool);
     let result: CallToolResult;
     try {
@@ -52,9 +59,32 @@ export async function callCommand(ctx: CommandContext): Promise<number> {
     }
     if (ctx.args.json) printJson(ctx.io, result);
     else ctx.io.out(withNewline(callResultText(result)));
-    if (result.isError) throw new CliExit("tool_error", EXIT.toolError, `${oneLine(tool, 80)} answered with isError: true`);
+    if (result.isError) throw new CliExit("tool_error", EXIT.toolError, `${oneLine(tool, 80)} answered with isError: true`, { inDocument: true });
     return EXIT.ok;
   });
+}
+
+/**
+ * Says on stderr that `tool` is not marked read-only and that a direct call
+ * bypasses approvals, then goes on with `--yes`, or asks y/n when stdin is a
+ * terminal (and not the arguments' source).
+ *
+ * @throws CliExit `approval_required` (4) without `--yes` off a terminal, or on a
+ * no; `cancelled` (130) when the question is interrupted. Nothing is called then.
+ */
+async function confirmDirectCall(ctx: CommandContext, tool: string, argsOnStdin: boolean): Promise<void> {
+  const name = oneLine(tool, 80);
+  ctx.io.err(`yada: ${name} is not marked read-only: a direct call may change things and bypasses approvals (yada run records and asks for writes)\n`);
+  if (ctx.args.yes) return;
+  if (process.stdin.isTTY !== true || argsOnStdin) throw new CliExit("approval_required", EXIT.approval, `${name} was not called: confirm a direct call with --yes`);
+  let yes: boolean;
+  try {
+    yes = await ask(`call ${name} now? [y/N] `, ctx.signal);
+  } catch (e) {
+    if (e instanceof PromptInterrupted) throw new CliExit("cancelled", EXIT.interrupted, `${name} was not called (interrupted)`);
+    throw e;
+  }
+  if (!yes) throw new CliExit("approval_required", EXIT.approval, `${name} was not called (declined at the terminal)`);
 }
 
 /** The bytes of one resource content: its text as UTF-8, or its blob decoded. */

@@ -1,7 +1,8 @@
 /**
  * The `yada` executable (bundled as `dist/cli.js`): runs {@link main} with this
- * process's arguments. The first Ctrl-C cancels the command (open calls are
- * cancelled, the server is closed, exit 130); a second one exits at once. A
+ * process's arguments. The first Ctrl-C (SIGINT) or SIGTERM cancels the command
+ * (open calls are cancelled, the server is closed, exit 130; `yada worker` lets
+ * the actions in hand finish and exits 0); a second one exits at once. A
  * closed stdout (`yada tools ... | head -1`) ends it quietly with exit 0 (P4).
  *
  * @module
@@ -14,10 +15,12 @@ import { exitQuietlyOnClosedPipe } from "./terminal.js";
 exitQuietlyOnClosedPipe();
 
 const interrupt = new AbortController();
-process.on("SIGINT", () => {
+const onSignal = (): void => {
   if (interrupt.signal.aborted) process.exit(EXIT.interrupted);
   interrupt.abort();
-});
+};
+process.on("SIGINT", onSignal);
+process.on("SIGTERM", onSignal);
 
 const code = await main(process.argv.slice(2), undefined, interrupt.signal, { deadlineExit: (c) => process.exit(c) });
 process.exitCode = code;

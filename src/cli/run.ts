@@ -16,13 +16,15 @@ import type { RunResult } from "../agent/run.js";
 import { run } from "../agent/run.js";
 import type { Authorize, Identity } from "../tools/types.js";
 import { connectAgentTools } from "./agent-tools.js";
+import { loginOf, withLoginAdvice } from "./login-hints.js";
 import { loggerOf, positionals, type CommandContext } from "./command.js";
 import { CliExit, EXIT, UsageError } from "./exit.js";
 import { chooseProvider } from "./provider.js";
 import { chooseServer, describeServer } from "./server.js";
-import { oneLine, styles, type Io } from "./terminal.js";
+import { keepRunningWhenStdoutCloses, oneLine, styles, type Io } from "./terminal.js";
 import { runWithDecisions, type Decide } from "./run-approvals.js";
-import { DEFAULT_FILE_STORE_PATH, openFileStore } from "../node/file-store.js";
+import { openFileStore } from "../node/file-store.js";
+import { checkStorePath, storePathOf } from "./store.js";
 import { DEFAULT_MAX_STEPS } from "../limits.js";
 import type { AgentEvent } from "../agent/events.js";
 import { jsonView, printApproval, textView } from "./view.js";
@@ -81,6 +83,8 @@ export async function runCommand(ctx: CommandContext): Promise<number> {
   const identity = identityOf(ctx);
   const logger = loggerOf(ctx);
   const io = ctx.io;
+  // A6: the stored login of `yada login`; P4: a server that wants one says how to log in.
+  const auth = await loginOf(choice, ctx.io.env, logger);
   const agent = await connectAgentTools(choice, {
     identity,
     authorize: allowAll,
@@ -89,6 +93,9 @@ export async function runCommand(ctx: CommandContext): Promise<number> {
     resources: ctx.args.resources,
     signal: ctx.signal,
     ...(logger ? { logger } : {}),
+    ...(auth ? { auth } : {}),
+  }).catch((e: unknown) => {
+    throw withLoginAdvice(e, choice, auth);
   });
   try {
     if (!ctx.args.json) {
@@ -110,13 +117,18 @@ export async function runCommand(ctx: CommandContext): Promise<number> {
       ...(logger ? { logger } : {}),
     };
     // W8: decided calls go through the file action store and the worker; undecided ones stop the run.
-    const decide: Decide | undefined = ctx.args.approve ?? (process.stdin.isTTY === true && !ctx.args.json ? "ask" : undefined);
+    // Undecided with a --store named: the calls are recorded there for `yada actions` and `yada worker` (U6).
+    const decide: Decide | undefined = ctx.args.approve ?? (process.stdin.isTTY === true && !ctx.args.json ? "ask" : ctx.args.store !== undefined ? "later" : undefined);
     let result: RunResult;
     if (decide === undefined || agent.confirms.length === 0) result = await run(options);
     else {
-      const store = await openFileStore(ctx.args.store ?? DEFAULT_FILE_STORE_PATH);
+      // P4: decided work is done (or the exit says it was not) even when the reader of stdout is gone.
+      keepRunningWhenStdoutCloses();
+      const path = storePathOf(ctx.args.store);
+      checkStorePath(path, false);
+      const store = await openFileStore(path);
       try {
-        result = await runWithDecisions(io, options, store, decide, identity, ctx.signal, ctx.args.maxSteps ?? DEFAULT_MAX_STEPS);
+        result = await runWithDecisions({ io, args: ctx.args, json: ctx.args.json }, options, store, decide, identity, ctx.signal, ctx.args.maxSteps ?? DEFAULT_MAX_STEPS);
       } finally {
         await store.close();
       }

@@ -14,8 +14,9 @@ import type { ClientOptions } from "../mcp/client.js";
 import { McpClient } from "../node/client.js";
 import type { ClientHandlers } from "../mcp/handlers.js";
 import { StdioTransport, type StdioServerParams } from "../node/stdio.js";
-import type { McpReadConfig } from "../tools/config.js";
+import type { McpReadConfig, McpServerConfig, McpWriteRoles } from "../tools/config.js";
 import { mcpServersFromEnv } from "../tools/env.js";
+import { readConfigFile } from "./config-file.js";
 import { SERVER_NAME_PATTERN } from "../tools/names.js";
 import { HttpTransport } from "../node/http.js";
 import type { HttpAuth } from "../transport/http-auth.js";
@@ -36,6 +37,8 @@ export interface ChoiceBase {
   resources?: boolean;
   /** `--root`: absolute directories offered as roots (P4). */
   roots?: string[];
+  /** The write roles of a `--config` entry (reviewed: W1, W7), used as written. */
+  roles?: McpWriteRoles;
 }
 
 /** A server launched as a process speaking stdio. */
@@ -70,60 +73,101 @@ export type ServerChoice = StdioChoice | HttpChoice;
  * ConfigError (`config`) for an invalid `YADA_MCP_SERVERS`, URL or header (H10).
  */
 export function chooseServer(args: CliArgs, env: Readonly<Record<string, string | undefined>>): ServerChoice {
-  const given = [args.stdio !== undefined && "--stdio", args.url !== undefined && "--url", args.server !== undefined && "--server"].filter(Boolean);
-  if (given.length === 0) throw new UsageError("say which server: --stdio \"cmd args\", --url <url> or --server <name>");
+  if (args.servers.length > 1) throw new UsageError("give one --server (only yada worker serves several)");
+  const [choice] = chooseServers(args, env);
+  if (!choice) throw new UsageError("say which server: --stdio \"cmd args\", --url <url> or --server <name>");
+  return choice;
+}
+
+/** Where `--server` names are looked up: the `--config` file when given, else `YADA_MCP_SERVERS`. */
+function namedServers(args: CliArgs, env: Readonly<Record<string, string | undefined>>): { servers: McpServerConfig[]; from: string } {
+  if (args.config !== undefined) return { servers: readConfigFile(args.config), from: `--config ${JSON.stringify(oneLine(args.config, 200))}` };
+  return { servers: mcpServersFromEnv(env), from: "YADA_MCP_SERVERS" };
+}
+
+/** The choice of one configuration of `--config` or `YADA_MCP_SERVERS`, with `--header` merged and `--name` applied. */
+function fromConfig(found: McpServerConfig, args: CliArgs, headers: Array<[string, string]>, name: string | undefined): ServerChoice {
+  let choice: ServerChoice;
+  if (found.url !== undefined) {
+    const merged = new Map<string, [string, string]>();
+    for (const [n, v] of [...Object.entries(found.headers ?? {}), ...headers]) merged.set(n.toLowerCase(), [n, v]);
+    choice = { kind: "http", name: name ?? found.name, url: found.url, headers: [...merged.values()] };
+  } else {
+    if (headers.length > 0) throw new UsageError(`--header applies to HTTP servers; ${found.name} is a stdio server`);
+    choice = {
+      kind: "stdio",
+      name: name ?? found.name,
+      command: found.command,
+      args: [...(found.args ?? [])],
+      inheritStderr: args.verbose || found.stderr === "inherit",
+      ...(found.env ? { env: found.env } : {}),
+    };
+  }
+  if (found.timeoutMs !== undefined) choice.timeoutMs = found.timeoutMs;
+  if (found.readTools !== undefined) choice.readTools = [...found.readTools];
+  if (found.resources === true) choice.resources = true;
+  if (found.writeTools !== undefined || found.confirmTools !== undefined) {
+    choice.roles = { ...(found.writeTools ? { writeTools: found.writeTools } : {}), ...(found.confirmTools ? { confirmTools: found.confirmTools } : {}) };
+  }
+  return choice;
+}
+
+/**
+ * The servers of the command line: one `--stdio` or `--url`, or each `--server`
+ * name (several only for `yada worker`), looked up in the `--config` file when
+ * given, else in `YADA_MCP_SERVERS`. An empty list when none is given.
+ *
+ * @throws as {@link chooseServer}; ConfigError (`config`) for a `--config` file
+ * that is unsafe or invalid.
+ */
+export function chooseServers(args: CliArgs, env: Readonly<Record<string, string | undefined>>): ServerChoice[] {
+  const given = [args.stdio !== undefined && "--stdio", args.url !== undefined && "--url", args.servers.length > 0 && "--server"].filter(Boolean);
+  if (given.length === 0) {
+    if (args.config !== undefined) throw new UsageError("--config needs --server <name>: the config file's server to use");
+    return [];
+  }
   if (given.length > 1) throw new UsageError(`give one server, not ${given.join(" and ")}`);
+  if (args.config !== undefined && args.servers.length === 0) throw new UsageError("--config applies to --server <name>, not to --stdio or --url");
   const headers = args.headers.map(parseHeader);
-  let name = args.name;
+  const name = args.name;
   if (name !== undefined && !SERVER_NAME_PATTERN.test(name)) throw new UsageError("--name must be letters, digits, _ or -");
 
-  let choice: ServerChoice;
+  let choices: ServerChoice[];
   if (args.stdio !== undefined) {
     if (headers.length > 0) throw new UsageError("--header applies to HTTP servers (--url), not --stdio");
     const [command = "", ...rest] = splitCommandLine(args.stdio);
-    choice = { kind: "stdio", name: name ?? "mcp", command, args: rest, inheritStderr: args.verbose };
+    choices = [{ kind: "stdio", name: name ?? "mcp", command, args: rest, inheritStderr: args.verbose }];
   } else if (args.url !== undefined) {
-    choice = { kind: "http", name: name ?? "mcp", url: args.url, headers };
+    choices = [{ kind: "http", name: name ?? "mcp", url: args.url, headers }];
   } else {
-    const wanted = args.server ?? "";
-    const servers = mcpServersFromEnv(env);
-    const found = servers.find((s) => s.name === wanted);
-    if (!found) {
-      const known = servers.map((s) => s.name).join(", ") || "none (YADA_MCP_SERVERS is unset or empty)";
-      throw new UsageError(`no server named ${JSON.stringify(oneLine(wanted, 80))} in YADA_MCP_SERVERS; known: ${known}`);
+    if (name !== undefined && args.servers.length > 1) throw new UsageError("--name renames one server; with several --server, each keeps its own name");
+    const { servers, from } = namedServers(args, env);
+    const seen = new Set<string>();
+    choices = args.servers.map((wanted) => {
+      if (seen.has(wanted)) throw new UsageError(`--server ${JSON.stringify(oneLine(wanted, 80))} is given twice`);
+      seen.add(wanted);
+      const found = servers.find((s) => s.name === wanted);
+      if (!found) {
+        const known = servers.map((s) => s.name).join(", ") || `none (${from === "YADA_MCP_SERVERS" ? "YADA_MCP_SERVERS is unset or empty; write mappings go in a file given with --config" : "the file lists no server"})`;
+        throw new UsageError(`no server named ${JSON.stringify(oneLine(wanted, 80))} in ${from}; known: ${known}`);
+      }
+      return fromConfig(found, args, headers, name);
+    });
+  }
+  for (const choice of choices) {
+    if (choice.kind === "http" && (args.env.length > 0 || args.cwd !== undefined)) {
+      throw new UsageError(`--${args.env.length > 0 ? "env" : "cwd"} applies to stdio servers, not HTTP ones`);
     }
-    name ??= found.name;
-    if (found.url !== undefined) {
-      const merged = new Map<string, [string, string]>();
-      for (const [n, v] of [...Object.entries(found.headers ?? {}), ...headers]) merged.set(n.toLowerCase(), [n, v]);
-      choice = { kind: "http", name, url: found.url, headers: [...merged.values()] };
-    } else {
-      if (headers.length > 0) throw new UsageError(`--header applies to HTTP servers; ${found.name} is a stdio server`);
-      choice = {
-        kind: "stdio",
-        name,
-        command: found.command,
-        args: [...(found.args ?? [])],
-        inheritStderr: args.verbose || found.stderr === "inherit",
-        ...(found.env ? { env: found.env } : {}),
-      };
+    if (choice.kind === "stdio") {
+      if (args.env.length > 0) choice.env = { ...choice.env, ...Object.fromEntries(args.env) };
+      if (args.cwd !== undefined) choice.cwd = directory("--cwd", args.cwd);
     }
-    if (found.timeoutMs !== undefined) choice.timeoutMs = found.timeoutMs;
-    if (found.readTools !== undefined) choice.readTools = [...found.readTools];
-    if (found.resources === true) choice.resources = true;
+    if (args.roots.length > 0) choice.roots = args.roots.map((r) => directory("--root", r));
+    if (args.timeoutMs !== undefined) choice.timeoutMs = args.timeoutMs;
+    // H10 is checked now, before a process is launched or a request sent.
+    if (choice.kind === "http") new HttpTransport(choice.url, { headers: choice.headers });
   }
-  if (choice.kind === "http" && (args.env.length > 0 || args.cwd !== undefined)) {
-    throw new UsageError(`--${args.env.length > 0 ? "env" : "cwd"} applies to stdio servers, not HTTP ones`);
-  }
-  if (choice.kind === "stdio") {
-    if (args.env.length > 0) choice.env = { ...choice.env, ...Object.fromEntries(args.env) };
-    if (args.cwd !== undefined) choice.cwd = directory("--cwd", args.cwd);
-  }
-  if (args.roots.length > 0) choice.roots = args.roots.map((r) => directory("--root", r));
-  if (args.timeoutMs !== undefined) choice.timeoutMs = args.timeoutMs;
-  // H10 is checked now, before a process is launched or a request sent.
-  if (choice.kind === "http") new HttpTransport(choice.url, { headers: choice.headers });
-  return choice;
+  return choices;
 }
 
 /** `dir` resolved to an absolute path. @throws UsageError (`usage`) when it is not a directory. */

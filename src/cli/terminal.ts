@@ -36,14 +36,31 @@ export function wantsColor(isTTY: boolean, env: Readonly<Record<string, string |
   return isTTY && (env.NO_COLOR === undefined || env.NO_COLOR === "") && env.TERM !== "dumb";
 }
 
+let stdoutClosed = false;
+let finishOnClosedStdout = false;
+
+/**
+ * A command that carries out decided work (`run` executing approved calls,
+ * `worker`) calls this: when its reader closes stdout (`| head -1`), it goes on to
+ * its end with its output dropped, and its exit code says how that end went (P4).
+ */
+export function keepRunningWhenStdoutCloses(): void {
+  finishOnClosedStdout = true;
+}
+
 /**
  * A reader that closes stdout early (`| head -1`) ends the process at once with
  * exit 0 and nothing on stderr (P4): what is left to print has no reader. Its exit
- * hook kills a server process still running (S7).
+ * hook kills a server process still running (S7). A command that called
+ * {@link keepRunningWhenStdoutCloses} is not ended: it finishes without stdout.
  */
 export function exitQuietlyOnClosedPipe(): void {
   process.stdout.on("error", (e: NodeJS.ErrnoException) => {
-    if (e.code === "EPIPE" || e.code === "ERR_STREAM_DESTROYED") process.exit(0);
+    if (e.code === "EPIPE" || e.code === "ERR_STREAM_DESTROYED") {
+      if (!finishOnClosedStdout) process.exit(0);
+      stdoutClosed = true;
+      return;
+    }
     throw e;
   });
 }
@@ -52,7 +69,9 @@ export function exitQuietlyOnClosedPipe(): void {
 export function processIo(): Io {
   const outIsTTY = process.stdout.isTTY === true;
   return {
-    out: (text) => void process.stdout.write(text),
+    out: (text) => {
+      if (!stdoutClosed) process.stdout.write(text);
+    },
     err: (text) => void process.stderr.write(text),
     color: wantsColor(outIsTTY, process.env),
     errIsTTY: process.stderr.isTTY === true,

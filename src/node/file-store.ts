@@ -1,20 +1,57 @@
 /**
- * The file action store (W9, Node): the embedded durable store. An append-only
- * journal of whole records, one JSON line per change, flushed to disk (fdatasync)
- * before the change is acknowledged, so `executing` is on disk before the send.
- * A torn last line (a crash mid-append) is ignored on open; a lock file keeps a
- * second process out; compaction rewrites the journal atomically (temp file,
- * fsync, rename, directory fsync).
+ * The file action store (W9, W15, Node): the embedded durable store, one process at a
+ * time, an append-only journal of whole records (see ./journal.ts for its lines).
+ *
+ * **Durable before acknowledged, with group commit.** A change is checked against the
+ * store's state at once (its compare-and-swap sees every change asked for before it,
+ * written or not) and queued; the queue is written as one append and one `fdatasync`,
+ * and only then are its changes acknowledged. While one append is syncing, the changes
+ * asked for meanwhile gather into the next one: one change at a time pays one sync, N
+ * concurrent changes share one (up to `FILE_STORE_GROUP_COMMIT_BYTES` per append).
+ * Reads never see a change before it is on disk: `get` and `list` answer what the
+ * journal holds until the append of a later change has synced.
+ *
+ * **One writer (W15).** The store takes its file's lock (./lock.ts): a Unix socket in
+ * the abstract namespace on Linux, which the kernel frees when the holder dies, or
+ * generation files elsewhere; a second opener gets a `store` error naming the holder.
+ *
+ * **A second line inside the journal (W15).** In case two processes hold the store
+ * anyway (the lock defeated: containers that share only a volume, a removed lock
+ * directory), each open appends a holder line, and an append is acknowledged only if,
+ * after its sync, the file at the journal's path is still the one written to and holds
+ * exactly the bytes this store knows of (its own and those it read): no other process
+ * appended, truncated or replaced it. Otherwise the store closes itself and the change
+ * fails with a `store` error. Why two holders cannot both move one action: each one's
+ * acknowledged appends extend a prefix of the same file in which, after its own holder
+ * line, every byte is its own. Of two such prefixes one contains the other; the longer
+ * one's holder line comes after the shorter one's appends, so its holder read them at
+ * open before appending that line and checked its move against them. And replay counts
+ * a record only if written by the holder of the latest holder line before it, so the
+ * late writes of a displaced process count for nothing whatever they interleave with.
+ * Compaction seals the journal first (a fenced append): any other writer's append
+ * after the seal fails its own check, so no acknowledged change is lost by the rename.
+ *
+ * **Crash safety.** A torn last line (a crash mid-append) counts for nothing; the next
+ * open starts a line after it. Compaction writes a new journal, fsyncs it, renames it
+ * over the old one and fsyncs the directory before anything is acknowledged on it. A
+ * new journal's directory entry is synced before its first change is acknowledged.
+ * After a failed write or sync the store closes itself: nothing more is acknowledged on
+ * a journal in an unknown state (open it again).
  *
  * @module
  */
-import { link, mkdir, open, readFile, rename, stat, truncate, unlink, type FileHandle } from "node:fs/promises";
+import { randomBytes } from "node:crypto";
 import { dirname, join } from "node:path";
 import { LimitError, StoreError } from "../errors.js";
-import { FILE_STORE_COMPACT_BYTES, FILE_STORE_MAX_JOURNAL_BYTES, MAX_ACTION_RECORD_BYTES, MAX_FILE_STORE_ACTIONS } from "../limits.js";
-import { RecordTable } from "../actions/table.js";
-import { checkBatch, checkClaimMany, eachItem, single } from "../actions/batch.js";
-import type { ActionExpectation, ActionPatch, ActionQuery, ActionRecord, ActionStore, ActionTransition, ClaimManyOptions, ClaimOptions, TransitionOutcome } from "../actions/types.js";
+import { FILE_STORE_COMPACT_BYTES, FILE_STORE_MAX_JOURNAL_BYTES, MAX_FILE_STORE_ACTIONS } from "../limits.js";
+import { parseActionRecord } from "../actions/record.js";
+import { checkBatch, checkClaimMany, failed, itemError, single } from "../actions/batch.js";
+import type { ActionCountQuery, ActionExpectation, ActionPatch, ActionQuery, ActionRecord, ActionStore, ActionTransition, ClaimManyOptions, ClaimOptions, TransitionOutcome } from "../actions/types.js";
+import { isHeld, platformLockMechanism, realTarget, tryLock, type HeldLock, type LockMechanism } from "./lock.js";
+import { holderLine, replay } from "./journal.js";
+import { JournalFile } from "./journal-file.js";
+import { JournalWriter } from "./journal-writer.js";
+import { nodeStoreFs, syncDir, type StoreFs } from "./store-fs.js";
 
 /** Where {@link openFileStore} keeps its journal when given no path: `.yada/actions.jsonl` under the working directory. */
 export const DEFAULT_FILE_STORE_PATH = join(".yada", "actions.jsonl");
@@ -27,113 +64,37 @@ export interface FileStoreOptions {
   compactBytes?: number;
 }
 
-const parses = (line: string): boolean => {
-  try {
-    JSON.parse(line);
-    return true;
-  } catch {
-    return false;
-  }
-};
-
-const isErrno = (e: unknown, code: string): boolean => typeof e === "object" && e !== null && (e as { code?: unknown }).code === code;
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return isErrno(e, "EPERM");
-  }
-}
-
-async function fsyncDir(dir: string): Promise<void> {
-  const h = await open(dir, "r");
-  try {
-    await h.sync();
-  } finally {
-    await h.close();
-  }
-}
-
 /**
- * Creates `path` holding this process's pid, atomically: the pid is written to a
- * unique file first and linked in place, so the lock never exists without its
- * holder (an opener never reads an empty lock and takes it for stale). `false` when
- * `path` exists.
+ * @internal Test seams, not public API: the file system the store uses (a recording
+ * one, to replay power cuts) and the lock mechanism (`"files"` exercises the
+ * generation-file lock on Linux; `"none"` opens without any lock, to test the journal
+ * fence with two holders).
  */
-async function createLock(path: string): Promise<boolean> {
-  const mine = `${path}.${process.pid}.${crypto.randomUUID()}`;
-  const h = await open(mine, "wx", 0o600);
-  try {
-    await h.writeFile(`${process.pid}\n`);
-    await h.sync();
-  } finally {
-    await h.close();
-  }
-  try {
-    await link(mine, path);
-    return true;
-  } catch (e) {
-    if (isErrno(e, "EEXIST")) return false;
-    throw e;
-  } finally {
-    await unlink(mine).catch(() => undefined);
-  }
+export interface FileStoreSeams {
+  fs?: StoreFs;
+  lock?: LockMechanism | "none";
 }
 
-/** The live process holding the lock at `path`, or `undefined` when it is gone (or no lock is there). */
-async function holder(path: string): Promise<number | undefined> {
-  const pid = Number.parseInt(await readFile(path, "utf8").catch(() => ""), 10);
-  return Number.isSafeInteger(pid) && pid > 0 && alive(pid) ? pid : undefined;
-}
+const encoder = new TextEncoder();
 
-const lockedBy = (pid: number, lockPath: string) =>
-  new StoreError(`the action store is locked by process ${pid} (${lockPath}); one process opens a file store at a time`);
-
-/**
- * Takes the lock file of the journal, or throws a `store` error naming the process
- * that holds it. A stale lock (its holder died) is removed only under a second,
- * short-lived lock (`.break`) and after checking its holder again there, so two
- * openers racing for a stale lock never both remove one (the second removing the
- * first's fresh lock) and at most one of them gets the store.
- */
-async function lock(lockPath: string): Promise<void> {
-  const breakPath = `${lockPath}.break`;
-  try {
-    for (let attempt = 0; attempt < 5; attempt++) {
-      if (attempt > 0) await new Promise((r) => setTimeout(r, 5 * attempt));
-      if (await createLock(lockPath)) return;
-      const pid = await holder(lockPath);
-      if (pid !== undefined) throw lockedBy(pid, lockPath);
-      if (!(await createLock(breakPath))) {
-        // Another opener is breaking the stale lock; a break lock whose holder died is removed.
-        if ((await holder(breakPath)) === undefined) await unlink(breakPath).catch(() => undefined);
-        continue;
-      }
-      try {
-        const again = await holder(lockPath);
-        if (again !== undefined) throw lockedBy(again, lockPath);
-        await unlink(lockPath).catch((e: unknown) => {
-          if (!isErrno(e, "ENOENT")) throw e;
-        });
-      } finally {
-        await unlink(breakPath).catch(() => undefined);
-      }
-    }
-  } catch (e) {
-    throw e instanceof StoreError ? e : new StoreError(`cannot create the action store lock ${lockPath}`, { cause: e });
-  }
-  throw new StoreError(`cannot take the action store lock ${lockPath}`);
-}
+const lockedBy = (path: string, holder: { pid?: number; host?: string; where: string }): StoreError =>
+  new StoreError(
+    holder.pid === undefined
+      ? `the action store ${path} is locked by another process (${holder.where}); one process opens a file store at a time`
+      : `the action store is locked by process ${holder.pid}${holder.host ? ` on host ${holder.host}` : ""} (${holder.where}); one process opens a file store at a time`,
+  );
 
 /**
  * Opens (creating if needed) the file store at `path` (default
  * {@link DEFAULT_FILE_STORE_PATH}) and locks it for this process.
  *
- * @throws StoreError (`store`) when another live process holds the lock, the journal
- * is over `FILE_STORE_MAX_JOURNAL_BYTES`, or a line before the last is not a record;
- * LimitError (`limit`) over `maxActions`.
+ * @throws StoreError (`store`) when another live process holds the lock (the message
+ * names it), another process wrote the journal while it was being opened, the journal
+ * is over `FILE_STORE_MAX_JOURNAL_BYTES` or corrupt (a line that is not a journal line,
+ * an unreadable line that is not a torn last append); LimitError (`limit`) over
+ * `maxActions`. Later calls of the store throw `store` when the journal fence finds
+ * another writer or a sync fails (the store is closed then), `conflict` for a
+ * compare-and-swap that does not hold, as every {@link ActionStore}.
  *
  * @example
  * ```ts
@@ -142,146 +103,158 @@ async function lock(lockPath: string): Promise<void> {
  * console.log((await store.list({ tenantId: "acme" })).length);
  * ```
  */
-export async function openFileStore(path: string = DEFAULT_FILE_STORE_PATH, options: FileStoreOptions = {}): Promise<FileActionStore> {
-  await mkdir(dirname(path), { recursive: true, mode: 0o700 });
-  const lockPath = `${path}.lock`;
-  await lock(lockPath);
+export function openFileStore(path: string = DEFAULT_FILE_STORE_PATH, options: FileStoreOptions = {}): Promise<FileActionStore> {
+  return openFileStoreWith(path, options, {});
+}
+
+/** @internal {@link openFileStore} with test seams (see {@link FileStoreSeams}). */
+export async function openFileStoreWith(path: string, options: FileStoreOptions, seams: FileStoreSeams): Promise<FileActionStore> {
+  const fs = seams.fs ?? nodeStoreFs;
+  const made = fs.mkdirs(dirname(path));
+  const real = realTarget(path);
+  // New directories: their entries on disk before the journal's is, so a power cut cannot drop the whole store.
+  if (made !== undefined) {
+    const top = realTarget(made);
+    for (let d = dirname(real); d !== dirname(d); d = dirname(d)) {
+      await syncDir(fs, dirname(d));
+      if (d === top) break;
+    }
+  }
+  const mechanism = seams.lock ?? platformLockMechanism();
+  let lock: HeldLock | undefined;
+  if (mechanism !== "none") {
+    const got = await tryLock(real, mechanism);
+    if (!isHeld(got)) throw lockedBy(path, got);
+    lock = got;
+  }
+  let fd: number | undefined;
   try {
-    const data = new Map<string, string>();
-    let size = 0;
-    let journal = 0; // characters of every line kept, superseded ones included (what compaction weighs)
-    try {
-      size = (await stat(path)).size;
-    } catch (e) {
-      if (!isErrno(e, "ENOENT")) throw e;
-    }
+    const existed = fs.stat(real) !== undefined;
+    fd = fs.open(real, "a+", 0o600);
+    const { size } = fs.fstat(fd);
     if (size > FILE_STORE_MAX_JOURNAL_BYTES) throw new StoreError(`the action journal ${path} is ${size} bytes, over FILE_STORE_MAX_JOURNAL_BYTES`);
-    if (size > 0) {
-      const text = await readFile(path, "utf8");
-      const end = text.lastIndexOf("\n") + 1;
-      // A torn tail: the bytes after the last newline were never acknowledged.
-      if (end < text.length) await truncate(path, Buffer.byteLength(text.slice(0, end)));
-      const lines = text.slice(0, end).split("\n");
-      lines.pop(); // after the last newline
-      // The last line may be torn in another way (zeros after a crash): unparsable, it was never acknowledged either.
-      const last = lines.at(-1);
-      if (last !== undefined && !parses(last)) {
-        lines.pop();
-        await truncate(path, Buffer.byteLength(lines.map((l) => l + "\n").join("")));
-      }
-      lines.forEach((line, i) => {
-        if (line.length > MAX_ACTION_RECORD_BYTES) throw new StoreError(`action journal line ${i + 1} is over MAX_ACTION_RECORD_BYTES`);
-        let id: unknown;
-        try {
-          id = (JSON.parse(line) as { id?: unknown }).id;
-        } catch (cause) {
-          throw new StoreError(`action journal line ${i + 1} is not JSON`, { cause });
-        }
-        if (typeof id !== "string") throw new StoreError(`action journal line ${i + 1} has no action id`);
-        data.set(id, line);
-        journal += line.length + 1;
-      });
-    }
+    const bytes = await fs.read(fd, size, 0);
+    const { data } = replay(new TextDecoder().decode(bytes));
     const max = options.maxActions ?? MAX_FILE_STORE_ACTIONS;
     if (data.size > max) throw new LimitError("MAX_FILE_STORE_ACTIONS", max, `the action journal holds ${data.size} actions`);
-    const handle = await open(path, "a", 0o600);
-    if (size === 0) await fsyncDir(dirname(path));
-    const store = new FileActionStore(path, lockPath, handle, data, options, journal);
-    await store.compact(false);
+    const holder = randomBytes(12).toString("base64url");
+    // A torn last line (no newline after it) is closed first, so the holder line stands alone.
+    const head = (bytes.length > 0 && bytes[bytes.length - 1] !== 0x0a ? "\n" : "") + holderLine(holder, process.pid, Date.now());
+    const store = new FileActionStore({ path, real, fs, fd, lock, holder, data, size: bytes.length, options });
+    fd = undefined; // the store owns it now
+    try {
+      await store[START](head, fs, !existed);
+      // Compacted on open when the journal as found is past compactBytes and mostly superseded lines.
+      if (store[DUE](bytes.length)) await store.compact(true);
+    } catch (e) {
+      await store.close().catch(() => undefined);
+      throw e;
+    }
     return store;
   } catch (e) {
-    await unlink(lockPath).catch(() => undefined);
+    if (fd !== undefined) fs.close(fd);
+    await lock?.release();
     throw e;
   }
 }
 
+const START = Symbol("start");
+const DUE = Symbol("due");
+
+interface State {
+  path: string;
+  real: string;
+  fs: StoreFs;
+  fd: number;
+  lock: HeldLock | undefined;
+  holder: string;
+  data: Map<string, string>;
+  size: number;
+  options: FileStoreOptions;
+}
+
 /**
- * The file {@link ActionStore}: see {@link openFileStore}. Changes are serialized
- * within the process; each is on disk before its promise resolves.
+ * The file {@link ActionStore}: see {@link openFileStore}. Each change is on disk
+ * before its promise resolves; concurrent changes share one append and one sync.
  */
 export class FileActionStore implements ActionStore, AsyncDisposable {
+  /** The journal's path, as given. */
   readonly path: string;
-  readonly #lockPath: string;
-  #handle: FileHandle | undefined;
-  readonly #table: RecordTable;
-  readonly #compactAt: number;
-  #bytes = 0;
-  #queue: Promise<unknown> = Promise.resolve();
+  readonly #real: string;
+  readonly #journal: JournalFile;
+  readonly #writer: JournalWriter;
+  #lock: HeldLock | undefined;
+  #closed = false;
 
   /** Use {@link openFileStore}. */
-  constructor(path: string, lockPath: string, handle: FileHandle, data: Map<string, string>, options: FileStoreOptions, journalChars?: number) {
-    this.path = path;
-    this.#lockPath = lockPath;
-    this.#handle = handle;
-    this.#table = new RecordTable(data, options.maxActions ?? MAX_FILE_STORE_ACTIONS, "MAX_FILE_STORE_ACTIONS");
-    this.#compactAt = options.compactBytes ?? FILE_STORE_COMPACT_BYTES;
-    if (journalChars !== undefined) this.#bytes = journalChars;
-    else for (const raw of data.values()) this.#bytes += raw.length + 1;
-  }
-
-  /** Runs `fn` after every earlier change: a read-modify-append is never interleaved. */
-  #serial<T>(fn: () => Promise<T>): Promise<T> {
-    const next = this.#queue.then(fn, fn);
-    this.#queue = next.catch(() => undefined);
-    return next;
-  }
-
-  #open(): FileHandle {
-    if (!this.#handle) throw new StoreError(`the action store ${this.path} is closed`);
-    return this.#handle;
-  }
-
-  /** Appends and flushes one record, then makes it visible. */
-  async #append(record: ActionRecord): Promise<ActionRecord> {
-    const [r] = await this.#appendAll([record]);
-    return r!;
-  }
-
-  /** Appends the records' lines in one write and one flush, then makes them visible. */
-  async #appendAll(records: readonly ActionRecord[]): Promise<ActionRecord[]> {
-    if (records.length === 0) return [];
-    const lines = records.map((r) => JSON.stringify(r));
-    const h = this.#open();
-    const at = (await h.stat()).size;
-    try {
-      await h.appendFile(lines.join("\n") + "\n");
-      await h.datasync();
-    } catch (e) {
-      // A failed append may have left part of its line: cut it off, so a later record is
-      // never glued to it (and lost as a torn line on the next open). If even that fails,
-      // the store closes: nothing more is acknowledged on a journal in an unknown shape.
-      try {
-        await h.truncate(at);
-        await h.datasync();
-      } catch {
-        this.#handle = undefined;
-        await h.close().catch(() => undefined);
-      }
-      throw new StoreError(`cannot append to the action journal ${this.path}`, { cause: e });
-    }
-    return records.map((record, i) => {
-      this.#table.commit(record, lines[i]!);
-      this.#bytes += lines[i]!.length + 1;
-      return structuredClone(record);
+  constructor(state: State) {
+    this.path = state.path;
+    this.#real = state.real;
+    this.#lock = state.lock;
+    this.#journal = new JournalFile(state.fs, state.real, state.path, state.holder, state.fd, state.size);
+    this.#writer = new JournalWriter({
+      journal: this.#journal,
+      shown: state.path,
+      holder: state.holder,
+      data: state.data,
+      max: state.options.maxActions ?? MAX_FILE_STORE_ACTIONS,
+      compactAt: state.options.compactBytes ?? FILE_STORE_COMPACT_BYTES,
+      // Stopped for good (a sync failed, another writer): the lock goes too.
+      onStop: () => {
+        const lock = this.#lock;
+        this.#lock = undefined;
+        void lock?.release().catch(() => undefined);
+      },
     });
+  }
+
+  /** @internal Appends the holder line (fenced) and, for a new journal, syncs its directory entry. */
+  async [START](head: string, fs: StoreFs, created: boolean): Promise<void> {
+    try {
+      const partial = await this.#journal.append([head], "while this store was opening it", true);
+      if (partial) throw new StoreError(`cannot append to the action journal ${this.path}`, { cause: partial.cause });
+      if (created) await syncDir(fs, dirname(this.#real));
+    } catch (e) {
+      throw this.#writer.stop(e);
+    }
+  }
+
+  /** @internal Would a journal of `size` bytes be compacted? */
+  [DUE](size: number): boolean {
+    return this.#writer.compactDue(size);
+  }
+
+  #usable(): void {
+    if (this.#writer.down) throw this.#writer.down;
+    if (this.#closed) throw new StoreError(`the action store ${this.path} is closed`);
   }
 
   async create(record: ActionRecord): Promise<ActionRecord> {
-    return this.#serial(async () => {
-      const r = await this.#append(this.#table.checkCreate(record));
-      await this.#maybeCompact();
-      return r;
-    });
+    this.#usable();
+    const r = this.#writer.table.checkCreate(record);
+    await this.#writer.commit([r]);
+    return structuredClone(r);
   }
 
   async get(id: string): Promise<ActionRecord | undefined> {
-    this.#open();
-    return this.#table.get(id);
+    this.#usable();
+    const onDisk = this.#writer.onDisk;
+    if (!onDisk.has(id)) return this.#writer.table.get(id);
+    const raw = onDisk.get(id);
+    // The text on disk of an action whose change is being written: it was stored by this store, parsed before.
+    return raw === undefined ? undefined : parseActionRecord(JSON.parse(raw));
   }
 
   async list(query: ActionQuery): Promise<ActionRecord[]> {
-    this.#open();
-    return this.#table.list(query);
+    this.#usable();
+    const onDisk = this.#writer.onDisk;
+    return this.#writer.table.list(query, onDisk.size > 0 ? onDisk : undefined);
+  }
+
+  async count(query: ActionCountQuery): Promise<number> {
+    this.#usable();
+    const onDisk = this.#writer.onDisk;
+    return this.#writer.table.count(query, onDisk.size > 0 ? onDisk : undefined);
   }
 
   async transition(id: string, expected: ActionExpectation, patch: ActionPatch, now: number): Promise<ActionRecord> {
@@ -292,83 +265,65 @@ export class FileActionStore implements ActionStore, AsyncDisposable {
     return (await this.#claim(options, 1))[0];
   }
 
-  /** Leases up to `limit` actions with one journal append and one flush (see ActionStore.claimMany). */
+  /** Leases up to `limit` actions with one journal append and one sync (see ActionStore.claimMany). */
   async claimMany(options: ClaimManyOptions): Promise<ActionRecord[]> {
     return this.#claim(options, checkClaimMany(options));
   }
 
-  #claim(options: ClaimOptions, limit: number): Promise<ActionRecord[]> {
-    return this.#serial(async () => {
-      this.#open();
-      return this.#appendAll(this.#table.pickClaims(options, limit));
-    });
+  async #claim(options: ClaimOptions, limit: number): Promise<ActionRecord[]> {
+    this.#usable();
+    const picked = this.#writer.table.pickClaims(options, limit);
+    await this.#writer.commit(picked);
+    return picked.map((r) => structuredClone(r));
   }
 
-  /** Applies each compare-and-swap that holds, with one journal append and one flush (see ActionStore.transitionMany). */
+  /** Applies each compare-and-swap that holds, with one journal append and one sync (see ActionStore.transitionMany). */
   async transitionMany(items: readonly ActionTransition[], now: number): Promise<TransitionOutcome[]> {
     checkBatch(items, now);
-    return this.#serial(async () => {
-      this.#open();
-      const next: ActionRecord[] = [];
-      const checked = await eachItem(items, (item) => {
-        const record = this.#table.checkTransition(item.id, item.expected, item.patch, now);
+    this.#usable();
+    // Checked and queued in one synchronous step: no other change interleaves with the batch.
+    const seen = new Set<string>();
+    const out: TransitionOutcome[] = [];
+    const next: ActionRecord[] = [];
+    for (const item of items) {
+      const bad = itemError(item, seen);
+      if (bad) {
+        out.push({ ok: false, error: bad });
+        continue;
+      }
+      try {
+        const record = this.#writer.table.checkTransition(item.id, item.expected, item.patch, now);
         next.push(record);
-        return { ok: true, record };
-      });
-      const written = await this.#appendAll(next);
-      let k = 0;
-      const out = checked.map((o): TransitionOutcome => (o.ok ? { ok: true, record: written[k++]! } : o));
-      await this.#maybeCompact();
-      return out;
-    });
-  }
-
-  async #maybeCompact(): Promise<void> {
-    if (this.#bytes > this.#compactAt && this.#bytes > 2 * this.#liveBytes()) await this.#compactNow();
-  }
-
-  #liveBytes(): number {
-    let n = 0;
-    for (const raw of this.#table.texts()) n += raw.length + 1;
-    return n;
-  }
-
-  async #compactNow(): Promise<void> {
-    const tmp = `${this.path}.compact`;
-    const h = await open(tmp, "w", 0o600);
-    try {
-      let text = "";
-      for (const raw of this.#table.texts()) text += raw + "\n";
-      await h.writeFile(text);
-      await h.sync();
-    } finally {
-      await h.close();
+        out.push({ ok: true, record });
+      } catch (e) {
+        out.push(failed(e));
+      }
     }
-    await this.#open().close();
-    this.#handle = undefined;
-    await rename(tmp, this.path);
-    await fsyncDir(dirname(this.path));
-    this.#handle = await open(this.path, "a", 0o600);
-    this.#bytes = this.#liveBytes();
+    await this.#writer.commit(next);
+    return out.map((o) => (o.ok ? { ok: true, record: structuredClone(o.record) } : o));
   }
 
   /**
    * Rewrites the journal with one line per action, atomically (a crash leaves the old
-   * or the new journal). With `always` false, only when the journal is past
+   * or the new journal, both whole). With `always` false, only when the journal is past
    * `compactBytes` and more than half of it is superseded lines.
+   *
+   * @throws StoreError (`store`) when the rewrite fails (the store is closed then).
    */
-  compact(always = true): Promise<void> {
-    return this.#serial(() => (always ? this.#compactNow() : this.#maybeCompact()));
+  async compact(always = true): Promise<void> {
+    this.#usable();
+    if (!always && !this.#writer.compactDue()) return;
+    await this.#writer.compact(always);
   }
 
-  /** Flushes, closes the journal and releases the lock. Idempotent. */
-  close(): Promise<void> {
-    return this.#serial(async () => {
-      if (!this.#handle) return;
-      await this.#handle.close();
-      this.#handle = undefined;
-      await unlink(this.#lockPath).catch(() => undefined);
-    });
+  /** Waits for every queued change to be on disk, closes the journal and releases the lock. Idempotent. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    await this.#writer.drain();
+    this.#journal.close();
+    const lock = this.#lock;
+    this.#lock = undefined;
+    await lock?.release();
   }
 
   async [Symbol.asyncDispose](): Promise<void> {

@@ -46,6 +46,13 @@ export interface StdioServerParams {
   name?: string;
   /** Diagnostics sink. */
   logger?: Logger;
+  /**
+   * Starts the server in a process group of its own (POSIX; `detached`), so a
+   * Ctrl-C at the terminal reaches this process and not the server: a host that
+   * finishes the call in hand before it stops keeps its server until then. The
+   * server still ends when the transport closes or this process exits.
+   */
+  ownProcessGroup?: boolean;
 }
 
 // S1: the variables a server commonly needs to run at all, inherited from our own
@@ -162,6 +169,7 @@ export class StdioTransport implements Transport {
         cwd: p.cwd,
         stdio: ["pipe", "pipe", p.stderr === "inherit" ? "inherit" : "pipe"],
         windowsHide: true,
+        ...(p.ownProcessGroup === true && process.platform !== "win32" ? { detached: true } : {}),
       });
     } catch (e) {
       // Node refuses some launches synchronously (a NUL byte in the command, an

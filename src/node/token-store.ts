@@ -1,22 +1,33 @@
 /**
  * {@link FileTokenStore}: the Node {@link TokenStore} (A5). One JSON file, written
- * with mode 0600 in a directory created 0700, replaced atomically (a temporary
- * file, fsync, rename) under a lock file, so that two processes refreshing at once
- * end with one winner and a crash never leaves half a file.
+ * with mode 0600 in a directory created 0700, replaced atomically (a temporary file
+ * written and fsynced, renamed over the file, the directory fsynced before the write
+ * is acknowledged) under the file's lock (W15, ./lock.ts): a socket the kernel frees
+ * when its holder dies (Linux) or generation files (elsewhere), so two processes
+ * refreshing at once end with one winner, a crashed writer never leaves a lock that
+ * a live one could be mistaken for, and a power cut never leaves half a file or
+ * loses an acknowledged write.
  *
  * @module
  */
-import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { homedir } from "node:os";
 import { randomBytes } from "node:crypto";
 import { StoreError } from "../errors.js";
-import { MAX_TOKEN_FILE_BYTES } from "../limits.js";
+import { MAX_TOKEN_FILE_BYTES, TOKEN_LOCK_RETRY_MS, TOKEN_LOCK_WAIT_MS } from "../limits.js";
 import type { StoredValue, TokenStore } from "../auth/store.js";
 import { isRec } from "../util/record.js";
+import { isHeld, platformLockMechanism, tryLock, type LockMechanism } from "./lock.js";
+import { nodeStoreFs, syncDir, type StoreFs } from "./store-fs.js";
 
-const LOCK_WAIT_MS = 2_000; // ours: a write holds the lock for a few ms
-const LOCK_STALE_MS = 10_000; // ours: a lock older than this was left by a crash
+/**
+ * @internal Test seams of {@link FileTokenStore}, not public API: the file system (a
+ * recording one, to replay power cuts) and the lock mechanism.
+ */
+export interface TokenStoreSeams {
+  fs?: StoreFs;
+  lock?: LockMechanism;
+}
 
 /** The CLI's token file: `YADA_TOKEN_FILE`, else `$XDG_CONFIG_HOME/yada/tokens.json`, else `~/.config/yada/tokens.json`. */
 export function defaultTokenFile(env: Readonly<Record<string, string | undefined>>): string {
@@ -31,7 +42,8 @@ type Entries = Record<string, StoredValue>;
  * A {@link TokenStore} in one file (Node entry).
  *
  * @throws StoreError (`store`) when the file is unreadable, oversized
- * (`MAX_TOKEN_FILE_BYTES`) or not a token file, or the lock cannot be taken.
+ * (`MAX_TOKEN_FILE_BYTES`) or not a token file, or another process held its lock for
+ * `TOKEN_LOCK_WAIT_MS` (the message names it), or the file cannot be written.
  *
  * @example
  * ```ts
@@ -41,9 +53,14 @@ type Entries = Record<string, StoredValue>;
  */
 export class FileTokenStore implements TokenStore {
   readonly path: string;
+  readonly #fs: StoreFs;
+  readonly #lock: LockMechanism;
 
-  constructor(path: string) {
+  /** @param seams internal test seams; leave out. */
+  constructor(path: string, seams: TokenStoreSeams = {}) {
     this.path = path;
+    this.#fs = seams.fs ?? nodeStoreFs;
+    this.#lock = seams.lock ?? platformLockMechanism();
   }
 
   async get(key: string): Promise<StoredValue | undefined> {
@@ -51,12 +68,12 @@ export class FileTokenStore implements TokenStore {
   }
 
   async set(key: string, value: string | undefined, ifVersion: string | undefined): Promise<boolean> {
-    return this.#locked(() => {
+    return this.#locked(async () => {
       const entries = this.#read();
       if (entries[key]?.version !== ifVersion) return false;
       if (value === undefined) delete entries[key];
       else entries[key] = { value, version: randomBytes(9).toString("base64url") };
-      this.#write(entries);
+      await this.#write(entries);
       return true;
     });
   }
@@ -64,10 +81,14 @@ export class FileTokenStore implements TokenStore {
   #read(): Entries {
     let text: string;
     try {
-      if (statSync(this.path).size > MAX_TOKEN_FILE_BYTES) throw new StoreError(`the token file ${this.path} is larger than ${MAX_TOKEN_FILE_BYTES} bytes`);
-      text = readFileSync(this.path, "utf8");
+      const size = this.#fs.stat(this.path)?.size;
+      if (size === undefined) return Object.create(null) as Entries;
+      if (size > MAX_TOKEN_FILE_BYTES) throw new StoreError(`the token file ${this.path} is larger than ${MAX_TOKEN_FILE_BYTES} bytes`);
+      const bytes = this.#fs.readFile(this.path);
+      if (bytes === undefined) return Object.create(null) as Entries;
+      if (bytes.length > MAX_TOKEN_FILE_BYTES) throw new StoreError(`the token file ${this.path} is larger than ${MAX_TOKEN_FILE_BYTES} bytes`);
+      text = new TextDecoder().decode(bytes);
     } catch (e) {
-      if ((e as { code?: string }).code === "ENOENT") return Object.create(null) as Entries;
       if (e instanceof StoreError) throw e;
       throw new StoreError(`the token file ${this.path} cannot be read`, { cause: e });
     }
@@ -86,42 +107,51 @@ export class FileTokenStore implements TokenStore {
     return out;
   }
 
-  #write(entries: Entries): void {
-    mkdirSync(dirname(this.path), { recursive: true, mode: 0o700 });
+  /** Replaces the file: written whole and fsynced beside it, renamed over it, the directory fsynced. */
+  async #write(entries: Entries): Promise<void> {
+    const fs = this.#fs;
     const tmp = `${this.path}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`;
-    const fd = openSync(tmp, "wx", 0o600);
+    const fd = fs.open(tmp, "wx", 0o600);
     try {
-      writeSync(fd, JSON.stringify({ yada: "tokens", entries }));
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
+      const data = new TextEncoder().encode(JSON.stringify({ yada: "tokens", entries }));
+      for (let at = 0; at < data.length; ) at += fs.write(fd, data, at, data.length - at);
+      await fs.sync(fd);
+    } catch (e) {
+      fs.close(fd);
+      fs.unlink(tmp);
+      throw e;
     }
-    renameSync(tmp, this.path);
+    fs.close(fd);
+    fs.rename(tmp, this.path);
+    await syncDir(fs, dirname(this.path));
   }
 
-  async #locked<T>(work: () => T): Promise<T> {
-    mkdirSync(dirname(this.path), { recursive: true, mode: 0o700 });
-    const lock = `${this.path}.lock`;
-    const deadline = Date.now() + LOCK_WAIT_MS;
-    for (;;) {
-      try {
-        closeSync(openSync(lock, "wx", 0o600));
-        break;
-      } catch (e) {
-        if ((e as { code?: string }).code !== "EEXIST") throw new StoreError(`the token file lock ${lock} cannot be created`, { cause: e });
-        try {
-          if (Date.now() - statSync(lock).mtimeMs > LOCK_STALE_MS) rmSync(lock, { force: true });
-        } catch {
-          // Removed meanwhile: try again.
-        }
-        if (Date.now() > deadline) throw new StoreError(`the token file ${this.path} stayed locked for ${LOCK_WAIT_MS} ms`);
-        await new Promise((r) => setTimeout(r, 10));
-      }
-    }
+  /** Runs `work` holding the file's lock, waiting up to `TOKEN_LOCK_WAIT_MS` for another process's write. */
+  async #locked<T>(work: () => Promise<T>): Promise<T> {
     try {
-      return work();
-    } finally {
-      rmSync(lock, { force: true });
+      this.#fs.mkdirs(dirname(this.path));
+    } catch (e) {
+      throw new StoreError(`the directory of the token file ${this.path} cannot be created`, { cause: e });
+    }
+    const deadline = Date.now() + TOKEN_LOCK_WAIT_MS;
+    for (;;) {
+      const last = Date.now() + TOKEN_LOCK_RETRY_MS >= deadline;
+      // Only the last refusal asks the holder who it is, for the message.
+      const got = await tryLock(this.path, this.#lock, { probe: last });
+      if (isHeld(got)) {
+        try {
+          return await work();
+        } catch (e) {
+          throw e instanceof StoreError ? e : new StoreError(`the token file ${this.path} cannot be written`, { cause: e });
+        } finally {
+          await got.release();
+        }
+      }
+      if (last) {
+        const by = got.pid === undefined ? "another process" : `process ${got.pid}${got.host ? ` on host ${got.host}` : ""}`;
+        throw new StoreError(`the token file ${this.path} stayed locked by ${by} for ${TOKEN_LOCK_WAIT_MS} ms (TOKEN_LOCK_WAIT_MS; ${got.where})`);
+      }
+      await new Promise((r) => setTimeout(r, TOKEN_LOCK_RETRY_MS));
     }
   }
 }

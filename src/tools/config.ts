@@ -250,7 +250,7 @@ export function parseServerConfig(value: unknown, where = "MCP server config", a
   for (const k of Object.keys(value)) {
     if (value[k] === undefined || k === "name") continue;
     if (!Object.hasOwn(fields, k)) fail(at, `unknown field ${key(k)} for ${isHttp ? "an HTTP" : "a stdio"} server`);
-    if (!allowWrites && Object.hasOwn(WRITE_FIELDS, k)) fail(at, `${k} is not allowed here`);
+    if (!allowWrites && Object.hasOwn(WRITE_FIELDS, k)) fail(at, `${k} is not allowed here (read-only: write mappings go in host code or yada --config)`);
   }
   const config: Record<string, unknown> = { name };
   for (const [k, check] of Object.entries(fields)) if (value[k] !== undefined) config[k] = check(value[k], at);

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { UnauthorizedError } from "../errors.js";
+import { JsonRpcError, UnauthorizedError } from "../errors.js";
 import type { McpClient } from "../mcp/client.js";
 import type { McpTool } from "../mcp/types.js";
 import type { CompiledSchema } from "../schema/index.js";
@@ -37,9 +37,11 @@ export interface ConfirmToolParts {
  * - `execute(action)`: checks the action, its version (else `failed`,
  *   `version_changed`, nothing sent), the caller and `authorize` again (else
  *   `failed`, `unauthorized`, nothing sent); sends `tools/call` once. `isError: true`
- *   is `failed` with `{"error":"tool_failed",...}`; a result is `succeeded`,
- *   rendered as for reads; a timeout, lost connection, malformed answer or server
- *   error is `unknown` (`notSent` only when provably not sent). An operation id
+ *   is `failed` with `{"error":"tool_failed",...}`; a JSON-RPC refusal of the request
+ *   itself (-32700, -32600, -32601, -32602: an unknown tool, a malformed call; the
+ *   tool never ran) is `failed` the same way, the message naming the error; a result is `succeeded`,
+ *   rendered as for reads; a timeout, lost connection, malformed answer or other
+ *   server error is `unknown` (`notSent` only when provably not sent). An operation id
  *   this tool already sent (the last `MAX_SENT_OPERATIONS_REMEMBERED`) is refused
  *   with a `validation` error, nothing sent: a confirmed call runs at most once
  *   even when a caller repeats it. Only a provably unsent one may be sent again.
@@ -62,8 +64,15 @@ export function mcpConfirmTool(parts: ConfirmToolParts): ConfirmTool {
     input,
     needsStateVersion: false,
     authorizeAs: [remote.name],
-    // W7: at most once (no automatic re-send on a modern error).
-    send: (args, _, signal) => client.callTool(remote.name, args, { signal, timeoutMs, once: true }),
+    // W7: at most once (no automatic re-send on a modern error). A JSON-RPC refusal of the
+    // request itself (-32700, -32600 to -32602: an unknown tool, a malformed call) means
+    // the tool never ran: answered as the server's isError, so the action is failed, not unknown.
+    send: (args, _, signal) =>
+      client.callTool(remote.name, args, { signal, timeoutMs, once: true }).catch((e: unknown) => {
+        const code = e instanceof JsonRpcError ? e.rpcCode : 0;
+        if (code === -32700 || (code <= -32600 && code >= -32602)) return { content: [{ type: "text" as const, text: (e as Error).message }], isError: true };
+        throw e;
+      }),
   };
   const tool: ConfirmTool = {
     effect: "confirm",
