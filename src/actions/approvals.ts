@@ -16,6 +16,10 @@ import { isRec } from "../util/record.js";
 import { argumentsHash } from "./hash.js";
 import { checkIdentity, proposer, type OnAwaitingApproval, type ProposeContext } from "./propose.js";
 import type { ActionRecord, ActionStore } from "./types.js";
+import { tracedMove } from "../trace/actions.js";
+import { KIND_INTERNAL, SPAN_APPROVE, SPAN_REJECT, SPAN_RESOLVE } from "../trace/names.js";
+import { traceOf } from "../trace/span.js";
+import type { TraceOptions } from "../trace/types.js";
 
 export type { OnAwaitingApproval, ProposeContext } from "./propose.js";
 
@@ -35,8 +39,8 @@ export type ApprovalBinding = Pick<ActionRecord, "id" | "tool" | "version" | "ar
  */
 export type MayApprove = (approver: Identity, action: ActionRecord) => boolean | Promise<boolean>;
 
-/** Options of {@link createActions}. */
-export interface ActionsOptions {
+/** Options of {@link createActions}; with a `tracer`, proposals and decisions are spans (O2). */
+export interface ActionsOptions extends TraceOptions {
   /** Where actions live. */
   store: ActionStore;
   /** The host's decision whether an approver may decide an action (e.g. not their own, or a role check). */
@@ -151,18 +155,24 @@ export function createActions(options: ActionsOptions): Actions {
   if (typeof mayApprove !== "function") throw new ValidationError("createActions needs a mayApprove callback");
   if (mayResolve !== undefined && typeof mayResolve !== "function") throw new ValidationError("createActions: mayResolve must be a function");
   const now = options.now ?? Date.now;
-  const propose = proposer({ ...options, now });
+  const trace = traceOf("createActions", options);
+  const propose = proposer({ ...options, now, trace });
 
-  /**
-   * The action `shown` names, read from the store and checked as a person's decision
-   * binds it: same tenant, the host's callback, every bound field, the stored
-   * arguments against their hash, and the arguments or preview shown.
-   */
-  async function bound(shown: ApprovalBinding, who: Identity, verb: string, may: MayApprove | undefined, role: string): Promise<ActionRecord> {
+  /** The action `shown` names, read from the store. @throws ValidationError (`validation`), StoreError (`store`) when there is none. */
+  async function load(shown: ApprovalBinding, who: Identity, verb: string): Promise<ActionRecord> {
     checkIdentity(who, verb);
     if (!isRec(shown) || typeof shown.id !== "string") throw new ValidationError(`${verb} needs the action that was shown`);
     const action = await store.get(shown.id);
     if (!action) throw new StoreError(`${verb}: no such action`);
+    return action;
+  }
+
+  /**
+   * Checks `action` as a person's decision binds it: same tenant, the host's callback,
+   * every bound field, the stored arguments against their hash, and the arguments or
+   * preview shown.
+   */
+  async function check(action: ActionRecord, shown: ApprovalBinding, who: Identity, verb: string, may: MayApprove | undefined, role: string): Promise<void> {
     if (who.tenantId !== action.tenantId) throw new UnauthorizedError(`${verb} ${action.tool}: the ${role} is in another tenant`);
     if (!may || !(await may(who, action))) throw new UnauthorizedError(`${verb} ${action.tool}: this ${role} may not decide this action${may ? "" : " (no mayResolve)"}`);
     for (const f of BOUND_FIELDS) {
@@ -175,11 +185,16 @@ export function createActions(options: ActionsOptions): Actions {
       throw new ActionConflictError(action.id, `${verb} ${action.tool}: the arguments shown are not the stored ones; it needs a new proposal`);
     }
     if (seen.preview !== undefined && seen.preview !== action.preview) throw new ActionConflictError(action.id, `${verb} ${action.tool}: the preview shown is not the stored one`);
-    return action;
   }
 
   async function decide(shown: ApprovalBinding, approver: Identity, verdict: "approve" | "reject", reason?: string): Promise<ActionRecord> {
-    const action = await bound(shown, approver, verdict, mayApprove, "approver");
+    const action = await load(shown, approver, verdict);
+    // O2: the decision's span links to the proposal, in whichever process it was made.
+    return tracedMove(trace, verdict === "approve" ? SPAN_APPROVE : SPAN_REJECT, KIND_INTERNAL, action, () => decideOn(action, shown, approver, verdict, reason));
+  }
+
+  async function decideOn(action: ActionRecord, shown: ApprovalBinding, approver: Identity, verdict: "approve" | "reject", reason?: string): Promise<ActionRecord> {
+    await check(action, shown, approver, verdict, mayApprove, "approver");
     if (action.state !== "awaiting_approval") throw new ActionConflictError(action.id, `${verdict} ${action.tool}: the action is already ${action.state}`);
     const at = now();
     const expected = { state: action.state, fence: action.fence };
@@ -207,12 +222,15 @@ export function createActions(options: ActionsOptions): Actions {
     reject: (shown, approver, reason) => decide(shown, approver, "reject", reason),
     async resolve(shown, operator, verdict) {
       const { outcome, note } = checkVerdict(verdict);
-      const action = await bound(shown, operator, "resolve", mayResolve, "operator");
-      if (action.state !== "outcome_unknown") {
-        throw new ActionConflictError(action.id, `resolve ${action.tool}: the action is ${action.state}, not outcome_unknown`);
-      }
-      const resolution = { actorId: operator.actorId, tenantId: operator.tenantId, at: now(), outcome, note };
-      return store.transition(action.id, { state: action.state, fence: action.fence }, { state: outcome, resolution }, resolution.at);
+      const action = await load(shown, operator, "resolve");
+      return tracedMove(trace, SPAN_RESOLVE, KIND_INTERNAL, action, async () => {
+        await check(action, shown, operator, "resolve", mayResolve, "operator");
+        if (action.state !== "outcome_unknown") {
+          throw new ActionConflictError(action.id, `resolve ${action.tool}: the action is ${action.state}, not outcome_unknown`);
+        }
+        const resolution = { actorId: operator.actorId, tenantId: operator.tenantId, at: now(), outcome, note };
+        return store.transition(action.id, { state: action.state, fence: action.fence }, { state: outcome, resolution }, resolution.at);
+      });
     },
   };
 }

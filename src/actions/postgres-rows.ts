@@ -17,7 +17,7 @@ import type { ActionRecord } from "./types.js";
 
 /** The record fields kept in `body` (they never change). */
 export const BODY_KEYS = [
-  "id", "operationId", "runId", "callId", "actorId", "tenantId", "tool", "effect", "version", "arguments", "argumentsHash",
+  "id", "operationId", "runId", "callId", "traceparent", "actorId", "tenantId", "tool", "effect", "version", "arguments", "argumentsHash",
   "preview", "createdAt", "expiresAt",
 ] as const;
 

@@ -15,6 +15,8 @@ import type { Identity, PreparedAction } from "../tools/types.js";
 import { isRec } from "../util/record.js";
 import { argumentsHash } from "./hash.js";
 import type { ActionRecord, ActionStore } from "./types.js";
+import { tracedProposal } from "../trace/actions.js";
+import type { Trace } from "../trace/types.js";
 
 /** Where a proposal comes from. */
 export interface ProposeContext {
@@ -43,6 +45,8 @@ export interface ProposerOptions {
   onAwaitingApproval?: OnAwaitingApproval | undefined;
   onError?: ((error: unknown) => void) | undefined;
   logger?: Logger | undefined;
+  /** Each proposal is a `propose_action` span whose context the record keeps (O2). */
+  trace?: Trace | undefined;
 }
 
 /** Checks that `who` is an identity. @throws ValidationError (`validation`). */
@@ -101,7 +105,8 @@ export function proposer(options: ProposerOptions): (prepared: PreparedAction, c
     if (context.callId !== undefined) record.callId = context.callId;
     if (prepared.stateVersion !== undefined) record.stateVersion = prepared.stateVersion;
     if (typeof prepared.preview === "string") record.preview = prepared.preview.slice(0, MAX_ACTION_PREVIEW_CHARS);
-    const stored = await store.create(record);
+    // O2: a traced proposal keeps its span's context on the record, for the spans of every later move.
+    const stored = await tracedProposal(options.trace, record, (traceparent) => store.create(traceparent === undefined ? record : { ...record, traceparent }));
     // U5: only once the store has it (durable, for a durable store); not awaited. The
     // callback runs until its first await; a throw or a rejection goes to report.
     if (tell) {

@@ -20,11 +20,12 @@ import {
   MAX_TOOL_NAME_CHARS,
 } from "../limits.js";
 import { isRec, type Rec } from "../util/record.js";
+import { parseTraceparent } from "../trace/span.js";
 import { canTransition, isActionState, isFinal, isResolutionMove } from "./states.js";
 import type { ActionDecision, ActionExpectation, ActionPatch, ActionQuery, ActionRecord, ActionResult, ActionState, ClaimOptions } from "./types.js";
 
 const RECORD_KEYS = new Set([
-  "id", "operationId", "runId", "callId", "actorId", "tenantId", "tool", "effect", "version", "arguments", "argumentsHash",
+  "id", "operationId", "runId", "callId", "traceparent", "actorId", "tenantId", "tool", "effect", "version", "arguments", "argumentsHash",
   "stateVersion", "preview", "state", "fence", "leaseOwner", "leaseUntil", "attempts", "notBefore", "createdAt", "updatedAt",
   "expiresAt", "approval", "rejection", "outcome", "resolution",
 ]);
@@ -133,6 +134,8 @@ export function parseActionRecord(value: unknown, fail: Fail = (m) => new StoreE
   str(r, "operationId", MAX_OPERATION_ID_CHARS, fail);
   str(r, "runId", MAX_ACTION_ID_CHARS, fail, true);
   str(r, "callId", MAX_ACTION_ID_CHARS, fail, true);
+  // O2: only the exact W3C form (55 characters); the spans that read it back link to it.
+  if (r.traceparent !== undefined && parseTraceparent(r.traceparent) === undefined) throw fail("action traceparent must be a W3C traceparent");
   str(r, "actorId", MAX_ACTION_ID_CHARS, fail);
   str(r, "tenantId", MAX_ACTION_ID_CHARS, fail);
   str(r, "tool", MAX_TOOL_NAME_CHARS, fail);

@@ -91,6 +91,12 @@ export interface ActionRecord {
   runId?: string;
   /** The model's tool call id that the outcome answers, if any. */
   callId?: string;
+  /**
+   * The W3C `traceparent` of the span that proposed it, when the proposer was traced
+   * (O2): the approval's, the execution's and the resume's spans link to it, in
+   * whatever process they run. Never changes.
+   */
+  traceparent?: string;
   /** The proposing actor (the connection's owner). */
   actorId: string;
   /** The tenant the action belongs to. */

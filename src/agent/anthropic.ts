@@ -258,5 +258,6 @@ export function anthropic(options: AnthropicOptions): Provider {
     { "x-api-key": options.apiKey, "anthropic-version": API_VERSION },
     (request) => anthropicBody(request, options.model, maxTokens),
     anthropicStream,
+    options.model,
   );
 }

@@ -213,5 +213,6 @@ export function openaiChat(options: OpenAiChatOptions): Provider {
     headers,
     (request) => openaiBody(request, options),
     chatStream,
+    options.model,
   );
 }

@@ -62,5 +62,9 @@ export interface GenerateOptions {
 export interface Provider {
   /** Names the provider in errors and events. */
   readonly name: string;
+  /** The model asked for, when the provider has one (traces: `gen_ai.request.model`, O1). */
+  readonly model?: string;
+  /** The host and port its requests go to (traces: `server.address`, `server.port`, O1): never a path or a query. */
+  readonly server?: { address: string; port: number };
   generate(request: ModelRequest, options?: GenerateOptions): Promise<AssistantMessage>;
 }

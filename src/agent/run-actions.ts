@@ -9,6 +9,7 @@
  * @module
  */
 import { proposer, type OnAwaitingApproval } from "../actions/propose.js";
+import { tracedTool, type RunSpan } from "../trace/agent.js";
 import { toHex } from "../actions/hash.js";
 import { isTerminal } from "../actions/states.js";
 import type { ActionRecord, ActionResolution, ActionStore } from "../actions/types.js";
@@ -150,11 +151,13 @@ export async function proposeCalls(
   signal: AbortSignal | undefined,
   answer: (call: ToolCallPart, result: ToolResult) => void,
   logger?: Logger,
+  traced?: RunSpan,
 ): Promise<{ proposed: ProposedCall[]; pending: PendingCall[] }> {
-  const propose = proposer({ store: actions.store, approvalTtlMs: actions.approvalTtlMs, onAwaitingApproval: actions.onAwaitingApproval, onError: actions.onError, logger });
+  const propose = proposer({ store: actions.store, approvalTtlMs: actions.approvalTtlMs, onAwaitingApproval: actions.onAwaitingApproval, onError: actions.onError, logger, trace: traced?.trace });
   const proposed: ProposedCall[] = [];
   const pending: PendingCall[] = [];
-  for (const { call, tool } of calls) {
+  // O1: each call's preparation and proposal is its execute_tool span; a failed preparation is its error result.
+  const proposeOne = async (call: ToolCallPart, tool: WriteTool | ConfirmTool): Promise<ToolResult | undefined> => {
     let prepared;
     try {
       prepared = await tool.prepare(call.arguments, { identity, ...(signal ? { signal } : {}) });
@@ -162,14 +165,18 @@ export async function proposeCalls(
         throw new ValidationError(`the preparation of ${tool.name} returned an action for another tool or version`);
       }
     } catch (e) {
-      answer(call, thrownResult(e));
-      continue;
+      return thrownResult(e);
     }
     const record = await propose(prepared, { identity, effect: tool.effect, runId, callId: call.id });
     const p: ProposedCall = { callId: call.id, toolName: call.name, effect: tool.effect, arguments: call.arguments, actionId: record.id };
     if (record.preview !== undefined) p.preview = record.preview;
     proposed.push(p);
     pending.push({ callId: call.id, toolName: call.name, actionId: record.id });
+    return undefined;
+  };
+  for (const { call, tool } of calls) {
+    const failed = await tracedTool(traced, call, tool.effect, () => proposeOne(call, tool));
+    if (failed) answer(call, failed);
   }
   return { proposed, pending };
 }
@@ -233,8 +240,9 @@ export function resumedEvents(state: RunState, results: ReadonlyMap<string, Tool
 export async function readOutcomes(
   store: ActionStore,
   state: RunState,
-): Promise<{ results?: Map<string, ToolResult>; waiting: ProposedCall[]; ran: Map<string, Record<string, unknown>> }> {
+): Promise<{ results?: Map<string, ToolResult>; waiting: ProposedCall[]; ran: Map<string, Record<string, unknown>>; read: ActionRecord[] }> {
   const results = new Map<string, ToolResult>();
+  const read: ActionRecord[] = []; // every record read, for the resume's spans
   const ran = new Map<string, Record<string, unknown>>(); // the stored arguments, by call id
   const waiting: ProposedCall[] = [];
   for (const p of state.pending) {
@@ -242,6 +250,7 @@ export async function readOutcomes(
     if (!a || a.runId !== state.runId || a.callId !== p.callId || a.actorId !== state.actorId || a.tenantId !== state.tenantId || a.tool !== p.toolName) {
       throw new ValidationError("run: resume state names an action that is not this run's call");
     }
+    read.push(a);
     if (isTerminal(a.state)) {
       results.set(p.callId, outcomeResult(a));
       ran.set(p.callId, a.arguments);
@@ -251,5 +260,5 @@ export async function readOutcomes(
       waiting.push(w);
     }
   }
-  return waiting.length ? { waiting, ran } : { results, waiting, ran };
+  return waiting.length ? { waiting, ran, read } : { results, waiting, ran, read };
 }

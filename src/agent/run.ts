@@ -31,9 +31,18 @@ import type { Provider, ToolSpec } from "./provider.js";
 import { answerWithout, executeReads, type ReadCall } from "./tool-exec.js";
 import { errorResult, type LoopErrorKind } from "./tool-results.js";
 import { checkOptions } from "../util/options.js";
+import { isRec } from "../util/record.js";
+import { nameConversation, tracedChat, tracedRun, type RunSpan } from "../trace/agent.js";
+import { tracedResume } from "../trace/actions.js";
+import { traceOf } from "../trace/span.js";
+import type { TraceOptions } from "../trace/types.js";
 
-/** Options of {@link run} and {@link runStream}. */
-export interface RunOptions {
+/**
+ * Options of {@link run} and {@link runStream}. With a `tracer` (O1) the run is an
+ * `invoke_agent` span, each model call a `chat` span and each tool call an
+ * `execute_tool` span; pass the same tracer to `connectMcp` for the MCP spans below them.
+ */
+export interface RunOptions extends TraceOptions {
   provider: Provider;
   /** Tools of any number of connections plus host-defined tools; names must be unique. */
   tools?: readonly Tool[];
@@ -120,8 +129,14 @@ function checkAnswer(provider: string, value: unknown): AssistantMessage {
   return message;
 }
 
-async function runLoop(options: RunOptions, emitTo: (event: AgentEvent) => void): Promise<RunResult> {
-  checkOptions("run", options, "signal:a onEvent logger");
+// O1: the run inside its invoke_agent span when the host gave a tracer.
+async function tracedLoop(options: RunOptions, emitTo: (event: AgentEvent) => void): Promise<RunResult> {
+  const trace = isRec(options) ? traceOf("run", options) : undefined;
+  return tracedRun(trace, isRec(options) ? options.provider : undefined, (traced) => runLoop(options, emitTo, traced));
+}
+
+async function runLoop(options: RunOptions, emitTo: (event: AgentEvent) => void, traced: RunSpan | undefined): Promise<RunResult> {
+  checkOptions("run", options, "signal:a onEvent logger tracer:o");
   const provider = checkProvider(options.provider);
   const identity = identityOf(options.identity, "run: ");
   const tools = checkTools(options.tools);
@@ -132,6 +147,7 @@ async function runLoop(options: RunOptions, emitTo: (event: AgentEvent) => void)
   const resumed = options.resume === undefined || !actions ? undefined : await parseRunState(options.resume, actions, identity);
   const messages = resumed ? resumed.messages : initialMessages(options.input);
   const runId = resumed?.runId ?? actions?.runId ?? crypto.randomUUID();
+  nameConversation(traced, runId);
   const { signal, system } = options;
   const logger = options.logger ?? silentLogger;
   const byName = new Map<string, Tool>(tools.map((t) => [t.name, t]));
@@ -158,7 +174,8 @@ async function runLoop(options: RunOptions, emitTo: (event: AgentEvent) => void)
   try {
     if (resumed && actions) {
       // W8: outcomes come from the store, never from the state.
-      const { results, waiting, ran } = await readOutcomes(actions.store, resumed);
+      const { results, waiting, ran, read } = await readOutcomes(actions.store, resumed);
+      await tracedResume(traced?.trace, read); // O2: each outcome read back links to its proposal
       if (!results) return finish("approval_required", { proposedCalls: waiting, state: await pausedState(actions, runId, identity, messages, resumed.pending) });
       for (const event of resumedEvents(resumed, results, ran)) emit(event);
       for (const p of resumed.pending) {
@@ -174,9 +191,11 @@ async function runLoop(options: RunOptions, emitTo: (event: AgentEvent) => void)
       emit({ type: "message_start", turn, role: "assistant" });
       let answer: AssistantMessage;
       try {
-        const raw = await provider.generate(
-          { ...(system !== undefined ? { system } : {}), messages: [...messages], tools: specs },
-          { signal, onDelta: (d) => emit({ type: "message_delta", turn, kind: d.kind, text: d.text }) },
+        const raw = await tracedChat(traced, provider, () =>
+          provider.generate(
+            { ...(system !== undefined ? { system } : {}), messages: [...messages], tools: specs },
+            { signal, onDelta: (d) => emit({ type: "message_delta", turn, kind: d.kind, text: d.text }) },
+          ),
         );
         answer = checkAnswer(provider.name, raw);
       } catch (e) {
@@ -188,7 +207,7 @@ async function runLoop(options: RunOptions, emitTo: (event: AgentEvent) => void)
       emit({ type: "message_end", turn, message: answer });
 
       const calls = toolCallsOf(answer);
-      const ctx = { turn, identity, signal, concurrency, emit };
+      const ctx = { turn, identity, signal, concurrency, emit, traced };
       const results = new Map<string, ToolResult>();
       const reads: ReadCall[] = [];
       let proposed: ProposedCall[] = [];
@@ -213,7 +232,7 @@ async function runLoop(options: RunOptions, emitTo: (event: AgentEvent) => void)
       await executeReads(reads, results, ctx);
       let pending: Awaited<ReturnType<typeof proposeCalls>>["pending"] = [];
       if (actions && writes.length > 0 && !signal?.aborted) {
-        ({ proposed, pending } = await proposeCalls(actions, runId, identity, writes, signal, (call, result) => void results.set(call.id, answerWithout(call, result, ctx)), logger));
+        ({ proposed, pending } = await proposeCalls(actions, runId, identity, writes, signal, (call, result) => void results.set(call.id, answerWithout(call, result, ctx)), logger, traced));
       }
       if (signal?.aborted) {
         // A cancelled run proposes nothing: its proposed calls are answered, so the messages stay resumable.
@@ -274,7 +293,7 @@ async function runLoop(options: RunOptions, emitTo: (event: AgentEvent) => void)
  * ```
  */
 export function run(options: RunOptions): Promise<RunResult> {
-  return runLoop(options, (event) => options.onEvent?.(event));
+  return tracedLoop(options, (event) => options.onEvent?.(event));
 }
 
 /**
@@ -295,7 +314,7 @@ export function run(options: RunOptions): Promise<RunResult> {
  */
 export function runStream(options: RunOptions): RunStream {
   const queue = eventQueue();
-  const result = runLoop(options, (event) => {
+  const result = tracedLoop(options, (event) => {
     queue.push(event);
     options.onEvent?.(event);
   }).finally(() => queue.close());

@@ -116,6 +116,16 @@ export interface StreamingOptions {
   idleTimeoutMs?: number;
 }
 
+/** The `server` member of a provider POSTing to `url` (host and port only), none for a URL that does not parse (fetch says so later). */
+function serverOf(url: string): { server?: { address: string; port: number } } {
+  try {
+    const u = new URL(url);
+    return { server: { address: u.hostname, port: Number(u.port) || (u.protocol === "https:" ? 443 : 80) } };
+  } catch {
+    return {};
+  }
+}
+
 /**
  * A provider that POSTs `body(request)` to `baseUrl` (trailing slashes dropped)
  * + `path` and assembles the SSE answer with a fresh `stream` per attempt,
@@ -129,7 +139,7 @@ export interface StreamingOptions {
  * TransportError (`transport`) for a network failure, or, without sending or
  * retrying, for a request that cannot be serialized as JSON; TimeoutError (`timeout`)
  * when the stream is idle longer than its bound; CancelledError (`cancelled`)
- * when the signal aborts.
+ * when the signal aborts. `model` is what the provider reports as its model (traces).
  */
 export function streamingProvider(
   name: string,
@@ -139,6 +149,7 @@ export function streamingProvider(
   headers: Record<string, string>,
   body: (request: ModelRequest) => unknown,
   stream: (emit: EmitDelta, fail: StreamFail) => AnswerStream,
+  model?: string,
 ): Provider {
   const url = (options.baseUrl ?? defaultBase).replace(/\/+$/, "") + path;
   const idleMs = options.idleTimeoutMs ?? DEFAULT_PROVIDER_IDLE_TIMEOUT_MS;
@@ -147,6 +158,8 @@ export function streamingProvider(
   };
   return {
     name,
+    ...(model !== undefined && { model }),
+    ...serverOf(url),
     async generate(request, { signal, onDelta } = {}) {
       let payload: string;
       try {

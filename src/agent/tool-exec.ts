@@ -12,6 +12,7 @@ import type { Identity, ReadTool, ToolResult } from "../tools/types.js";
 import type { AgentEvent } from "./events.js";
 import type { ToolCallPart } from "./messages.js";
 import { boundedResult, errorResult, plainUpdate, thrownResult } from "./tool-results.js";
+import { tracedTool, type RunSpan } from "../trace/agent.js";
 
 /** One call to execute. */
 export interface ReadCall {
@@ -26,6 +27,8 @@ export interface ExecContext {
   signal: AbortSignal | undefined;
   concurrency: number;
   emit(event: AgentEvent): void;
+  /** The run's trace: each call is its execute_tool span (O1). */
+  traced?: RunSpan | undefined;
 }
 
 const cancelled = (): ToolResult => errorResult("cancelled", "the run was cancelled before the tool finished");
@@ -79,7 +82,10 @@ async function executeOne({ call, tool }: ReadCall, ctx: ExecContext): Promise<T
 export async function executeReads(calls: readonly ReadCall[], results: Map<string, ToolResult>, ctx: ExecContext): Promise<void> {
   let next = 0;
   const worker = async (): Promise<void> => {
-    for (let item; (item = calls[next++]); ) results.set(item.call.id, await executeOne(item, ctx));
+    for (let item; (item = calls[next++]); ) {
+      const one = item;
+      results.set(one.call.id, await tracedTool(ctx.traced, one.call, "read", () => executeOne(one, ctx)));
+    }
   };
   await Promise.all(Array.from({ length: Math.min(ctx.concurrency, calls.length) }, worker));
 }

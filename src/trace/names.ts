@@ -124,6 +124,8 @@ export const SPAN_PROPOSE = "propose_action";
 export const SPAN_APPROVE = "approve_action";
 /** A rejection (kind internal, linked to the proposal): `reject_action {tool}`. */
 export const SPAN_REJECT = "reject_action";
+/** An operator's settlement of an outcome-unknown action (kind internal, linked): `resolve_action {tool}`. */
+export const SPAN_RESOLVE = "resolve_action";
 /** A worker's execution (kind consumer, linked to the proposal): `execute_action {tool}`. */
 export const SPAN_EXECUTE = "execute_action";
 /** A worker's receipt lookup or recovery of a lapsed lease (kind consumer, linked): `reconcile_action {tool}`. */
