@@ -56,6 +56,12 @@ export interface ActionDecision {
 export interface ActionResult {
   result?: ToolResult;
   reason?: string;
+  /**
+   * Since when the outcome has been uncertain (ms since the epoch): set when the
+   * action becomes `reconciling`, kept while it stays so; the reconcile window
+   * (W13) counts from it.
+   */
+  uncertainSince?: number;
 }
 
 /**

@@ -23,6 +23,7 @@ import {
 import type { Logger } from "../log.js";
 import type { Transport } from "../transport/types.js";
 import { heldDeadline } from "../transport/hold.js";
+import { sentBefore } from "../transport/not-sent.js";
 import {
   isRecord,
   parseCallToolResult,
@@ -171,6 +172,11 @@ export interface CallOptions {
    * rounds, which the server asks for, still run.
    */
   once?: boolean;
+  /**
+   * Called once the call's first request was handed to the transport: from then on
+   * it may reach the server (W13; see `RequestOptions.onSent`).
+   */
+  onSent?: () => void;
 }
 
 /** State shared by a client and the views {@link McpClient.withCallTimeout} makes of it. */
@@ -578,6 +584,7 @@ export class McpClient {
       onProgress: options.onProgress,
       resetTimeoutOnProgress: options.resetTimeoutOnProgress,
       maxTotalTimeoutMs: options.maxTotalTimeoutMs,
+      onSent: options.onSent,
     };
     const asTask = taskCallParams(s, name, options);
     const where = `${s.name}: tools/call ${name.slice(0, MAX_QUOTED_CHARS)}`;
@@ -630,6 +637,9 @@ export class McpClient {
       signal: options.signal,
       onProgress: options.onProgress,
       listen: s.era === "modern" ? (taskId, acknowledged) => this.#listen().watchTask(taskId, acknowledged) : undefined,
+    }).catch((e: unknown) => {
+      // W5: the call itself reached the server; a failed poll never reads as "not sent".
+      throw sentBefore(e);
     });
   }
 

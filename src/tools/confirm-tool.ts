@@ -63,7 +63,7 @@ export function mcpConfirmTool(parts: ConfirmToolParts): ConfirmTool {
     needsStateVersion: false,
     authorizeAs: [remote.name],
     // W7: at most once (no automatic re-send on a modern error).
-    send: (args, _, signal) => client.callTool(remote.name, args, { signal, timeoutMs, once: true }),
+    send: (args, _, signal, onSent) => client.callTool(remote.name, args, { signal, timeoutMs, once: true, onSent }),
   };
   const tool: ConfirmTool = {
     effect: "confirm",

@@ -12,7 +12,7 @@
 import { HttpError, ProtocolError, SessionExpiredError, TransportError, YadaError } from "../errors.js";
 import type { RequestId } from "../jsonrpc/messages.js";
 import { DEFAULT_SSE_RETRY_MS, MAX_QUOTED_CHARS, MAX_QUOTED_TEXT_CHARS, MAX_SPARE_SSE_PARSERS, MAX_SSE_RETRY_MS } from "../limits.js";
-import type { LogLevel } from "../log.js";
+import type { Logger } from "../log.js";
 import { sleep } from "../util/sleep.js";
 import { trail } from "./http-answer.js";
 import { cancelBody, type Exchange } from "./http-exchange.js";
@@ -63,12 +63,10 @@ export interface StreamHost {
   checkEventStream(res: Response, sentSession: string | undefined, what: string): void;
   /** Counts a background task, which close() waits for. */
   track(task: Promise<unknown>): void;
-  /** `text` prefixed with the transport's description. */
-  msg(text: string): string;
-  /** Logs `text` prefixed with the transport's description. */
-  note(level: LogLevel, text: string, data?: Record<string, unknown>): void;
-  /** Logs `text` as it is (already prefixed). */
-  log(level: LogLevel, text: string, data?: Record<string, unknown>): void;
+  /** "HTTP server ...": starts every message. */
+  readonly description: string;
+  /** The transport's diagnostics sink. */
+  readonly log: Logger;
 }
 
 /** The stream readers of one transport (see {@link createStreams}). */
@@ -104,18 +102,20 @@ export interface Streams {
 /** The stream readers over `host`, with their spare parsers (at most `MAX_SPARE_SSE_PARSERS`). */
 export function createStreams(host: StreamHost): Streams {
   const spare: Reading[] = [];
+  const msg = (text: string): string => `${host.description}: ${text}`;
+  const note = (level: "debug" | "info" | "warn", text: string, data?: Record<string, unknown>): void => host.log(level, msg(text), data);
 
   const onEvent = (event: SseEvent, state: StreamState, ex: Exchange): void => {
     if (event.data === "") return; // a priming event (spec 2025-11-25): only its id matters
     if (event.type !== "message") {
-      host.note("debug", `skipped an SSE event of type ${event.type.slice(0, MAX_QUOTED_CHARS)}`);
+      note("debug", `skipped an SSE event of type ${event.type.slice(0, MAX_QUOTED_CHARS)}`);
       return;
     }
     let value: unknown;
     try {
       value = decodeJson(event.data);
     } catch {
-      host.note("warn", "skipped an SSE event whose data is not JSON");
+      note("warn", "skipped an SSE event whose data is not JSON");
       return;
     }
     host.deliverFrames(value, state, ex);
@@ -165,7 +165,7 @@ export function createStreams(host: StreamHost): Streams {
           chunk = await reader.read();
         } catch (e) {
           if (ex.cause !== undefined) throw e;
-          host.note("debug", "an event stream broke", { error: e instanceof Error ? e.name : "unknown" });
+          note("debug", "an event stream broke", { error: e instanceof Error ? e.name : "unknown" });
           return false;
         }
         ex.signal.throwIfAborted();
@@ -202,13 +202,13 @@ export function createStreams(host: StreamHost): Streams {
   const lostAfterSend = (e: unknown, ex: Exchange, what: string): unknown => {
     if (ex.cause !== undefined || (e instanceof YadaError && !(e instanceof HttpError))) return e;
     const reason = e instanceof HttpError ? `HTTP ${e.status}` : e instanceof Error ? (e.cause instanceof Error ? e.cause.message : e.message) : "unknown";
-    return new TransportError(host.msg(`${what} failed (${reason.slice(0, MAX_QUOTED_TEXT_CHARS)}) after the server took the request; its outcome is unknown`));
+    return new TransportError(msg(`${what} failed (${reason.slice(0, MAX_QUOTED_TEXT_CHARS)}) after the server took the request; its outcome is unknown`));
   };
 
   const resume = async (ex: Exchange, state: StreamState, what: string, sentSession: string | undefined): Promise<boolean> => {
     let attempts = 0;
     for (;;) {
-      const ended = host.msg(`the event stream of ${what} ended before its response`);
+      const ended = msg(`the event stream of ${what} ended before its response`);
       if (state.lastId === "" || host.modern()) throw new TransportError(ended);
       if (!isPlainHeaderValue(state.lastId)) throw new ProtocolError(`${ended}; its event id is not a valid header value`);
       if (++attempts > host.maxResumes) throw new TransportError(`${ended}; ${host.maxResumes} resumptions brought nothing`);
@@ -217,7 +217,7 @@ export function createStreams(host: StreamHost): Streams {
       await sleep(state.retryMs ?? DEFAULT_SSE_RETRY_MS, ex.signal);
       ex.touch();
       ex.signal.throwIfAborted(); // the wait was cut short
-      host.note("debug", `resuming the event stream of ${what}`, { attempt: attempts });
+      note("debug", `resuming the event stream of ${what}`, { attempt: attempts });
       let res: Response;
       try {
         res = await host.get(state.lastId, ex);
@@ -244,7 +244,7 @@ export function createStreams(host: StreamHost): Streams {
         ex.disarm(); // the stream may stay quiet for hours
         if (res.status === 405) {
           cancelBody(res);
-          host.note("info", `the server offers no GET stream (HTTP 405)`);
+          note("info", `the server offers no GET stream (HTTP 405)`);
           return;
         }
         host.checkEventStream(res, sentSession, what);
@@ -260,13 +260,13 @@ export function createStreams(host: StreamHost): Streams {
         ex.finish();
       }
       if (state.lastId === "" && state.retryMs === undefined) {
-        host.note("info", `${what} ended`);
+        note("info", `${what} ended`);
         return;
       }
       if (state.lastId !== "" && !isPlainHeaderValue(state.lastId)) return;
       if (state.delivered > before) attempts = 0;
       if (++attempts > host.maxResumes) {
-        host.note("warn", `gave up re-opening ${what} after ${host.maxResumes} attempts`);
+        note("warn", `gave up re-opening ${what} after ${host.maxResumes} attempts`);
         return;
       }
       if (!(await sleep(state.retryMs ?? DEFAULT_SSE_RETRY_MS, signal))) return;

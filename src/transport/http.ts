@@ -155,10 +155,9 @@ export class HttpTransport implements Transport {
       deliverFrames: (value, state, ex) => this.#deliverFrames(value, state, ex),
       get: (lastId, ex) => this.#get(lastId, ex),
       checkEventStream: (res, sentSession, what) => this.#checkEventStream(res, sentSession, what),
-      track: (task) => this.#track(task),
-      msg: (text) => this.#msg(text),
-      note: (level, text, data) => this.#note(level, text, data),
-      log: (level, text, data) => this.#log(level, text, data),
+      track: this.#track,
+      description: this.description,
+      log: this.#log,
     });
   }
 
@@ -336,10 +335,10 @@ export class HttpTransport implements Transport {
   }
 
   // A count, not a set of promises: no closure per task (measured on the round trip).
-  #track(task: Promise<unknown>): void {
+  #track = (task: Promise<unknown>): void => {
     this.#tasks++;
     task.then(this.#untrack, this.#untrack);
-  }
+  };
 
   #untrack = (): void => {
     if (--this.#tasks === 0) this.#drained?.();
