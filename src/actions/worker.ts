@@ -304,9 +304,9 @@ export function createWorker(options: WorkerOptions): ActionWorker {
     } catch (e) {
       outcome = { status: "unknown", reason: `the receipt lookup failed (${reasonOf(e)})` };
     }
-    // W13: the window counts from when the outcome became uncertain (a record from before
-    // that was kept counts from its last change, and keeps that start from now on).
-    const since = claimed.outcome?.uncertainSince ?? claimed.updatedAt;
+    // W13: the window counts from when the outcome became uncertain (a record reconciling
+    // from before the window was kept starts it at this lookup, and keeps that start).
+    const since = claimed.outcome?.uncertainSince ?? now();
     if (outcome.status === "unknown" && now() - since >= windowMs) {
       const reason = `no receipt settled the outcome within the reconcile window of ${windowMs} ms; not retried (${outcome.reason})`;
       await move(claimed, { state: "outcome_unknown", outcome: { reason: cut(reason), uncertainSince: since }, ...release, notBefore: undefined });

@@ -197,10 +197,10 @@ export function createStreams(host: StreamHost): Streams {
    * W5: the request was taken (its POST was answered), so a refused or unreachable
    * resumption must not look like a request that never left: a 401 / 403 or a
    * refused connection is reported as a TransportError that carries neither the
-   * status nor the connection error. Aborts and our own errors pass unchanged.
+   * status nor the connection error (nor `notSent`). Aborts and our own errors pass unchanged.
    */
   const lostAfterSend = (e: unknown, ex: Exchange, what: string): unknown => {
-    if (ex.cause !== undefined || (e instanceof YadaError && !(e instanceof HttpError))) return e;
+    if (ex.cause !== undefined || (e instanceof YadaError && !(e instanceof HttpError) && !e.notSent)) return e;
     const reason = e instanceof HttpError ? `HTTP ${e.status}` : e instanceof Error ? (e.cause instanceof Error ? e.cause.message : e.message) : "unknown";
     return new TransportError(msg(`${what} failed (${reason.slice(0, MAX_QUOTED_TEXT_CHARS)}) after the server took the request; its outcome is unknown`));
   };

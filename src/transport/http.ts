@@ -45,6 +45,7 @@ import { positive, type FetchFunction, type HttpTransportOptions } from "./http-
 import { createStreams, type StreamState, type Streams } from "./http-stream.js";
 import type { SendOptions, Transport, TransportSink } from "./types.js";
 import { checkOptions } from "../util/options.js";
+import { sentBefore } from "./not-sent.js";
 
 export type { FetchFunction, HttpTransportOptions, LegacyFallback } from "./http-options.js";
 
@@ -85,6 +86,11 @@ const NO_OPTIONS: SendOptions = Object.freeze({});
  *
  * Failures of one request reach `sink.requestError` with code `http`,
  * `session_expired`, `timeout`, `limit`, `protocol`, `serialization` or `transport`.
+ * Such an error says `notSent` (W5) only where no byte of the POST can have reached
+ * the server: the transport was closed before the send, the connection was refused
+ * or the name did not resolve, or the answer was HTTP 401 / 403 (after the `auth`
+ * layer, if any, declined to send it again). With a `fetch` of the host's own
+ * nothing is proven (it may retry, or proxy), so no error of it says `notSent`.
  *
  * @example
  * ```ts
@@ -331,7 +337,8 @@ export class HttpTransport implements Transport {
   }
 
   #assertOpen(): void {
-    if (this.#closing) throw new ConnectionClosedError(this.#msg("the transport is closed"));
+    // W5: refused before anything was handed to fetch.
+    if (this.#closing) throw new ConnectionClosedError(this.#msg("the transport is closed"), {}, { notSent: true });
   }
 
   // A count, not a set of promises: no closure per task (measured on the round trip).
@@ -522,7 +529,9 @@ export class HttpTransport implements Transport {
       this.#deliverFrames(decodeJson(this.#decoder.decode(bytes)), state, ex);
       if (id !== undefined && !state.found) throw new ProtocolError(this.#msg(`the JSON answer to ${what} does not carry its response`));
     } catch (e) {
-      const err = ex.error(e);
+      let err = ex.error(e);
+      // A host's fetch may have retried or relayed the request: nothing about it is proven.
+      if (err?.notSent && this.#options.fetch) err = sentBefore(err) as YadaError;
       if (sink) {
         this.#unwait(id as RequestId, ex);
         if (err) sink.requestError(id as RequestId, err);
