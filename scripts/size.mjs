@@ -24,7 +24,7 @@ const root = fileURLToPath(new URL("..", import.meta.url));
 // shrink. The OAuth client (src/auth/) and the action layer (src/actions/: approvals, worker, memory /
 // PostgreSQL / Durable Object stores) are each dropped by a consumer's bundler when unused; what each
 // adds is printed under the table.
-export const CEILINGS = { web: 87_000, core: 65_000, client: 22_000 };
+export const CEILINGS = { web: 88_000, core: 65_500, client: 22_000 };
 
 /** The web entry's export lines, without those whose module path matches `drop`: a selection's source. */
 function webEntryWithout(drop) {

@@ -15,7 +15,7 @@ import { createActions } from "../../src/actions/approvals.js";
 import { MemoryActionStore } from "../../src/actions/memory-store.js";
 import { createWorker, type WorkerOptions } from "../../src/actions/worker.js";
 import type { ActionRecord, ActionStore } from "../../src/actions/types.js";
-import { RECONCILE_MAX_DELAY_MS } from "../../src/limits.js";
+import { NOT_SENT_RETRY_DELAY_MS, RECONCILE_MAX_DELAY_MS } from "../../src/limits.js";
 import { connectMcp } from "../../src/node/tools.js";
 import type { McpServerConfig } from "../../src/tools/config.js";
 import type { McpConnection } from "../../src/tools/connect.js";
@@ -155,7 +155,9 @@ describe("W5, W8: not sent is tried again, exactly once in the end", T, () => {
       ] as const;
       for (const { item, how } of cases) {
         const a = await approvedRename(store, c, item, `${item} again`);
+        const resolvedAt: number[] = [];
         const { worker, moves } = recordingWorker(store, async (x) => {
+          resolvedAt.push(performance.now());
           const tool = await host.resolveTool(x);
           // The first attempt only: the proxy stops listening for a moment, or refuses the POST unread.
           if (host.state.calls === 1) {
@@ -170,6 +172,8 @@ describe("W5, W8: not sent is tried again, exactly once in the end", T, () => {
         assert.equal(done?.state, "succeeded", `${how}: ${JSON.stringify(done?.outcome)}`);
         assert.deepEqual(moves.get(a.id), ["executing", "succeeded"], `${how}: never reconciling`);
         assert.equal(host.state.calls, 2, `${how}: resolveTool again before the second attempt`);
+        const pause = (resolvedAt[1] ?? 0) - (resolvedAt[0] ?? 0);
+        assert.ok(pause >= NOT_SENT_RETRY_DELAY_MS / 2, `${how}: a pause of at least half NOT_SENT_RETRY_DELAY_MS before trying again (${pause} ms)`);
         const posts = proxy.seen.filter((s) => s.tool === "rename" && s.operationId === a.operationId);
         assert.deepEqual(posts.map((s) => s.plan?.kind), how === "refused" ? ["forward"] : ["status", "forward"], `${how}: the POSTs that reached the proxy`);
         const lines = renames(log, a.operationId);

@@ -39,16 +39,16 @@ type SizeModule = {
 };
 const size = (await import(pathToFileURL(repoPath("scripts", "size.mjs")).href)) as SizeModule;
 
-test("X3: the whole web entry stays within 87,000 bytes min+gzip", async () => {
-  assert.equal(size.CEILINGS.web, 87_000);
+test("X3: the whole web entry stays within 88,000 bytes min+gzip", async () => {
+  assert.equal(size.CEILINGS.web, 88_000);
   const web = size.rows.find((r) => r.name.startsWith("yada (web"));
   assert.ok(web);
   const { gzip } = await size.measure(web);
   assert.ok(gzip <= size.CEILINGS.web, `the web entry is ${gzip} bytes min+gzip, over ${size.CEILINGS.web}`);
 });
 
-test("X3: the web entry without the OAuth client, the action stores and the approvals API stays within 65,000 bytes min+gzip", async () => {
-  assert.equal(size.CEILINGS.core, 65_000);
+test("X3: the web entry without the OAuth client, the action stores and the approvals API stays within 65,500 bytes min+gzip", async () => {
+  assert.equal(size.CEILINGS.core, 65_500);
   const core = size.rows.find((r) => r.name.startsWith("yada web entry without"));
   assert.ok(core);
   const { gzip } = await size.measure(core);

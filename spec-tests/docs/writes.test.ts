@@ -8,7 +8,7 @@ import { guideBlocks, runBlocks } from "../helpers/guide.js";
 
 test("W8, W9: every js example of docs/writes.md runs", { timeout: 120_000 }, async () => {
   const examples = guideBlocks("writes");
-  assert.equal(examples.length, 5);
+  assert.equal(examples.length, 6);
   const results = await runBlocks("writes", examples);
   results.forEach((r, i) => assert.equal(r.status, 0, `example ${i + 1} failed:\n${r.code}\n${r.out}`));
   assert.match(results[0]?.out ?? "", /approval_required true\nYour note is saved\. \[ 'buy milk' \]/);
@@ -16,4 +16,6 @@ test("W8, W9: every js example of docs/writes.md runs", { timeout: 120_000 }, as
   assert.match(results[2]?.out ?? "", /^true\ntrue\nconflict\nawaiting_approval\napproved$/m);
   assert.match(results[3]?.out ?? "", /^store\nawaiting_approval$/m);
   assert.match(results[4]?.out ?? "", /Rename A from "Product A" to "Gear"\nRenamed\./);
+  // W13, U5: past the reconcile window, outcome_unknown, and onNeedsAttention is told.
+  assert.match(results[5]?.out ?? "", /^reconciling\nneeds a person: shop__refund \(no receipt settled the outcome within the reconcile window of 3600000 ms\)\noutcome_unknown$/m);
 });

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { ConnectionClosedError, HttpError, SessionExpiredError, StaleContractError, TransportError, YadaError } from "../errors.js";
+import { ConnectionClosedError, YadaError } from "../errors.js";
 
 // Operating-system codes of a connection that was never made: refused, or a name that did not resolve.
 const NO_CONNECTION = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "EAI_NONAME"]);
@@ -27,35 +27,35 @@ export function neverConnected(e: unknown): boolean {
 }
 
 /**
+ * A copy of `e` (same class, code, message and fields; `e` as its cause) whose
+ * `notSent` is `notSent`: the errors that say so are made per request, and a copy
+ * leaves the original to the request it concerns.
+ */
+function copyOf(e: YadaError, notSent: boolean, message: string): YadaError {
+  const copy = Object.assign(Object.create(Object.getPrototypeOf(e) as object) as YadaError, e, { message, cause: e, stack: e.stack, notSent });
+  // How a connection ended, not whether an earlier request was delivered: a refused one was not.
+  if (e instanceof ConnectionClosedError && notSent) {
+    const { maybeDelivered: _, ...info } = e.info;
+    (copy as unknown as { info: object }).info = info;
+  }
+  return copy;
+}
+
+/**
  * `e` for a step of an operation that already sent a request (an `input_required`
  * round, a task poll, a stream resumed): a copy that no longer says not sent, of
  * the same class and code, with `e` as its cause. Any other value is returned as it is.
  */
 export function sentBefore(e: unknown): unknown {
-  if (!(e instanceof YadaError) || !e.notSent) return e;
-  const cause = { cause: e };
-  if (e instanceof ConnectionClosedError) return new ConnectionClosedError(e.message, e.info, cause);
-  if (e instanceof HttpError) return new HttpError(e.status, e.message, cause);
-  if (e instanceof SessionExpiredError) return new SessionExpiredError(e.message, cause);
-  if (e instanceof StaleContractError) return new StaleContractError(e.message, cause);
-  return new TransportError(e.message, cause);
+  return e instanceof YadaError && e.notSent ? copyOf(e, false, e.message) : e;
 }
 
 /**
  * The same failure for a new request that was refused before it was handed over
- * (a connection already unusable): a fresh error of the same class and code that
- * says `notSent`, with `e` as its cause. `e` itself (which may concern a request
- * that did leave) is left as it is.
+ * (a connection already unusable): a copy of the same class and code that says
+ * `notSent`, with `e` as its cause. `e` itself (which may concern a request that
+ * did leave) is left as it is.
  */
 export function refusedBefore(e: YadaError, message: string): YadaError {
-  const options = { cause: e, notSent: true };
-  if (e instanceof ConnectionClosedError) {
-    // How the connection ended, not whether the earlier request was delivered: this one was not.
-    const { maybeDelivered: _, ...info } = e.info;
-    return new ConnectionClosedError(message, info, options);
-  }
-  if (e instanceof SessionExpiredError) return new SessionExpiredError(message, options);
-  if (e instanceof StaleContractError) return new StaleContractError(message, options);
-  if (e instanceof TransportError) return new TransportError(message, options);
-  return new ConnectionClosedError(message, {}, options);
+  return copyOf(e, true, message);
 }
