@@ -14,7 +14,7 @@
 // action is settled by its receipt or, past the reconcile window, as outcome_unknown.
 //
 // Usage: node scripts/build.mjs --no-types && node scripts/fault-loop.mjs [--actions 10000] [--workers 4] [--kills 400]
-//          [--transport http | http-faults] [--server-kills 200]
+//          [--transport http | http-faults] [--server-kills 200] [--window 15000 (the workers' reconcile window, ms)]
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -29,6 +29,7 @@ const { values } = parseArgs({
     kills: { type: "string", default: "400" },
     transport: { type: "string", default: "http" },
     "server-kills": { type: "string", default: "200" },
+    window: { type: "string", default: "15000" },
   },
 });
 const transport = values.transport;
@@ -43,7 +44,7 @@ try {
   const r = await runFaultLoop({
     db: db.config, query: db.query, table: "fault_loop", dir, actions, workers, maxKills,
     killMinMs: 100, killMaxMs: 600, leaseMs: 1_500, executeDelayMs: 5, boundMs: 60 * 60_000,
-    transport, serverKills: Number(values["server-kills"]),
+    transport, serverKills: Number(values["server-kills"]), serverKillMinMs: 1_000, serverKillMaxMs: 3_000, reconcileWindowMs: Number(values.window),
     progress: (line) => console.error(line),
   });
   console.log(JSON.stringify(r, null, 2));

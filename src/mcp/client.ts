@@ -173,8 +173,9 @@ export interface CallOptions {
    */
   once?: boolean;
   /**
-   * Called once the call's first request was handed to the transport: from then on
-   * it may reach the server (W13; see `RequestOptions.onSent`).
+   * Called when the call's request was handed to the transport, from when it may
+   * reach the server (W13; see `RequestOptions.onSent`); again for each later
+   * request of the call (an `input_required` round).
    */
   onSent?: () => void;
 }
