@@ -625,7 +625,8 @@ export class McpClient {
     // A task answer to a request that did not declare the extension is invalid (2026-07-28 tasks).
     if (!s.tasks) throw new ProtocolError(`${where}: the server answered with a task this client did not declare`);
     // A task answer is followed to its end (V8): the caller sees one call.
-    return s.tasks.follow(raw, where, {
+    // W5: the call itself reached the server; a failed poll never reads as "not sent".
+    const following = s.tasks.follow(raw, where, {
       era: s.era,
       capabilities: s.capabilities,
       session: s.session,
@@ -638,10 +639,12 @@ export class McpClient {
       signal: options.signal,
       onProgress: options.onProgress,
       listen: s.era === "modern" ? (taskId, acknowledged) => this.#listen().watchTask(taskId, acknowledged) : undefined,
-    }).catch((e: unknown) => {
-      // W5: the call itself reached the server; a failed poll never reads as "not sent".
-      throw sentBefore(e);
     });
+    try {
+      return await following;
+    } catch (e) {
+      throw sentBefore(e);
+    }
   }
 
   // One tools/call to its complete result: input_required rounds answered (V2);
