@@ -54,7 +54,7 @@ try {
     failed
       ? "FAIL"
       : transport === "http-faults"
-        ? `ok: ${r.succeeded} succeeded, ${r.failed} failed (${r.failedNotSent} never sent), ${r.outcomeUnknown} outcome_unknown by the window (${r.unknownPerformed} of them performed), ${r.reconciled} reconciled, ${r.notSentThenSucceeded} refused unsent then performed; ${r.expired} expired; ${r.serverKills} server kills, ${r.kills} worker kills, ${r.sends} sends; 0 duplicates, 0 second sends, 0 lost`
+        ? `ok: ${r.succeeded} succeeded, ${r.failed} failed (${r.failedNotSent} never sent), ${r.outcomeUnknown} outcome_unknown by the window (${r.unknownPerformed} of them performed), ${r.reconciled} reconciled, ${r.notSentThenSent} refused unsent then sent again (${r.notSentThenSucceeded} performed); ${r.expired} expired; ${r.serverKills} server kills, ${r.kills} worker kills, ${r.sends} sends; 0 duplicates, 0 second sends, 0 lost`
         : `ok: ${r.succeeded} succeeded, ${r.failed} failed, ${r.reconcilingUnsent} never sent (kept reconciling), ${r.reconciled} reconciled by receipt; 0 duplicates, 0 lost`,
   );
 } finally {
