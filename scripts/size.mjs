@@ -26,7 +26,7 @@ const root = fileURLToPath(new URL("..", import.meta.url));
 // consumer's bundler when unused; what each adds is printed under the table. The whole web entry's
 // ceiling holds the inbox (U1, about 10,700 B) and the enterprise OAuth grants (A7, about 1,500 B); the two others do not, and a bundle that does not
 // import the inbox carries none of it (held by a test).
-export const CEILINGS = { web: 105_000, core: 65_000, client: 22_000 };
+export const CEILINGS = { web: 105_000, core: 65_500, client: 22_000 };
 
 /** The web entry's export lines, without those whose module path matches `drop`: a selection's source. */
 function webEntryWithout(drop) {

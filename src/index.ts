@@ -19,7 +19,8 @@ export type { ClientHandlers, Root, SamplingRequest, SamplingResult, FormElicita
 export * from "./mcp/types.js";
 export * from "./schema/index.js";
 export { LEGACY_VERSIONS, LATEST_LEGACY_VERSION, MODERN_VERSIONS, LATEST_MODERN_VERSION, SUPPORTED_VERSIONS, type LegacyVersion, type ModernVersion, type Era } from "./mcp/versions.js";
-export { HttpTransport, type HttpTransportOptions, type FetchFunction } from "./transport/http.js";
+export { HttpTransport } from "./transport/http.js";
+export type { HttpTransportOptions, FetchFunction } from "./transport/http-options.js";
 export { createSseParser, type SseEvent, type SseParser, type SseParserOptions } from "./transport/sse.js";
 export { run, runStream, type RunOptions, type RunResult, type RunStream } from "./agent/run.js";
 export type { AgentEvent, AgentEventType, StopReason, ProposedCall, EventError } from "./agent/events.js";
@@ -67,7 +68,7 @@ export { createWorker, type ActionWorker, type WorkerOptions, type ToolResolver 
 export type { RunActions, RunState, PendingCall } from "./agent/run-actions.js";
 export { taskCalls, type TaskCalls } from "./mcp/task-module.js";
 export { legacySse } from "./transport/legacy-fallback.js";
-export type { LegacyFallback } from "./transport/http.js";
+export type { LegacyFallback } from "./transport/http-options.js";
 export type { SchemaCompiler } from "./mcp/handlers.js";
 export type { ClaimManyOptions, ActionTransition, TransitionOutcome } from "./actions/types.js";
 export { createApprovalInbox, type FetchHandler } from "./inbox/inbox.js";

@@ -47,8 +47,8 @@ test("X3: the whole web entry, the approval inbox included, stays within 105,000
   assert.ok(gzip <= size.CEILINGS.web, `the web entry is ${gzip} bytes min+gzip, over ${size.CEILINGS.web}`);
 });
 
-test("X3: the web entry without the OAuth client, the action stores, the approvals API and the inbox stays within 65,000 bytes min+gzip", async () => {
-  assert.equal(size.CEILINGS.core, 65_000);
+test("X3: the web entry without the OAuth client, the action stores, the approvals API and the inbox stays within 65,500 bytes min+gzip", async () => {
+  assert.equal(size.CEILINGS.core, 65_500);
   const core = size.rows.find((r) => r.name.startsWith("yada web entry without"));
   assert.ok(core);
   const { gzip } = await size.measure(core);

@@ -23,6 +23,7 @@ import {
 import type { Logger } from "../log.js";
 import type { Transport } from "../transport/types.js";
 import { heldDeadline } from "../transport/hold.js";
+import { sentBefore } from "../transport/not-sent.js";
 import {
   isRecord,
   parseCallToolResult,
@@ -171,6 +172,12 @@ export interface CallOptions {
    * rounds, which the server asks for, still run.
    */
   once?: boolean;
+  /**
+   * Called when the call's request was handed to the transport, from when it may
+   * reach the server (W13; see `RequestOptions.onSent`); again for each later
+   * request of the call (an `input_required` round).
+   */
+  onSent?: () => void;
 }
 
 /** State shared by a client and the views {@link McpClient.withCallTimeout} makes of it. */
@@ -578,6 +585,7 @@ export class McpClient {
       onProgress: options.onProgress,
       resetTimeoutOnProgress: options.resetTimeoutOnProgress,
       maxTotalTimeoutMs: options.maxTotalTimeoutMs,
+      onSent: options.onSent,
     };
     const asTask = taskCallParams(s, name, options);
     const where = `${s.name}: tools/call ${name.slice(0, MAX_QUOTED_CHARS)}`;
@@ -617,7 +625,8 @@ export class McpClient {
     // A task answer to a request that did not declare the extension is invalid (2026-07-28 tasks).
     if (!s.tasks) throw new ProtocolError(`${where}: the server answered with a task this client did not declare`);
     // A task answer is followed to its end (V8): the caller sees one call.
-    return s.tasks.follow(raw, where, {
+    // W5: the call itself reached the server; a failed poll never reads as "not sent".
+    const following = s.tasks.follow(raw, where, {
       era: s.era,
       capabilities: s.capabilities,
       session: s.session,
@@ -631,6 +640,11 @@ export class McpClient {
       onProgress: options.onProgress,
       listen: s.era === "modern" ? (taskId, acknowledged) => this.#listen().watchTask(taskId, acknowledged) : undefined,
     });
+    try {
+      return await following;
+    } catch (e) {
+      throw sentBefore(e);
+    }
   }
 
   // One tools/call to its complete result: input_required rounds answered (V2);

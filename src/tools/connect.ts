@@ -6,6 +6,7 @@
  * @module
  */
 import { heldDeadline } from "../transport/hold.js";
+import { refusedBefore } from "../transport/not-sent.js";
 import {
   CancelledError,
   ConfigError,
@@ -196,11 +197,15 @@ export async function connectMcp(server: McpServerConfig, access: McpAccess, opt
   const end = (error: YadaError): void => {
     if (usable()) failure = error;
   };
-  /** Waits for a contract check in progress, then requires the connection open. */
+  /**
+   * Waits for a contract check in progress, then requires the connection open. What it
+   * throws says `notSent` (W5): the call it admits has not been sent, whatever became
+   * of the earlier call whose failure made the connection unusable.
+   */
   const settled = async (): Promise<void> => {
     while (checking) await checking;
-    if (closed) throw new ConnectionClosedError(`${name}: the MCP connection is closed`);
-    if (failure) throw failure;
+    if (closed) throw new ConnectionClosedError(`${name}: the MCP connection is closed`, {}, { notSent: true });
+    if (failure) throw refusedBefore(failure, failure.message);
   };
   const gate: ConnectionGate = {
     async enter(caller) {
