@@ -31,18 +31,20 @@ const arg = (name, dflt) => {
 
 if (process.argv[2] === "--serve") {
   serve(Number(process.argv[3] ?? 0));
+} else if (process.argv[2] === "--serve-http") {
+  serveHttp(Number(process.argv[3] ?? 0));
 } else {
   await main();
 }
 
 /**
  * The echo server every client talks to, lean so that the clients' own costs show:
- * newline-delimited JSON-RPC on stdin / stdout, answering initialize, ping,
- * tools/list (tool `echo` {text} and `count` catalog tools of a realistic read
- * schema, all annotated read-only) and tools/call echo ({text} back as one text
- * block); notifications are read and ignored, other methods get -32601.
+ * answers initialize, ping, tools/list (tool `echo` {text} and `count` catalog tools
+ * of a realistic read schema, all annotated read-only) and tools/call echo ({text}
+ * back as one text block); notifications are read and ignored, other methods get
+ * -32601. Returns the answer line of one request line (undefined for none).
  */
-function serve(count) {
+function answerer(count) {
   const readOnly = { readOnlyHint: true };
   const tools = [
     { name: "echo", description: "Returns the given text.", inputSchema: { type: "object", properties: { text: { type: "string" } }, required: ["text"] }, annotations: readOnly },
@@ -83,6 +85,17 @@ function serve(count) {
         return null;
     }
   };
+  return (line) => {
+    const m = JSON.parse(line);
+    const result = answer(m);
+    if (result === null) return JSON.stringify({ jsonrpc: "2.0", id: m.id, error: { code: -32601, message: "Method not found" } });
+    return result === undefined ? undefined : JSON.stringify({ jsonrpc: "2.0", id: m.id, result });
+  };
+}
+
+/** The echo server on stdin / stdout, newline-delimited JSON-RPC. */
+function serve(count) {
+  const respond = answerer(count);
   let rest = "";
   process.stdin.setEncoding("utf8");
   process.stdin.on("data", (chunk) => {
@@ -93,13 +106,35 @@ function serve(count) {
       const line = rest.slice(0, nl);
       rest = rest.slice(nl + 1);
       if (line.trim() === "") continue;
-      const m = JSON.parse(line);
-      const result = answer(m);
-      if (result === null) out += JSON.stringify({ jsonrpc: "2.0", id: m.id, error: { code: -32601, message: "Method not found" } }) + "\n";
-      else if (result !== undefined) out += JSON.stringify({ jsonrpc: "2.0", id: m.id, result }) + "\n";
+      const answered = respond(line);
+      if (answered !== undefined) out += answered + "\n";
     }
     if (out !== "") process.stdout.write(out);
   });
+  process.stdin.on("end", () => process.exit(0));
+}
+
+/**
+ * The echo server over Streamable HTTP on 127.0.0.1 (port 0, printed on stdout):
+ * each POST answered application/json, a notification 202; no session, no GET
+ * stream (405). Exits when stdin ends.
+ */
+async function serveHttp(count) {
+  const { createServer } = await import("node:http");
+  const respond = answerer(count);
+  const server = createServer((req, res) => {
+    if (req.method === "DELETE") return void res.writeHead(204).end();
+    if (req.method !== "POST") return void res.writeHead(405).end();
+    const chunks = [];
+    req.on("data", (c) => chunks.push(c));
+    req.on("end", () => {
+      const answered = respond(Buffer.concat(chunks).toString("utf8"));
+      if (answered === undefined) return void res.writeHead(202).end();
+      res.writeHead(200, { "content-type": "application/json" }).end(answered);
+    });
+  });
+  server.listen(0, "127.0.0.1", () => process.stdout.write(`${server.address().port}\n`));
+  process.stdin.on("data", () => {});
   process.stdin.on("end", () => process.exit(0));
 }
 
@@ -113,36 +148,38 @@ async function main() {
   const { McpClient, connectMcp } = await import("../../dist/yada-node.js");
   const { createMCPClient } = await import("@ai-sdk/mcp");
   const { Experimental_StdioMCPTransport } = await import("@ai-sdk/mcp/mcp-stdio");
-  const { MCPServerStdio, RunContext, getAllMcpTools, mcpToFunctionTool } = await import("@openai/agents");
+  const { MCPServerStdio, MCPServerStreamableHttp, RunContext, getAllMcpTools, mcpToFunctionTool } = await import("@openai/agents");
 
   const self = fileURLToPath(import.meta.url);
-  const echo = [self, "--serve", "0"];
+  const echo = { args: [self, "--serve", "0"] };
   const identity = { actorId: "bench", tenantId: "bench" };
   const access = { identity, authorize: async () => true };
 
-  // ── the contenders: each connects to `args` and returns { call(i), close(), tools } ──
+  // ── the contenders: each connects to `to` ({ args } of a stdio server, or { url }) and
+  // returns { call(i), close(), tools } ──
   const clients = {
-    async yada(args, tool = "echo") {
-      const connection = await connectMcp({ name: "srv", command: "node", args }, access);
+    async yada(to, tool = "echo") {
+      const connection = await connectMcp(to.url ? { name: "srv", url: to.url } : { name: "srv", command: "node", args: to.args }, access);
       const t = connection.tools.find((x) => x.name === `srv__${tool}`);
       return { tools: connection.tools.length, call: (i) => t.execute({ text: `m${i}` }, { identity }), close: () => connection.close() };
     },
-    async "ai-sdk"(args, tool = "echo") {
-      const client = await createMCPClient({ transport: new Experimental_StdioMCPTransport({ command: "node", args }) });
+    async "ai-sdk"(to, tool = "echo") {
+      const transport = to.url ? { type: "http", url: to.url } : new Experimental_StdioMCPTransport({ command: "node", args: to.args });
+      const client = await createMCPClient({ transport });
       const tools = await client.tools();
       const t = tools[tool];
       return { tools: Object.keys(tools).length, call: (i) => t.execute({ text: `m${i}` }, { toolCallId: `call_${i}`, messages: [] }), close: () => client.close() };
     },
-    async agents(args, tool = "echo") {
-      const server = new MCPServerStdio({ command: "node", args, name: "srv" });
+    async agents(to, tool = "echo") {
+      const server = to.url ? new MCPServerStreamableHttp({ url: to.url, name: "srv" }) : new MCPServerStdio({ command: "node", args: to.args, name: "srv" });
       await server.connect();
       const context = new RunContext();
       const tools = await getAllMcpTools({ mcpServers: [server], runContext: context, convertSchemasToStrict: false });
       const t = tool === "echo" ? mcpToFunctionTool((await server.listTools()).find((x) => x.name === tool), server, false) : undefined;
       return { tools: tools.length, call: (i) => t.invoke(context, JSON.stringify({ text: `m${i}` })), close: () => server.close() };
     },
-    async bare(args) {
-      const client = await McpClient.connectStdio("node", args);
+    async bare(to) {
+      const client = await McpClient.connectStdio("node", to.args);
       return { tools: 0, call: (i) => client.callTool("echo", { text: `m${i}` }), close: () => client.close() };
     },
   };
@@ -200,35 +237,43 @@ async function main() {
     console.log(verdictLine(`vs ${o}, 16-way:`, summary(pooled[o].par), TARGETS[o]));
   }
 
-  // ── connect + list: a fresh process of TOOLS tools, until its tools are ready ──
-  const big = [self, "--serve", String(TOOLS)];
-  const connectOnce = (name) => async () => {
+  // ── connect + list of TOOLS tools, until the tools are ready: over stdio a fresh
+  // server process each time (its launch counted), over HTTP one server process for all ──
+  const { spawn } = await import("node:child_process");
+  const httpServer = spawn(process.execPath, [self, "--serve-http", String(TOOLS)], { stdio: ["pipe", "pipe", "inherit"] });
+  const port = await new Promise((resolve) => httpServer.stdout.once("data", (d) => resolve(Number(String(d).trim()))));
+  const targets = { stdio: { args: [self, "--serve", String(TOOLS)] }, http: { url: `http://127.0.0.1:${port}/mcp` } };
+  const connectOnce = async (name, to) => {
     const t0 = performance.now();
-    const c = await clients[name](big, "tool_0");
+    const c = await clients[name](to, "tool_0");
     const ms = performance.now() - t0;
-    if (c.tools !== TOOLS + 1) throw new Error(`${name} made ${c.tools} tools of ${TOOLS}`);
+    if (c.tools !== TOOLS + 1) throw new Error(`${name} made ${c.tools} tools of ${TOOLS + 1}`);
     await c.close();
     return ms;
   };
-  const times = { yada: [], "ai-sdk": [], agents: [] };
-  for (const name of Object.keys(times)) await connectOnce(name)(); // warm-up
-  const connectPairs = {};
-  for (const o of ["ai-sdk", "agents"]) {
-    const ratios = [];
-    for (let b = 0; b < CONNECTS * ROUNDS; b++) {
-      const order = b % 2 === 0 ? [o, "yada"] : ["yada", o];
-      const ms = {};
-      for (const name of order) ms[name] = await connectOnce(name)();
-      times[o].push(ms[o]);
-      times.yada.push(ms.yada);
-      ratios.push(ms[o] / ms.yada);
+  for (const [via, to] of Object.entries(targets)) {
+    const times = { yada: [], "ai-sdk": [], agents: [] };
+    for (const name of Object.keys(times)) for (let i = 0; i < (via === "http" ? 5 : 1); i++) await connectOnce(name, to); // warm-up
+    const connectPairs = {};
+    const pairs = via === "http" ? CONNECTS * ROUNDS * 4 : CONNECTS * ROUNDS;
+    for (const o of ["ai-sdk", "agents"]) {
+      const ratios = [];
+      for (let b = 0; b < pairs; b++) {
+        const order = b % 2 === 0 ? [o, "yada"] : ["yada", o];
+        const ms = {};
+        for (const name of order) ms[name] = await connectOnce(name, to);
+        times[o].push(ms[o]);
+        times.yada.push(ms.yada);
+        ratios.push(ms[o] / ms.yada);
+      }
+      connectPairs[o] = summary(ratios);
     }
-    connectPairs[o] = summary(ratios);
+    const med = (xs) => summary(xs).median.toFixed(1);
+    const what = via === "stdio" ? "spawn, initialize, tools/list, tools built" : "one server process; initialize, tools/list, tools built";
+    console.log(`\nconnect + list over ${via}, a server of ${TOOLS + 1} tools (${what}), ${pairs} pairs each, median ms: yada ${med(times.yada)}, ai-sdk ${med(times["ai-sdk"])}, agents ${med(times.agents)}`);
+    for (const o of ["ai-sdk", "agents"]) console.log(verdictLine(`vs ${o}:`, connectPairs[o], 1.5));
   }
-  const med = (xs) => summary(xs).median;
-  console.log(`\nconnect + list, a server of ${TOOLS} tools (spawn, initialize, tools/list, tools built), ${CONNECTS * ROUNDS} pairs each, median ms:`);
-  console.log(`  yada ${med(times.yada).toFixed(1)} ms, ai-sdk ${med(times["ai-sdk"]).toFixed(1)} ms, agents ${med(times.agents).toFixed(1)} ms`);
-  for (const o of ["ai-sdk", "agents"]) console.log(verdictLine(`vs ${o}:`, connectPairs[o], 1.5));
+  httpServer.stdin.end();
   console.log(`\n${verdicts.filter(Boolean).length} of ${verdicts.length} targets met`);
   process.exit(0);
 }

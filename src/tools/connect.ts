@@ -249,7 +249,7 @@ export async function connectMcp(server: McpServerConfig, access: McpAccess, opt
     if (config.resources === true) tools.push(...resourceTools(gate, connected, name));
     tools.push(...(await actionTools({ config, roles, gate, client: connected, identity, timeoutMs })));
     assertUniqueToolNames(tools);
-    const contract = contractOf(name, roleEntries(config, listed));
+    const contract = contractOf(name, roleEntries(config, listed, roles));
 
     /**
      * T13: reads the catalog again and compares the exposed contract. Calls wait
