@@ -62,6 +62,7 @@ export { createWorker, type ActionWorker, type WorkerOptions, type ToolResolver 
 export type { RunActions, RunState, PendingCall } from "./agent/run-actions.js";
 export { taskCalls, type TaskCalls } from "./mcp/task-module.js";
 export { legacySse } from "./transport/legacy-fallback.js";
+export { mcpWrites, type McpWrites } from "./tools/action-tools.js";
 export type { LegacyFallback } from "./transport/http.js";
 export type { SchemaCompiler } from "./mcp/handlers.js";
 export type { ClaimManyOptions, ActionTransition, TransitionOutcome } from "./actions/types.js";
