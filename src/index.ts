@@ -51,7 +51,7 @@ export { MemoryTokenStore, type TokenStore, type StoredValue } from "./auth/stor
 export type { TokensRecord } from "./auth/records.js";
 export { parseChallenges, type Challenge } from "./auth/challenge.js";
 export type { HttpAuth, AuthRequest } from "./transport/http-auth.js";
-export { PostgresActionStore, type PostgresActionStoreOptions, type PgQuery, type PgListen, type MigrationResult } from "./actions/postgres-store.js";
+export { PostgresActionStore, type PostgresActionStoreOptions, type PgQuery, type PgPrepared, type PgListen, type MigrationResult } from "./actions/postgres-store.js";
 export { DurableObjectActionStore, type DurableObjectStorageLike, type DurableObjectStorageOps } from "./actions/durable-object-store.js";
 export { serveActionStore, remoteActionStore, type ActionStoreFetcher, type RemoteActionStoreOptions } from "./actions/durable-object-remote.js";
 export type { ActionState, ActionDecision, ActionResult, ActionRecord, ActionExpectation, ActionPatch, ActionQuery, ClaimOptions, ActionStore } from "./actions/types.js";
