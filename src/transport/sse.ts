@@ -26,7 +26,11 @@ import { MAX_SSE_EVENT_BYTES } from "../limits.js";
 export interface SseEvent {
   /** The `event` field, or `"message"` when the event set none (WHATWG default). */
   type: string;
-  /** The `data` lines joined with `"\n"`. Empty for a priming event (`id: 1` + `data:`). */
+  /**
+   * The `data` lines joined with `"\n"`. Empty for a priming event (`id: 1` + `data:`).
+   * A one-line value may be a slice of its chunk's decoded text and keep that text
+   * alive while it is kept (at most the chunk's size once for all its events).
+   */
   data: string;
 }
 
