@@ -92,10 +92,11 @@ function numberChecks(b: Build): void {
     b.add(NUMBER, (v, ctx) => {
       const q = (v as number) / m;
       // Binary floating point: 0.0075 / 0.0001 is 74.99999999999999. Accept a
-      // quotient within a few ulps of an integer; an infinite quotient is not one.
+      // quotient within a few ulps of an integer. A quotient past the largest double
+      // (1e308 / 0.5) is judged by the remainder, which floating point computes exactly.
       return (
         Number.isInteger(q) ||
-        (Number.isFinite(q) && Math.abs(q - Math.round(q)) <= 4 * Number.EPSILON * Math.abs(q)) ||
+        (Number.isFinite(q) ? Math.abs(q - Math.round(q)) <= 4 * Number.EPSILON * Math.abs(q) : (v as number) % m === 0) ||
         fail(ctx)
       );
     });
