@@ -26,11 +26,7 @@ import { MAX_SSE_EVENT_BYTES } from "../limits.js";
 export interface SseEvent {
   /** The `event` field, or `"message"` when the event set none (WHATWG default). */
   type: string;
-  /**
-   * The `data` lines joined with `"\n"`. Empty for a priming event (`id: 1` + `data:`).
-   * A one-line value may be a slice of its chunk's decoded text and keep that text
-   * alive while it is kept (at most the chunk's size once for all its events).
-   */
+  /** The `data` lines joined with `"\n"`. Empty for a priming event (`id: 1` + `data:`). */
   data: string;
 }
 
@@ -123,9 +119,6 @@ const MIN_WORD_SCAN = 64;
 const BELOW_14 = 0x0e0e0e0e;
 const HIGH_BITS = 0x80808080 | 0;
 
-// Chunks shorter than this are not decoded whole: a data line in one is decoded by itself.
-const MIN_TEXT_CHUNK = 256;
-
 function isLineEnd(b: number | undefined): boolean {
   return b === LF || b === CR;
 }
@@ -203,22 +196,6 @@ export function createSseParser(options: SseParserOptions): SseParser {
   let dataChunk: Uint8Array | undefined;
   let dataStart = 0;
   let dataEnd = 0;
-  // The chunk being fed, decoded whole: a data line inside it is then a slice of
-  // that text, not a decode of its own. Measured on 4 MiB of progress notifications
-  // in 16 KiB chunks: one decode call costs about what a short event costs to scan.
-  // Line ends (LF, CR) are ASCII and never inside a UTF-8 sequence, so the k-th line
-  // end of the bytes is the k-th of the text; a line's value starts after an ASCII
-  // field name, colon and space, so its offset in the text is the line's plus as
-  // many. An invalid sequence never spans one of those ASCII bytes, so the slice is
-  // what decoding the value's bytes alone gives. When the text has as many units as
-  // the chunk has bytes (ASCII), byte offsets are text offsets and the engine's
-  // string search finds the line ends.
-  let chunkText: string | undefined;
-  // Text offsets of the current line [lineChar, lineCharEnd) and of the event's one data line.
-  let lineChar = 0;
-  let lineCharEnd = 0;
-  let dataCharStart = 0;
-  let dataCharEnd = 0;
   // Wire bytes of the field lines of the event so far, line ends included (Y3).
   let eventBytes = 0;
   let type = "";
@@ -303,7 +280,7 @@ export function createSseParser(options: SseParserOptions): SseParser {
     }
     let data: string;
     if (dataChunk !== undefined) {
-      data = dataStart === dataEnd ? "" : chunkText !== undefined ? chunkText.slice(dataCharStart, dataCharEnd) : decoder.decode(dataChunk.subarray(dataStart, dataEnd));
+      data = dataStart === dataEnd ? "" : decoder.decode(dataChunk.subarray(dataStart, dataEnd));
       dataChunk = undefined;
     } else {
       data = dataLen === dataHead ? "" : decoder.decode(dataBuf.subarray(dataHead, dataLen));
@@ -373,8 +350,6 @@ export function createSseParser(options: SseParserOptions): SseParser {
           dataChunk = buf;
           dataStart = value;
           dataEnd = end;
-          dataCharStart = lineChar + (value - start);
-          dataCharEnd = lineCharEnd;
         }
       } else {
         ownData();
@@ -428,46 +403,8 @@ export function createSseParser(options: SseParserOptions): SseParser {
     // A long chunk is also viewed as 32-bit words from its first 4-byte aligned byte.
     const head = (4 - (chunk.byteOffset & 3)) & 3;
     const words = n - pos < MIN_WORD_SCAN ? undefined : new Int32Array(chunk.buffer, chunk.byteOffset + head, (n - head) >> 2);
-    // The complete lines of a chunk of some length are decoded at once, from the first
-    // that starts in it (a line that began in an earlier chunk is finished as bytes) to
-    // its last line end (what follows goes on in the next chunk and is kept as bytes):
-    // a long result spanning many chunks is never decoded twice. In an ASCII text the
-    // engine's string search finds the line ends: the next LF and the next CR, each
-    // searched again once passed. Text offsets are relative to `base`.
-    let textTried = false;
-    let text: string | undefined;
-    let base = 0;
-    let oneToOne = false;
-    let nextLF = -1;
-    let nextCR = -1;
-    let charPos = 0;
     while (pos < n) {
-      if (!textTried && pendingLen === 0) {
-        textTried = true;
-        const last = n - pos >= MIN_TEXT_CHUNK ? Math.max(chunk.lastIndexOf(LF), chunk.lastIndexOf(CR)) + 1 : 0;
-        if (last - pos >= MIN_TEXT_CHUNK) {
-          text = chunkText = decoder.decode(chunk.subarray(pos, last));
-          base = pos;
-          oneToOne = text.length === last - pos;
-          if (oneToOne) {
-            nextLF = text.indexOf("\n");
-            nextCR = text.indexOf("\r");
-          }
-        }
-      }
-      let lineEnd: number;
-      let charEnd = 0;
-      if (oneToOne) {
-        const t = text as string;
-        const at = pos - base;
-        if (nextLF !== -1 && nextLF < at) nextLF = t.indexOf("\n", at);
-        if (nextCR !== -1 && nextCR < at) nextCR = t.indexOf("\r", at);
-        charEnd = nextCR === -1 || (nextLF !== -1 && nextLF < nextCR) ? nextLF : nextCR;
-        lineEnd = charEnd === -1 ? -1 : base + charEnd;
-      } else {
-        lineEnd = findLineEnd(chunk, words, head, pos);
-        if (text !== undefined && lineEnd !== -1) charEnd = text.indexOf(chunk[lineEnd] === LF ? "\n" : "\r", charPos);
-      }
+      const lineEnd = findLineEnd(chunk, words, head, pos);
       if (lineEnd === -1) {
         appendPending(chunk, pos, n);
         break;
@@ -485,17 +422,13 @@ export function createSseParser(options: SseParserOptions): SseParser {
         line(pending, 0, len, len + next - lineEnd);
         if (pending.length > 65_536) pending = EMPTY; // do not pin a huge line's buffer
       } else {
-        lineChar = charPos;
-        lineCharEnd = charEnd;
         line(chunk, pos, lineEnd, next - pos);
       }
-      if (text !== undefined) charPos = charEnd + (next - lineEnd);
       pos = next;
     }
     // The chunk is the caller's: a data line or id still referenced in it is copied.
     ownData();
     releaseIds(chunk);
-    chunkText = undefined;
   }
 
   function end(): void {
