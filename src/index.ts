@@ -56,7 +56,7 @@ export { MemoryTokenStore, type TokenStore, type StoredValue } from "./auth/stor
 export type { TokensRecord } from "./auth/records.js";
 export { parseChallenges, type Challenge } from "./auth/challenge.js";
 export type { HttpAuth, AuthRequest } from "./transport/http-auth.js";
-export { PostgresActionStore, type PostgresActionStoreOptions, type PgQuery, type PgListen, type MigrationResult } from "./actions/postgres-store.js";
+export { PostgresActionStore, type PostgresActionStoreOptions, type PgQuery, type PgPrepared, type PgListen, type MigrationResult } from "./actions/postgres-store.js";
 export { DurableObjectActionStore, type DurableObjectStorageLike, type DurableObjectStorageOps } from "./actions/durable-object-store.js";
 export { serveActionStore, remoteActionStore, type ActionStoreFetcher, type RemoteActionStoreOptions } from "./actions/durable-object-remote.js";
 export type { ActionState, ActionDecision, ActionResolution, ActionResult, ActionRecord, ActionExpectation, ActionPatch, ActionQuery, ActionCountQuery, ActionCursor, ClaimOptions, ActionStore } from "./actions/types.js";
@@ -68,6 +68,7 @@ export { createWorker, type ActionWorker, type WorkerOptions, type ToolResolver 
 export type { RunActions, RunState, PendingCall } from "./agent/run-actions.js";
 export { taskCalls, type TaskCalls } from "./mcp/task-module.js";
 export { legacySse } from "./transport/legacy-fallback.js";
+export { mcpWrites, type McpWrites } from "./tools/action-tools.js";
 export type { LegacyFallback } from "./transport/http-options.js";
 export type { SchemaCompiler } from "./mcp/handlers.js";
 export type { ClaimManyOptions, ActionTransition, TransitionOutcome } from "./actions/types.js";
