@@ -11,8 +11,16 @@
 //   on-disk storage), M approved actions, workerd itself SIGKILLed at random moments
 //   (half of them while a send is in flight) and started again on the same storage.
 //
+// - postgres --transport http-faults: the server over Streamable HTTP as a child process, SIGKILLed
+//   mid-request and restarted (--server-kills), behind a loopback proxy that refuses
+//   (401, 403, connections), answers 5xx after the server performed and cuts requests and
+//   answers at random points; part of the actions expire (late approvals refused). The
+//   judge also counts the renames that reached the server, at the proxy; an uncertain
+//   action is settled by its receipt or, past the reconcile window, as outcome_unknown.
+//
 // Usage: node scripts/build.mjs --no-types && node scripts/fault-loop.mjs
 //          [--store postgres,durable-object] [--actions 10000] [--workers 4] [--kills 400]
+//          [--transport http | http-faults] [--server-kills 200] [--window 15000 (the workers' reconcile window, ms; postgres)]
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -28,10 +36,15 @@ const { values } = parseArgs({
     actions: { type: "string", default: "10000" },
     workers: { type: "string", default: "4" },
     kills: { type: "string", default: "400" },
+    transport: { type: "string", default: "http" },
+    "server-kills": { type: "string", default: "200" },
+    window: { type: "string", default: "15000" },
   },
 });
 const stores = values.store.split(",").map((s) => s.trim()).filter(Boolean);
 for (const s of stores) if (!STORES.includes(s)) throw new Error(`--store: ${s} is not one of ${STORES.join(", ")}`);
+const transport = values.transport;
+if (transport !== "http" && transport !== "http-faults") throw new Error(`--transport is http or http-faults, not ${transport}`);
 const actions = Number(values.actions);
 const workers = Number(values.workers);
 const maxKills = Number(values.kills);
@@ -43,6 +56,7 @@ async function postgresLoop(dir) {
     return await runFaultLoop({
       db: db.config, query: db.query, table: "fault_loop", dir, actions, workers, maxKills,
       killMinMs: 100, killMaxMs: 600, leaseMs: 1_500, executeDelayMs: 5, boundMs: 60 * 60_000, progress,
+      transport, serverKills: Number(values["server-kills"]), serverKillMinMs: 1_000, serverKillMaxMs: 3_000, reconcileWindowMs: Number(values.window),
     });
   } finally {
     await db.stop();
@@ -59,13 +73,17 @@ for (const store of stores) {
     console.error(`${store}: ${actions} actions, ${workers} workers, at most ${maxKills} kills`);
     const r = await (store === "postgres" ? postgresLoop(dir) : durableObjectLoop(dir));
     console.log(JSON.stringify({ store, ...r }, null, 2));
-    const bad = !r.settled || r.duplicates > 0 || r.secondSends > 0 || r.lost > 0 || r.otherStates > 0 || r.reconciledBySecondSend > 0;
+    let bad = !r.settled || r.duplicates > 0 || r.secondSends > 0 || r.lost > 0 || r.otherStates > 0 || r.reconciledBySecondSend > 0;
+    const faulty = store === "postgres" && transport === "http-faults";
+    if (faulty) bad ||= r.expiredPerformed > 0 || r.expired !== r.expiring || r.lateApprovalsRefused !== r.lateApprovals || r.attentionTwice > 0;
     failed ||= bad;
     const killed = store === "postgres" ? `${r.kills} worker kills` : `${r.kills} workerd kills (${r.killsDuringSend} while a send was in flight)`;
     console.log(
       bad
         ? `${store}: FAIL`
-        : `${store} ok: ${killed}, ${r.sends} sends; ${r.succeeded} succeeded, ${r.failed} failed, ${r.reconcilingUnsent} never sent (kept reconciling), ${r.reconciled} reconciled by receipt; 0 duplicates, 0 lost`,
+        : faulty
+          ? `${store} (http-faults) ok: ${r.succeeded} succeeded, ${r.failed} failed (${r.failedNotSent} never sent), ${r.outcomeUnknown} outcome_unknown by the window (${r.unknownPerformed} of them performed), ${r.reconciled} reconciled, ${r.notSentThenSent} refused unsent then sent again (${r.notSentThenSucceeded} performed); ${r.expired} expired; ${r.serverKills} server kills, ${r.kills} worker kills, ${r.sends} sends; 0 duplicates, 0 second sends, 0 lost`
+          : `${store} ok: ${killed}, ${r.sends} sends; ${r.succeeded} succeeded, ${r.failed} failed, ${r.reconcilingUnsent} never sent (kept reconciling), ${r.reconciled} reconciled by receipt; 0 duplicates, 0 lost`,
     );
   } finally {
     rmSync(dir, { recursive: true, force: true });

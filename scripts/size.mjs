@@ -2,7 +2,9 @@
 // Bundle sizes (X3): each yada entry bundled, minified and gzipped, beside the
 // official SDK v1 and v2 clients (Client + StreamableHTTPClientTransport) bundled the
 // same way, in one run. Prints a Markdown table, then what the OAuth client, the
-// action stores, the approvals API and the approval inbox each add to the web entry; `--json` prints the numbers.
+// action stores, the approvals API and the approval inbox each add to the web entry, then what each use
+// (USES: the client, connectMcp's reads, writes with the worker, ...) bundles beside
+// its ceiling; `--json` prints the numbers.
 //
 // Usage: node scripts/size.mjs [--json] [--files]
 //   --files  also prints the web bundle's minified bytes per source file and folder
@@ -26,7 +28,27 @@ const root = fileURLToPath(new URL("..", import.meta.url));
 // consumer's bundler when unused; what each adds is printed under the table. The whole web entry's
 // ceiling holds the inbox (U1, about 10,700 B) and the enterprise OAuth grants (A7, about 1,500 B); the two others do not, and a bundle that does not
 // import the inbox carries none of it (held by a test).
-export const CEILINGS = { web: 105_000, core: 65_000, client: 22_000 };
+export const CEILINGS = { web: 106_000, core: 66_000, client: 22_000 };
+
+/**
+ * What one use of the web entry bundles (X3, pay for what you use): each a
+ * selection a consumer's bundler tree-shakes from `yada-mcp`, with its ceiling
+ * in min+gzip bytes, held by spec-tests/build/bundles.test.ts. Each ceiling is the
+ * size measured when it was set plus a small margin; lower them as the bundles shrink.
+ */
+export const USES = [
+  { use: "client", what: "McpClient + HttpTransport", exports: ["McpClient", "HttpTransport"], ceiling: 22_000 },
+  { use: "client + OAuth", what: "McpClient + HttpTransport + OAuthClient + MemoryTokenStore", exports: ["McpClient", "HttpTransport", "OAuthClient", "MemoryTokenStore"], ceiling: 32_500 },
+  { use: "connectMcp read", what: "connectMcp alone: read tools over Streamable HTTP", exports: ["connectMcp"], ceiling: 41_500 },
+  { use: "connectMcp + writes + worker", what: "connectMcp + mcpWrites + createActions + createWorker + MemoryActionStore", exports: ["connectMcp", "mcpWrites", "createActions", "createWorker", "MemoryActionStore"], ceiling: 53_000 },
+  { use: "whole entry", what: "everything `yada-mcp` exports", entry: "src/index.ts", ceiling: CEILINGS.web },
+];
+
+/** The bundle a use makes: `{ contents, loader, platform }` or `{ entry, platform }`. */
+export function useRow(u) {
+  if (u.entry) return { name: u.use, entry: u.entry, platform: "neutral" };
+  return { name: u.use, contents: `export { ${u.exports.join(", ")} } from "./src/index.ts";`, loader: "ts", platform: "neutral" };
+}
 
 /** The web entry's export lines, without those whose module path matches `drop`: a selection's source. */
 function webEntryWithout(drop) {
@@ -156,6 +178,11 @@ if (process.argv.includes("--json")) {
     console.log(`| ${layer.name} | ${(web.min - without.min).toLocaleString("en")} | ${(web.gzip - without.gzip).toLocaleString("en")} |`);
   }
   const fmt = (n) => n?.toLocaleString("en");
+  console.log("\n| use | what is imported from yada-mcp | min bytes | min+gzip bytes | ceiling (min+gzip) |\n| --- | --- | ---: | ---: | ---: |");
+  for (const u of USES) {
+    const m = u.entry ? web : await measure(useRow(u));
+    console.log(`| ${u.use} | ${u.what} | ${fmt(m.min)} | ${fmt(m.gzip)} | ${fmt(u.ceiling)} |`);
+  }
   console.log(
     `\nceilings (min+gzip, held by a test): web entry ${fmt(CEILINGS.web)} bytes, without OAuth, stores, approvals and inbox ${fmt(CEILINGS.core)} bytes, McpClient + HttpTransport ${fmt(CEILINGS.client)} bytes (now ${fmt(web.gzip)}, ${fmt(core?.gzip)} and ${fmt(client?.gzip)})`,
   );

@@ -64,6 +64,8 @@ export type YadaErrorCode =
 export interface YadaErrorOptions {
   /** The underlying error, when one exists. */
   cause?: unknown;
+  /** The failed request provably never left (see {@link YadaError.notSent}); set only where that is proven. */
+  notSent?: boolean;
 }
 
 /**
@@ -78,9 +80,20 @@ export interface YadaErrorOptions {
 export class YadaError extends Error {
   /** Stable, documented error code. */
   readonly code: YadaErrorCode;
+  /**
+   * `true` only where it is proven that no byte of the failed request can have
+   * reached the server (W5, W8): the connection was already closed, or the server
+   * process gone, when the request was made; the connection was refused, or the
+   * server's name did not resolve, before any byte; or the server answered HTTP
+   * 401 / 403, an authorization refusal before the request was taken. `false`
+   * otherwise: the request may have been delivered, and a mutation is never sent
+   * again. The worker tries an approved call again only when it is `true`.
+   */
+  readonly notSent: boolean;
   constructor(code: YadaErrorCode, message: string, options?: YadaErrorOptions) {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.code = code;
+    this.notSent = options?.notSent === true;
     this.name = new.target.name;
   }
 }
@@ -199,8 +212,8 @@ export class LimitError extends YadaError {
 export class SessionExpiredError extends YadaError {
   /** P3: narrows on `code`. */
   declare readonly code: "session_expired";
-  constructor(message: string) {
-    super("session_expired", message);
+  constructor(message: string, options?: YadaErrorOptions) {
+    super("session_expired", message, options);
   }
 }
 
@@ -210,8 +223,8 @@ export class HttpError extends YadaError {
   declare readonly code: "http";
   /** The HTTP status code. */
   readonly status: number;
-  constructor(status: number, message: string) {
-    super("http", message);
+  constructor(status: number, message: string, options?: YadaErrorOptions) {
+    super("http", message, options);
     this.status = status;
   }
 }
@@ -229,8 +242,8 @@ export class UnauthorizedError extends YadaError {
 export class StaleContractError extends YadaError {
   /** P3: narrows on `code`. */
   declare readonly code: "stale_contract";
-  constructor(message = "MCP tool contract changed; reconnect required") {
-    super("stale_contract", message);
+  constructor(message = "MCP tool contract changed; reconnect required", options?: YadaErrorOptions) {
+    super("stale_contract", message, options);
   }
 }
 

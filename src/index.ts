@@ -20,7 +20,8 @@ export type { ClientHandlers, Root, SamplingRequest, SamplingResult, FormElicita
 export * from "./mcp/types.js";
 export * from "./schema/index.js";
 export { LEGACY_VERSIONS, LATEST_LEGACY_VERSION, MODERN_VERSIONS, LATEST_MODERN_VERSION, SUPPORTED_VERSIONS, type LegacyVersion, type ModernVersion, type Era } from "./mcp/versions.js";
-export { HttpTransport, type HttpTransportOptions, type FetchFunction } from "./transport/http.js";
+export { HttpTransport } from "./transport/http.js";
+export type { HttpTransportOptions, FetchFunction } from "./transport/http-options.js";
 export { createSseParser, type SseEvent, type SseParser, type SseParserOptions } from "./transport/sse.js";
 export { run, runStream, type RunOptions, type RunResult, type RunStream } from "./agent/run.js";
 export type { AgentEvent, AgentEventType, StopReason, ProposedCall, EventError } from "./agent/events.js";
@@ -56,7 +57,7 @@ export { MemoryTokenStore, type TokenStore, type StoredValue } from "./auth/stor
 export type { TokensRecord } from "./auth/records.js";
 export { parseChallenges, type Challenge } from "./auth/challenge.js";
 export type { HttpAuth, AuthRequest } from "./transport/http-auth.js";
-export { PostgresActionStore, type PostgresActionStoreOptions, type PgQuery, type PgListen, type MigrationResult } from "./actions/postgres-store.js";
+export { PostgresActionStore, type PostgresActionStoreOptions, type PgQuery, type PgPrepared, type PgListen, type MigrationResult } from "./actions/postgres-store.js";
 export { DurableObjectActionStore, type DurableObjectStorageLike, type DurableObjectStorageOps } from "./actions/durable-object-store.js";
 export { serveActionStore, remoteActionStore, type ActionStoreFetcher, type RemoteActionStoreOptions } from "./actions/durable-object-remote.js";
 export type { ActionState, ActionDecision, ActionResolution, ActionResult, ActionRecord, ActionExpectation, ActionPatch, ActionQuery, ActionCountQuery, ActionCursor, ClaimOptions, ActionStore } from "./actions/types.js";
@@ -68,7 +69,8 @@ export { createWorker, type ActionWorker, type WorkerOptions, type ToolResolver 
 export type { RunActions, RunState, PendingCall } from "./agent/run-actions.js";
 export { taskCalls, type TaskCalls } from "./mcp/task-module.js";
 export { legacySse } from "./transport/legacy-fallback.js";
-export type { LegacyFallback } from "./transport/http.js";
+export { mcpWrites, type McpWrites } from "./tools/action-tools.js";
+export type { LegacyFallback } from "./transport/http-options.js";
 export type { SchemaCompiler } from "./mcp/handlers.js";
 export type { ClaimManyOptions, ActionTransition, TransitionOutcome } from "./actions/types.js";
 export { createApprovalInbox, type FetchHandler } from "./inbox/inbox.js";

@@ -386,8 +386,12 @@ export const DEFAULT_ACTION_LEASE_MS = 6 * 60_000;
 export const RECONCILE_BASE_DELAY_MS = 1_000;
 /** Longest receipt-lookup back-off: an unknown outcome keeps being looked up at this pace (W5; ours). */
 export const RECONCILE_MAX_DELAY_MS = 5 * 60_000;
-/** Sends of one execute that failed before any byte could reach the server (refused, 401/403) (ACTIONS.md "not sent"; ours). */
-export const MAX_NOT_SENT_ATTEMPTS = 3;
+/** Sends of one execute that failed before any byte could reach the server (refused, 401/403) (ACTIONS.md "not sent"; ours: with NOT_SENT_RETRY_DELAY_MS, 4 to 7.5 s of tries, inside the lease). */
+export const MAX_NOT_SENT_ATTEMPTS = 5;
+/** First pause before an execute that provably never left is tried again; doubles per attempt, jittered to [½, 1], within the lease (W5, W8; ours: a server that restarts gets seconds, not milliseconds). */
+export const NOT_SENT_RETRY_DELAY_MS = 500;
+/** The reconcile window: the longest an action stays reconciling, and a worker's default; past it the action is outcome_unknown, never resent (W13; ours: a day of receipt lookups, as the approval TTL). */
+export const MAX_RECONCILE_AGE_MS = 24 * 60 * 60_000;
 /** How often a started worker looks for work when it found none (W8; ours). */
 export const DEFAULT_WORKER_POLL_MS = 1_000;
 /** Actions one `runOnce` handles at most (W8; ours: a pass is bounded in work). */

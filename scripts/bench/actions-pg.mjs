@@ -9,13 +9,25 @@
 // completed (at least once). Workers connect first and start together; the clock
 // runs from the start signal until the database shows every item done. The table
 // also shows how many statements yada sent per action.
+//
+// On a machine of few cores the wall clock of several workers measures the CPU the
+// workers, the bench and PostgreSQL share, not the store. So the same runs also
+// report what PostgreSQL itself spent per action (yada) and per job (pg-boss): the
+// workers log in as their own role, and from the start signal to the last item
+// done the bench takes (1) the CPU time of those workers' server backends
+// (utime + stime in /proc, Linux), (2) from pg_stat_statements (loaded by the
+// server settings below) the statements run and their execution + planning time.
+// PostgreSQL's background processes (WAL writer, checkpointer) are not counted on
+// either side. Both include the empty polls each side makes while working.
 //   node scripts/build.mjs --no-types && node scripts/bench/actions-pg.mjs
 //   ACTIONS=1000 WORKERS=1,2,4 PGBOSS_BATCH=100 CONCURRENCY=8 REPEAT=1 (environment; CONCURRENCY unset: the
 //   worker's default; REPEAT=3 runs three interleaved rounds and prints medians)
-// Targets: yada >= 0.5x pg-boss at each worker count; yada with 4 workers >= 2.5x one.
+// Targets: yada >= 0.5x pg-boss at each worker count; yada with 4 workers >= 2.5x one (wall clock);
+// PostgreSQL backend CPU per action <= 1.0x pg-boss's per job, at each worker count.
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { join } from "node:path";
+import { readFileSync } from "node:fs";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const self = fileURLToPath(import.meta.url);
@@ -31,6 +43,11 @@ const CONCURRENCY = process.env.CONCURRENCY ? Number(process.env.CONCURRENCY) : 
 // Rounds: every worker count runs once per round, rounds one after another, so a change
 // of load on a shared machine hits every row alike; each cell is the median of its rounds.
 const REPEAT = Math.max(1, Number(process.env.REPEAT ?? 1));
+// The role the workers (both sides) log in as: its backends and statements are the ones counted.
+const WORKER_ROLE = "bench_worker";
+const WORKER_PASSWORD = "bench-worker";
+// Linux clock ticks per second of /proc/<pid>/stat (USER_HZ, 100 on every common build).
+const TICK_MS = 10;
 
 if (process.argv[2] === "--child") await child(process.argv[3], JSON.parse(process.argv[4]));
 else await main();
@@ -43,7 +60,12 @@ async function child(kind, cfg) {
     const { createWorker } = await import(join(root, "build/src/actions/worker.js"));
     const pool = new pg.Pool({ ...cfg.db, max: 2 });
     let statements = 0;
-    const store = new PostgresActionStore({ query: (t, p) => (statements++, pool.query(t, p)), table: cfg.table });
+    // Claims and transitions as prepared statements (the store's `prepared` option), as a pg host would run them.
+    const store = new PostgresActionStore({
+      query: (t, p) => (statements++, pool.query(t, p)),
+      prepared: (name, text, values) => (statements++, pool.query({ name, text, values })),
+      table: cfg.table,
+    });
     const tool = {
       name: "bench__touch", description: "", inputSchema: { type: "object" }, effect: "write", version: "v1",
       prepare: async () => { throw new Error("not used"); },
@@ -82,10 +104,42 @@ function startChild(kind, cfg) {
   return kid;
 }
 
-async function timed(kind, workers, cfg, doneCount, n = N) {
+/** CPU ms of the server backends whose pids are given: the scheduler's run time in /proc (ns), else utime + stime (ticks). */
+function backendCpuMs(pids) {
+  let ms = 0;
+  for (const pid of pids) {
+    try {
+      ms += Number(readFileSync(`/proc/${pid}/schedstat`, "utf8").split(" ")[0]) / 1e6;
+    } catch {
+      try {
+        const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+        ms += (Number(fields[11]) + Number(fields[12])) * TICK_MS;
+      } catch {
+        // the backend has gone (its connection closed): its time is lost to both readings
+      }
+    }
+  }
+  return ms;
+}
+
+/** What PostgreSQL has spent on the workers' role so far: backends' CPU, statements, their time. */
+async function serverCost(q, pids) {
+  const { rows } = await q(
+    `SELECT coalesce(sum(calls), 0)::float8 AS calls, coalesce(sum(total_exec_time + total_plan_time), 0)::float8 AS ms
+     FROM pg_stat_statements WHERE userid = (SELECT oid FROM pg_roles WHERE rolname = $1)`,
+    [WORKER_ROLE],
+  );
+  return { cpuMs: backendCpuMs(pids), calls: rows[0].calls, statementMs: rows[0].ms };
+}
+
+async function timed(kind, workers, cfg, doneCount, q, n = N) {
   const kids = Array.from({ length: workers }, () => startChild(kind, cfg));
   try {
     await Promise.all(kids.map((k) => k.ready));
+    // Counted from here: the workers' connections are open, their setup done.
+    await q("SELECT pg_stat_statements_reset()");
+    const pids = (await q("SELECT pid FROM pg_stat_activity WHERE usename = $1", [WORKER_ROLE])).rows.map((r) => r.pid);
+    const before = await serverCost(q, pids);
     const t0 = performance.now();
     for (const k of kids) k.c.stdin.write("go\n");
     for (;;) {
@@ -94,8 +148,24 @@ async function timed(kind, workers, cfg, doneCount, n = N) {
       if (performance.now() - t0 > 600_000) throw new Error(`${kind} did not finish`);
     }
     const rate = n / ((performance.now() - t0) / 1000);
+    const after = await serverCost(q, pids);
+    if (process.env.STATEMENTS) {
+      const top = await q(
+        `SELECT calls, round((total_exec_time / calls)::numeric, 3) AS ms_each, round(total_exec_time::numeric, 1) AS ms, left(regexp_replace(query, '\\s+', ' ', 'g'), 160) AS query
+         FROM pg_stat_statements WHERE userid = (SELECT oid FROM pg_roles WHERE rolname = $1) ORDER BY total_exec_time DESC LIMIT 8`,
+        [WORKER_ROLE],
+      );
+      console.error(`${kind}, ${workers} worker(s), top statements:`);
+      for (const r of top.rows) console.error(`  ${r.calls} × ${r.ms_each} ms = ${r.ms} ms  ${r.query}`);
+    }
     await new Promise((r) => setTimeout(r, 120)); // the last statement counts
-    return { rate, statements: kids.reduce((sum, k) => sum + k.statements, 0) / n };
+    return {
+      rate,
+      statements: kids.reduce((sum, k) => sum + k.statements, 0) / n,
+      cpuMs: (after.cpuMs - before.cpuMs) / n,
+      calls: (after.calls - before.calls) / n,
+      statementMs: (after.statementMs - before.statementMs) / n,
+    };
   } finally {
     for (const k of kids) k.c.kill("SIGKILL");
   }
@@ -107,8 +177,11 @@ async function main() {
   const { argumentsHash } = await import(join(root, "build/src/actions/hash.js"));
   const PgBoss = (await import("pg-boss")).default;
   // PostgreSQL's own durability settings (fsync, synchronous commit) stay on: both sides pay them.
-  const db = await startPostgres({ durable: true, maxConnections: 100 });
+  const db = await startPostgres({ durable: true, maxConnections: 100, settings: ["shared_preload_libraries=pg_stat_statements", "pg_stat_statements.track=top", "pg_stat_statements.track_planning=on"] });
   const q = (text, params) => db.pool.query(text, params);
+  await q("CREATE EXTENSION IF NOT EXISTS pg_stat_statements");
+  await q(`CREATE ROLE ${WORKER_ROLE} LOGIN SUPERUSER PASSWORD '${WORKER_PASSWORD}'`);
+  const workerDb = { ...db.config, user: WORKER_ROLE, password: WORKER_PASSWORD };
   const boss = new PgBoss({ ...db.config, max: 4 });
   boss.on("error", () => undefined);
   await boss.start();
@@ -127,21 +200,25 @@ async function main() {
           arguments: {}, argumentsHash: hash, state: "awaiting_approval", fence: 0, attempts: 0, createdAt: now + i, updatedAt: now + i, expiresAt: now + 3_600_000 });
         await store.transition(id, { state: "awaiting_approval", fence: 0 }, { state: "approved", approval: { actorId: "bob", tenantId: "acme", at: now } }, now);
       }
-      const y = await timed("yada", w, { db: db.config, table, concurrency: CONCURRENCY }, async () => Number((await q(`SELECT count(*) AS n FROM ${table} WHERE state = 'succeeded'`)).rows[0].n));
+      // Statistics as autovacuum keeps them on a live table (both sides: pgboss.job below).
+      await q(`ANALYZE ${table}`);
+      const y = await timed("yada", w, { db: workerDb, table, concurrency: CONCURRENCY }, async () => Number((await q(`SELECT count(*) AS n FROM ${table} WHERE state = 'succeeded'`)).rows[0].n), q);
       // pg-boss: N jobs in a fresh queue (setup, not timed).
       const queue = `bench_${w}_${round}`;
       await boss.createQueue(queue);
       for (let i = 0; i < N; i += 500) await boss.insert(Array.from({ length: Math.min(500, N - i) }, (_, k) => ({ name: queue, data: { i: i + k } })));
-      const { rate: pgboss } = await timed("pgboss", w, { db: db.config, queue, batch: BATCH }, async () => Number((await q(`SELECT count(*) AS n FROM pgboss.job WHERE name = $1 AND state = 'completed'`, [queue])).rows[0].n));
+      await q("ANALYZE pgboss.job");
+      const b = await timed("pgboss", w, { db: workerDb, queue, batch: BATCH }, async () => Number((await q(`SELECT count(*) AS n FROM pgboss.job WHERE name = $1 AND state = 'completed'`, [queue])).rows[0].n), q);
+      const pgboss = b.rate;
       let single = NaN;
       if (SINGLE_N > 0) {
         const q1 = `bench_single_${w}_${round}`;
         await boss.createQueue(q1);
         await boss.insert(Array.from({ length: SINGLE_N }, (_, k) => ({ name: q1, data: { i: k } })));
-        single = (await timed("pgboss", w, { db: db.config, queue: q1, batch: 1 }, async () => Number((await q(`SELECT count(*) AS n FROM pgboss.job WHERE name = $1 AND state = 'completed'`, [q1])).rows[0].n), SINGLE_N)).rate;
+        single = (await timed("pgboss", w, { db: workerDb, queue: q1, batch: 1 }, async () => Number((await q(`SELECT count(*) AS n FROM pgboss.job WHERE name = $1 AND state = 'completed'`, [q1])).rows[0].n), q, SINGLE_N)).rate;
       }
       const yada = y.rate;
-      runs.push({ w, yada, pgboss, single, statements: y.statements });
+      runs.push({ w, yada, pgboss, single, statements: y.statements, yCpu: y.cpuMs, bCpu: b.cpuMs, yCalls: y.calls, bCalls: b.calls, yStmtMs: y.statementMs, bStmtMs: b.statementMs });
       console.error(`round ${round}, ${w} worker(s): yada ${yada.toFixed(0)}/s, pg-boss ${pgboss.toFixed(0)}/s`);
     }
   } finally {
@@ -154,7 +231,7 @@ async function main() {
   };
   const rows = COUNTS.map((w) => {
     const mine = runs.filter((r) => r.w === w);
-    return { w, ...Object.fromEntries(["yada", "pgboss", "single", "statements"].map((k) => [k, median(mine.map((r) => r[k]))])) };
+    return { w, ...Object.fromEntries(["yada", "pgboss", "single", "statements", "yCpu", "bCpu", "yCalls", "bCalls", "yStmtMs", "bStmtMs"].map((k) => [k, median(mine.map((r) => r[k]))])) };
   });
   const concurrency = CONCURRENCY ?? (await import(join(root, "build/src/limits.js"))).DEFAULT_WORKER_CONCURRENCY;
   console.log(`\n${N} items per run, PostgreSQL 18 (embedded, durable settings), yada concurrency ${concurrency} per worker, pg-boss batchSize ${BATCH}, ${REPEAT === 1 ? "one pass each" : `median of ${REPEAT} interleaved rounds`}\n`);
@@ -166,6 +243,14 @@ async function main() {
     const ratio = r.yada / r.pgboss;
     console.log(`| ${r.w} | ${r.yada.toFixed(0)} | ${r.statements.toFixed(2)} | ${r.pgboss.toFixed(0)} | ${ratio.toFixed(2)}x ${mark(ratio >= 0.5)} | ${r.single.toFixed(1)} | ${(r.yada / r.single).toFixed(0)}x | ${(r.yada / one.yada).toFixed(2)}x | ${(r.pgboss / one.pgboss).toFixed(2)}x |`);
   }
+  console.log(`\nWhat PostgreSQL spent per item (yada: per action, claimed, executing, succeeded, fenced; pg-boss: per job, batch ${BATCH}), same runs:\n`);
+  console.log("| workers | yada backend CPU µs/action | pg-boss backend CPU µs/job | yada ÷ pg-boss (target <= 1.0x) | yada statements/action | pg-boss statements/job | yada statement time µs/action | pg-boss statement time µs/job | yada ÷ pg-boss |");
+  console.log("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
+  for (const r of rows) {
+    const cpu = r.yCpu / r.bCpu;
+    console.log(`| ${r.w} | ${(r.yCpu * 1000).toFixed(0)} | ${(r.bCpu * 1000).toFixed(0)} | ${cpu.toFixed(2)}x ${mark(cpu <= 1.0)} | ${r.yCalls.toFixed(2)} | ${r.bCalls.toFixed(2)} | ${(r.yStmtMs * 1000).toFixed(0)} | ${(r.bStmtMs * 1000).toFixed(0)} | ${(r.yStmtMs / r.bStmtMs).toFixed(2)}x |`);
+  }
+  console.log(`(backend CPU: the scheduler's run time of the workers' backends, /proc/<pid>/schedstat, over ${N} items; statements and their execution time from pg_stat_statements, top level; STATEMENTS=1 lists the costliest)`);
   const four = rows.find((r) => r.w === 4);
   if (four && one.w === 1) {
     const perRound = [];

@@ -29,7 +29,7 @@ const quantile = (sorted, q) => sorted[Math.min(sorted.length - 1, Math.floor(q 
 
 /**
  * Runs `blocks` pairs of `run(client)`; returns the median and quartiles of
- * limitMs ÷ yadaMs.
+ * limitMs ÷ yadaMs (and every block's ratio, `ratios`).
  */
 export async function pairedRatio(limit, yada, blocks, run) {
   const ratios = [];
@@ -42,7 +42,7 @@ export async function pairedRatio(limit, yada, blocks, run) {
     ratios.push(limitMs / yadaMs);
   }
   const sorted = ratios.slice().sort((a, b) => a - b);
-  return { median: quantile(sorted, 0.5), q1: quantile(sorted, 0.25), q3: quantile(sorted, 0.75), blocks };
+  return { median: quantile(sorted, 0.5), q1: quantile(sorted, 0.25), q3: quantile(sorted, 0.75), blocks, ratios };
 }
 
 /** Client CPU µs per call over `n` sequential calls, for each client in turn, best of `reps`. */

@@ -45,11 +45,12 @@ async function timersFired<T>(run: () => Promise<T>): Promise<{ value: T; fired:
 const item = (r: ActionRecord, patch: ActionTransition["patch"]): ActionTransition => ({ id: r.id, expected: { state: r.state, fence: r.fence }, patch });
 
 describe("W9: a worker's moves go out in whole batches, without a timer", { timeout: 60_000 }, () => {
-  test("W9: with 8 actions in flight every batch holds all 8 moves, and no timer fires", async () => {
+  test("W9, W13: with 8 actions in flight the moves of different actions share batches, one executing per batch, and no timer fires", async () => {
     const store = new MemoryActionStore();
     const hash = await argumentsHash({ from: "a.txt", to: "b.txt" });
     const actions = await approvedIn(store, 8, hash);
     const sizes: number[] = [];
+    const executingPerBatch: number[] = [];
     // The store as the worker sees it, counting its batches.
     const view: ActionStore = {
       create: (r) => store.create(r),
@@ -58,7 +59,7 @@ describe("W9: a worker's moves go out in whole batches, without a timer", { time
       transition: (...a) => store.transition(...a),
       claim: (o) => store.claim(o),
       claimMany: (o) => store.claimMany(o),
-      transitionMany: (items, now) => (sizes.push(items.length), store.transitionMany(items, now)),
+      transitionMany: (items, now) => (sizes.push(items.length), executingPerBatch.push(items.filter((i) => i.patch.state === "executing").length), store.transitionMany(items, now)),
     };
     const tool: ConfirmTool = {
       name: "files__rename",
@@ -67,12 +68,16 @@ describe("W9: a worker's moves go out in whole batches, without a timer", { time
       effect: "confirm",
       version: "v1:abc",
       prepare: async (args) => ({ tool: "files__rename", version: "v1:abc", arguments: args as Record<string, unknown> }),
-      execute: async () => ({ status: "succeeded", result: { content: [], isError: false } }),
+      // A tool says when its request was handed over (W13): the next action's executing may go out then.
+      execute: async (_, context) => (context.onSent?.(), { status: "succeeded", result: { content: [], isError: false } }),
     };
     const worker = createWorker({ store: view, resolveTool: () => tool, concurrency: 8 });
     const { value: handled, fired } = await timersFired(() => worker.runOnce());
     assert.equal(handled, 8);
-    assert.deepEqual(sizes, [8, 8], "executing for all 8 in one batch, then their outcomes in one");
+    // W13: executing is recorded one send at a time (a worker that dies strands at most one),
+    // so each batch holds one action's executing and the outcome of the action before it.
+    assert.deepEqual(sizes, [1, 2, 2, 2, 2, 2, 2, 2, 1], "each batch: the next action's executing with the previous outcome");
+    assert.ok(executingPerBatch.every((n) => n <= 1), "never two executing moves in one batch");
     assert.deepEqual(fired, [], "no timer fired: neither a turn of the event loop per batch nor the bounded wait");
     for (const a of actions) assert.equal((await store.get(a.id))?.state, "succeeded");
   });

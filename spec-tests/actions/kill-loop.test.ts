@@ -4,41 +4,19 @@
 // resolved by receipt only (the mutation is never sent again).
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { join } from "node:path";
-import { createInterface } from "node:readline";
 import { pathToFileURL } from "node:url";
 import { createActions } from "../../src/actions/approvals.js";
 import { openFileStore } from "../../src/node/file-store.js";
 import { connectMcp } from "../../src/node/tools.js";
 import type { WriteTool } from "../../src/tools/types.js";
-import { fixtureServer, repoPath } from "../helpers/paths.js";
+import { fixtureServer } from "../helpers/paths.js";
 import { alice, bob, logLines, tempDir } from "./support.js";
+import { runWorker } from "./kill-support.js";
 
 type ContractHttpModule = typeof import("../../fixtures/servers/contract/http.mjs");
 const { startContractHttp } = (await import(pathToFileURL(fixtureServer("contract/http.mjs")).href)) as ContractHttpModule;
-const workerScript = repoPath("build", "spec-tests", "actions", "kill-worker.js");
 
-/** Runs the worker process; resolves with the first line it prints (and kills it when `kill` is set). */
-function runWorker(args: string[], env: Record<string, string>, kill: boolean): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const p = spawn(process.execPath, [workerScript, ...args], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
-    let stderr = "";
-    p.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
-    const timer = setTimeout(() => p.kill("SIGKILL"), 20_000);
-    let first: string | undefined;
-    createInterface({ input: p.stdout }).on("line", (line: string) => {
-      if (first !== undefined) return;
-      first = line;
-      if (kill) p.kill("SIGKILL");
-    });
-    p.on("exit", () => {
-      clearTimeout(timer);
-      if (first === undefined) reject(new Error(`the worker printed nothing: ${stderr}`));
-      else resolve(first);
-    });
-  });
-}
 
 const renames = (log: string, operationId: string) => logLines(log).filter((l) => l.tool === "rename" && l.operationId === operationId);
 

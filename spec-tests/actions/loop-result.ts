@@ -17,6 +17,19 @@ export interface FaultLoopResult {
   lost: number;
   reconciled: number;
   reconciledBySecondSend: number;
+  /** With `transport: "http-faults"`: server kills, proxy-counted sends and how each uncertain action settled. */
+  serverKills?: number;
+  outcomeUnknown?: number;
+  notSentThenSent?: number;
+  notSentThenSucceeded?: number;
+  attentionCalls?: number;
+  attentionTwice?: number;
+  expiring?: number;
+  expired?: number;
+  expiredPerformed?: number;
+  lateApprovals?: number;
+  lateApprovalsRefused?: number;
+  plans?: Record<string, number>;
 }
 
 /** A Durable Object loop's figures: workerd kills, and how many landed while a send was in flight. */

@@ -65,6 +65,67 @@ storeContract("PostgreSQL (W9, W12)", async () => {
   };
 });
 
+// W12: the same contract with claims and transitions run as named prepared statements
+// (pg's { name, text, values }): each name stands for one text, on every connection.
+const preparedTexts = new Map<string, string>();
+const prepared = (name: string, text: string, values: (string | null)[]): Promise<unknown> => {
+  const had = preparedTexts.get(name);
+  if (had !== undefined && had !== text) throw new Error(`prepared statement ${name} was given two texts`);
+  preparedTexts.set(name, text);
+  return db.pool.query({ name, text, values });
+};
+storeContract("PostgreSQL with prepared statements (W9, W12)", async () => {
+  const table = freshTable();
+  let store = new PostgresActionStore({ query: db.query, prepared, table });
+  await store.migrate();
+  return {
+    get store() {
+      return store;
+    },
+    close: () => store.close(),
+    async reopen() {
+      await store.close();
+      store = new PostgresActionStore({ query: db.query, prepared, table });
+      return store;
+    },
+    tamper: (id, raw) => tamperRow(table, id, raw),
+  };
+});
+
+test("W12: with prepared, every claim and transition statement goes through it under one stable name per text, nothing else does", async () => {
+  const table = freshTable();
+  const viaQuery: string[] = [];
+  const viaPrepared: Array<[string, string]> = [];
+  const store = new PostgresActionStore({
+    query: (text, params) => (viaQuery.push(text), db.query(text, params)),
+    prepared: (name, text, values) => (viaPrepared.push([name, text]), db.pool.query({ name, text, values })),
+    table,
+  });
+  await store.migrate();
+  const { id } = await approved(store, { expiresAt: Date.now() + 3_600_000 });
+  assert.deepEqual(viaPrepared.map(([, text]) => text.includes("json_to_recordset")), [true], "a single transition is a batch of one, prepared");
+  viaQuery.length = 0;
+  viaPrepared.length = 0;
+  const [leased] = await store.claimMany({ workerId: "w1", now: Date.now(), leaseMs: 60_000, limit: 4 });
+  assert.ok(leased);
+  const [moved] = await store.transitionMany([{ id, expected: { state: "approved", fence: leased.fence }, patch: { state: "executing" } }], Date.now());
+  assert.ok(moved?.ok);
+  await store.claim({ workerId: "w1", now: Date.now(), leaseMs: 60_000 });
+  assert.deepEqual(viaQuery, [], "no claim or transition statement went through query");
+  // claimWork, claimExpiry (the batch was not full), transitionMany, then claimWork and claimExpiry again.
+  assert.equal(viaPrepared.length, 5);
+  const names = new Map(viaPrepared);
+  assert.equal(names.size, 3, "three statements, three names");
+  for (const [name, text] of viaPrepared) {
+    assert.match(name, /^yada_\d+_[0-9a-f]{8}$/);
+    assert.equal(names.get(name), text);
+    assert.ok(text.includes(table), "the text names the table, so another table's statements have other names");
+  }
+  assert.ok((await store.get(id))?.state === "executing");
+  assert.deepEqual(viaQuery.length, 1, "a read goes through query");
+  assert.throws(() => new PostgresActionStore({ query: db.query, prepared: "yes" as never, table }), { code: "validation" });
+});
+
 const isStoreError = (e: unknown): boolean => {
   assert.ok(isYadaError(e, "store"), `expected a store error, got ${String(e)}`);
   return true;

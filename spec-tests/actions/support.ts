@@ -4,7 +4,7 @@ import { appendFileSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { McpClient } from "../../src/node/client.js";
-import type { ActionOutcome, ApprovedAction, ConfirmTool, Identity, ToolResult, WriteTool } from "../../src/tools/types.js";
+import type { ActionOutcome, ApprovedAction, ConfirmTool, Identity, ToolCallContext, ToolResult, WriteTool } from "../../src/tools/types.js";
 import { fixtureServer } from "../helpers/paths.js";
 
 export const alice: Identity = { actorId: "alice", tenantId: "acme" };
@@ -96,11 +96,12 @@ export function renameTool(client: McpClient, identity: Identity, version = "rev
       if (r.isError || !s || typeof s.stateVersion !== "string") throw new Error("preparation failed");
       return { tool: "items__rename", version, arguments: { ...a }, stateVersion: s.stateVersion, preview: String(s.preview) };
     },
-    async execute(action: ApprovedAction): Promise<ActionOutcome> {
+    async execute(action: ApprovedAction, context?: ToolCallContext): Promise<ActionOutcome> {
       tool.executes++;
       await onExecute?.(action); // throwing here: nothing was sent
       try {
-        const r = await client.callTool("rename", action.arguments as Record<string, string>, { meta: { [META]: { ...base, operationId: action.operationId, stateVersion: action.stateVersion } } });
+        // W13: the worker is told when the request was handed over (onSent), so sends overlap.
+        const r = await client.callTool("rename", action.arguments as Record<string, string>, { meta: { [META]: { ...base, operationId: action.operationId, stateVersion: action.stateVersion } }, onSent: context?.onSent });
         return receipt(r, action.operationId);
       } catch (e) {
         // Once the request may have left, a failure is an uncertain outcome, never a throw.
@@ -127,10 +128,10 @@ export function deleteTool(client: McpClient, version = "confirm-1"): ConfirmToo
     async prepare(args: unknown) {
       return { tool: "items__delete_item", version, arguments: { ...(args as Record<string, unknown>) } };
     },
-    async execute(action: ApprovedAction): Promise<ActionOutcome> {
+    async execute(action: ApprovedAction, context?: ToolCallContext): Promise<ActionOutcome> {
       tool.executes++;
       try {
-        const r = await client.callTool("delete_item", action.arguments as Record<string, string>);
+        const r = await client.callTool("delete_item", action.arguments as Record<string, string>, { onSent: context?.onSent });
         const t = r.content.map((c) => ("text" in c ? c.text : "")).join("");
         return r.isError ? { status: "failed", result: text(JSON.stringify({ error: "tool_failed", message: t }), true) } : { status: "succeeded", result: text(t) };
       } catch (e) {

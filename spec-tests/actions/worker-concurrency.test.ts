@@ -31,8 +31,10 @@ function counting(store: ActionStore): { store: ActionStore; calls: Record<strin
 }
 
 /**
- * The rename tool, with its first sends held at a gate until `width` are in flight
- * together (or every action has started), so the test sees how many the worker runs at once.
+ * The rename tool, counting each call in flight from the moment its request was
+ * handed over (W13: the worker records the next action's executing only then) until
+ * it returns; the first ones are held there until `width` are in flight together
+ * (or every action has started), so the test sees how many the worker runs at once.
  */
 function gatedRename(server: ContractServer, width: number, total: number) {
   const inner = renameTool(server.client, alice);
@@ -40,15 +42,22 @@ function gatedRename(server: ContractServer, width: number, total: number) {
   const tool: WriteTool = {
     ...inner,
     async execute(action: ApprovedAction, ctx): Promise<ActionOutcome> {
-      seen.inFlight++;
-      seen.started++;
-      seen.max = Math.max(seen.max, seen.inFlight);
+      let sent = false;
+      const onSent = (): void => {
+        if (sent) return;
+        sent = true;
+        seen.inFlight++;
+        seen.started++;
+        seen.max = Math.max(seen.max, seen.inFlight);
+        ctx.onSent?.();
+      };
       try {
+        const outcome = await inner.execute(action, { ...ctx, onSent });
         // Held until `width` sends were in flight together once (bounded: 5 s).
         for (let i = 0; i < 500 && seen.max < width && seen.started < total; i++) await new Promise((r) => setTimeout(r, 10));
-        return await inner.execute(action, ctx);
+        return outcome;
       } finally {
-        seen.inFlight--;
+        if (sent) seen.inFlight--;
       }
     },
   };

@@ -314,7 +314,8 @@ describe("W8: the worker", { timeout: 60_000 }, () => {
       const counted = { ...never, execute: async () => (tries++, never.execute()) };
       const b = await proposeRename(actions, counted, { id: "B", name: "Other" });
       await actions.approve(b, bob);
-      await createWorker({ store, resolveTool: resolver([counted]) }).runOnce();
+      // The shortest pauses between the tries (the jitter at its low end).
+      await createWorker({ store, resolveTool: resolver([counted]), random: () => 0 }).runOnce();
       const rb = await store.get(b.id);
       assert.equal(rb?.state, "failed");
       assert.match(JSON.stringify(rb.outcome?.result), /not_sent/);

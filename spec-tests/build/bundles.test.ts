@@ -39,16 +39,16 @@ type SizeModule = {
 };
 const size = (await import(pathToFileURL(repoPath("scripts", "size.mjs")).href)) as SizeModule;
 
-test("X3: the whole web entry, the approval inbox included, stays within 105,000 bytes min+gzip", async () => {
-  assert.equal(size.CEILINGS.web, 105_000);
+test("X3: the whole web entry, the approval inbox included, stays within 106,000 bytes min+gzip", async () => {
+  assert.equal(size.CEILINGS.web, 106_000);
   const web = size.rows.find((r) => r.name.startsWith("yada (web"));
   assert.ok(web);
   const { gzip } = await size.measure(web);
   assert.ok(gzip <= size.CEILINGS.web, `the web entry is ${gzip} bytes min+gzip, over ${size.CEILINGS.web}`);
 });
 
-test("X3: the web entry without the OAuth client, the action stores, the approvals API and the inbox stays within 65,000 bytes min+gzip", async () => {
-  assert.equal(size.CEILINGS.core, 65_000);
+test("X3: the web entry without the OAuth client, the action stores, the approvals API and the inbox stays within 66,000 bytes min+gzip", async () => {
+  assert.equal(size.CEILINGS.core, 66_000);
   const core = size.rows.find((r) => r.name.startsWith("yada web entry without"));
   assert.ok(core);
   const { gzip } = await size.measure(core);
@@ -89,4 +89,29 @@ test("U1, X3: the approval inbox adds nothing to a bundle that does not import i
   // And one that imports it carries it (the check above can fail).
   const { inputs } = (await size.measure({ name: "inbox", contents: 'export { createApprovalInbox } from "./src/index.ts";', loader: "ts", platform: "neutral" } as never, true)) as unknown as { inputs: Record<string, { bytesInOutput: number }> };
   assert.ok((inputs["src/inbox/inbox.ts"]?.bytesInOutput ?? 0) > 1_000);
+});
+
+// X3, pay for what you use: each use of the web entry (the client, the client with
+// OAuth, connectMcp's read tools, connectMcp with writes and the worker, the whole
+// entry) bundled as a consumer's bundler tree-shakes it, within its ceiling.
+type UsesModule = SizeModule & {
+  USES: { use: string; what: string; exports?: string[]; entry?: string; ceiling: number }[];
+  useRow(u: unknown): { name: string };
+};
+const uses = size as UsesModule;
+for (const u of uses.USES) {
+  test(`X3: ${u.use} (${u.what}) stays within ${u.ceiling.toLocaleString("en")} bytes min+gzip`, async () => {
+    const { gzip } = await uses.measure(uses.useRow(u));
+    assert.ok(gzip <= u.ceiling, `${u.use} is ${gzip} bytes min+gzip, over ${u.ceiling}`);
+  });
+}
+
+test("X3: connectMcp alone carries neither the write tools, the task follower, the HTTP+SSE transport nor the format checks (modules passed in its options)", async () => {
+  const read = uses.USES.find((u) => u.use === "connectMcp read");
+  assert.ok(read);
+  const { inputs } = (await uses.measure(uses.useRow(read), true)) as unknown as { inputs: Record<string, { bytesInOutput: number }> };
+  const carried = Object.entries(inputs).filter(([, v]) => v.bytesInOutput > 0).map(([file]) => file);
+  assert.ok(carried.includes("src/tools/connect.ts") && carried.includes("src/schema/compile.ts"), carried.join(", "));
+  const optIn = carried.filter((f) => /^src\/(tools\/(action-call|write-tool|confirm-tool|envelope|fingerprint)\.ts|transport\/legacy-sse\.ts|mcp\/task-module\.ts|schema\/formats\.ts|auth\/)/.test(f));
+  assert.deepEqual(optIn, [], `statically reachable from connectMcp: ${optIn.join(", ")}`);
 });

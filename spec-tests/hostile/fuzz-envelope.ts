@@ -17,6 +17,7 @@ import {
 } from "../../src/limits.js";
 import { parseCallToolResult } from "../../src/mcp/types.js";
 import { connectMcp, type McpConnection } from "../../src/tools/connect.js";
+import { mcpWrites } from "../../src/tools/action-tools.js";
 import { parsePrepareEnvelope, parseReceiptEnvelope } from "../../src/tools/envelope.js";
 import type { Tool, WriteTool } from "../../src/tools/types.js";
 import type { Transport, TransportSink } from "../../src/transport/types.js";
@@ -208,7 +209,7 @@ async function connection(): Promise<NonNullable<typeof live>> {
   const connection = await connectMcp(
     { name: "fz", url: "http://127.0.0.1:9/mcp", writeTools: { rename: { version: "r1", prepareTool: "prepare_rename", receiptTool: "rename_receipt" } } },
     { identity, authorize: () => true },
-    { transportFactory: () => server, timeoutMs: 5_000 },
+    { transportFactory: () => server, timeoutMs: 5_000, writes: mcpWrites },
   );
   const tool = connection.tools.find((t): t is WriteTool => t.effect === "write");
   if (tool === undefined) throw new Error("the fuzz connection has no write tool");

@@ -115,3 +115,30 @@ test("T5: email and URI checks agree with their grammars on generated values", (
     assert.equal(ref?.validate(u).valid, CHARS.test(u), u);
   }
 });
+
+test("T5: uri-template follows RFC 6570's grammar: operators, prefixes of 1 to 9999, explodes, escaped names; no stray brace, empty or malformed varspec", () => {
+  const v = compileSchema({ format: "uri-template" }, { formats: "assert" });
+  const good = [
+    "", "https://api.example/{owner}/{repo}", "{+path}/here", "{#frag}", "{.ext}", "{/seg*}", "{;p}", "{?q,page}", "{&more}",
+    "{list*}", "{var:3}", "{var:9999}", "{a.b}", "{%7Ename}", "caf\u00e9/{x}", "it's", "a%2Fb",
+  ];
+  const bad = [
+    "{", "}", "{}", "{a,}", "{,+a}", "{a,,b}", "{a..b}", "{.a}{", "{v:0}", "{v:05}", "{v:10000}", "{v:}", "{var=x}", "{a b}",
+    "has space", "tab\there", "quote\"d", "100%", "%zz", "<tag>", "a\\b", "pipe|", "x^y", "back`tick", "del\u007f",
+  ];
+  for (const s of good) assert.equal(v.validate(s).valid, true, `accepts ${JSON.stringify(s)}`);
+  for (const s of bad) assert.equal(v.validate(s).valid, false, `rejects ${JSON.stringify(s)}`);
+});
+
+test("T5: the regex format is ECMA-262 without the web-compatibility annex: an unknown escape is refused", () => {
+  const v = compileSchema({ format: "regex" }, { formats: "assert" });
+  for (const s of ["\\cA", "[]", "[^]", "(?<n>a)\\k<n>", "(?<=a+)b", "\\p{L}+"]) assert.equal(v.validate(s).valid, true, `accepts ${s}`);
+  for (const s of ["\\a", "\\q", "(?P<n>x)", "(?i)abc", "a{", "\\-"]) assert.equal(v.validate(s).valid, false, `rejects ${s}`);
+});
+
+test("T5: multipleOf past the largest quotient a double holds is judged by the exact remainder", () => {
+  assert.equal(compileSchema({ type: "integer", multipleOf: 0.5 }).validate(1e308).valid, true);
+  assert.equal(compileSchema({ multipleOf: 0.25 }).validate(Number.MAX_VALUE).valid, true);
+  assert.equal(compileSchema({ multipleOf: 0.3 }).validate(1e308).valid, false);
+  assert.equal(compileSchema({ multipleOf: 0.3 }).validate(-1e308).valid, false);
+});

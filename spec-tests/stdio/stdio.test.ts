@@ -76,10 +76,15 @@ test("S3, S4: when the server dies mid-call, the pending call fails with exit co
   assert.equal(e.info.exitCode, 3);
   assert.match(e.info.stderrTail ?? "", /fatal: database unreachable/);
   assert.match(e.message, /exited with code 3.*fatal: database unreachable/);
-  // Later calls fail the same way, without hanging.
+  // Later calls fail the same way, without hanging; each with an error of its own
+  // that says it was never sent (W5), the close as its cause.
+  assert.equal(e.notSent, false, "the pending call had been written: it may have been delivered");
   const later = await rejection(client.callTool("echo", { text: "y" }));
   assert.ok(later instanceof ConnectionClosedError);
-  assert.equal(later, e);
+  assert.equal(later.notSent, true);
+  assert.equal(later.cause, e);
+  assert.equal(later.info.exitCode, 3);
+  assert.match(later.message, /exited with code 3.*\(tools\/call was not sent\)$/);
   await client.close();
 });
 

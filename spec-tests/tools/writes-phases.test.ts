@@ -8,6 +8,11 @@ import type { FetchFunction } from "../../src/transport/http.js";
 import type { ActionOutcome } from "../../src/tools/types.js";
 import { alice, allowAll, calls, mallory, recording, rejection, T, until, using } from "./helpers.js";
 import { approve, performed, RENAME, withContract, writeTool } from "./writes-support.js";
+import { pathToFileURL } from "node:url";
+import { repoPath } from "../helpers/paths.js";
+
+type ProxyModule = typeof import("../../fixtures/actions/cut-proxy.mjs");
+const { startCutProxy } = (await import(pathToFileURL(repoPath("fixtures", "actions", "cut-proxy.mjs")).href)) as ProxyModule;
 
 const KINDS = ["stdio", "http"] as const;
 const notSent = (o: ActionOutcome): boolean | undefined => (o.status === "succeeded" ? undefined : o.notSent);
@@ -153,26 +158,33 @@ describe("W5: execute failures leave the outcome unknown; recovery only by recei
     }),
   );
 
-  test("W5: a 401 answered before the body was read is unknown with notSent", T, () =>
-    withContract("http", async ({ config, log }) => {
-      // The host's credentials are gone for the mutation: the real server refuses it unread.
-      let strip = false;
-      const fetch: FetchFunction = (input, init) => {
-        if (!strip) return globalThis.fetch(input, init);
-        const headers = new Headers(init?.headers);
-        headers.delete("authorization");
-        return globalThis.fetch(input, { ...init, headers });
-      };
-      const c = await connectMcp({ name: "contract", url: String(config.url), headers: { authorization: "Bearer t1" }, writeTools: RENAME }, { identity: alice, authorize: allowAll }, { fetch });
-      await using(c, async () => {
-        const action = approve(await writeTool(c).prepare({ id: "A", name: "x" }, { identity: alice }));
-        strip = true;
-        const outcome = await writeTool(c).execute(action, { identity: alice });
-        assert.equal(outcome.status, "unknown");
-        assert.equal(notSent(outcome), true);
-        assert.match(outcome.status === "unknown" ? outcome.reason : "", /^http: .*401/);
-        assert.equal(performed(log), 0);
-      });
-    }, { tokens: { t1: "alice/acme" } }),
-  );
+  for (const status of [401, 403]) {
+    test(`W5: a ${status} answered before the body was read is unknown with notSent; through a fetch of the host's own it proves nothing`, T, () =>
+      withContract("http", async ({ http, log }) => {
+        // A loopback gateway in front of the real server refuses the mutation unread.
+        let refuse = false;
+        const proxy = await startCutProxy({ port: http?.port ?? 0, plan: (r) => (refuse && r.tool === "rename" ? { kind: "status", status } : { kind: "forward" }) });
+        try {
+          const config = { name: "contract", url: proxy.url, writeTools: RENAME };
+          const own: FetchFunction = (input, init) => globalThis.fetch(input, init);
+          for (const fetch of [undefined, own]) {
+            const c = await connectMcp(config, { identity: alice, authorize: allowAll }, fetch ? { fetch } : {});
+            await using(c, async () => {
+              const action = approve(await writeTool(c).prepare({ id: "A", name: "x" }, { identity: alice }));
+              refuse = true;
+              const outcome = await writeTool(c).execute(action, { identity: alice });
+              refuse = false;
+              assert.equal(outcome.status, "unknown");
+              // A host's fetch may retry or relay: its refusal is uncertain like any failure after the send began.
+              assert.equal(notSent(outcome), fetch ? undefined : true, fetch ? "a host fetch" : "the runtime's fetch");
+              assert.match(outcome.status === "unknown" ? outcome.reason : "", new RegExp(`^http: .*${status}`));
+              assert.equal(performed(log), 0);
+            });
+          }
+        } finally {
+          await proxy.close();
+        }
+      }),
+    );
+  }
 });

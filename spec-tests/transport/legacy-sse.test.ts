@@ -38,10 +38,10 @@ describe("H14: HTTP+SSE (2024-11-05)", { concurrency: true }, () => {
     }
   });
 
-  test("H14: connectMcp reaches a 2024-11-05 HTTP+SSE server through its HTTP transport's fallback (on by default)", T, async () => {
+  test("H14: connectMcp reaches a 2024-11-05 HTTP+SSE server through its HTTP transport's fallback (fallback: legacySse)", T, async () => {
     const server = await startEverything("sse");
     try {
-      const connection = await connectMcp({ name: "old", url: server.url }, { identity: alice, authorize: allowAll });
+      const connection = await connectMcp({ name: "old", url: server.url }, { identity: alice, authorize: allowAll }, { fallback: legacySse });
       try {
         assert.ok(connection.isConnected());
         assert.ok((await connection.prompts(alice)).length > 0, "the prompts were listed over HTTP+SSE");

@@ -120,3 +120,42 @@ test("H2: the last event id is right after the caller reuses the chunk it came i
     assert.equal(parser.lastEventId, interpret(BYTES.subarray(0, at + part.length)).lastId, `after byte ${at + part.length}`);
   }
 });
+
+// Invalid UTF-8 in values, a BOM followed at once by a data line, ASCII-only stretches
+// and multi-byte characters cut by chunk ends must read as the WHATWG reading of the
+// decoded bytes, in chunks of every size from one byte short of 256 to the whole stream.
+function hostileStream(): Uint8Array {
+  // The BOM, then at once a data line (whose offsets the BOM would shift).
+  const parts: Uint8Array[] = [Uint8Array.of(0xef, 0xbb, 0xbf), enc.encode("data: first \u00e9\n\n")];
+  const eols = ["\n", "\r\n", "\r"];
+  for (let n = 0; n < 1500; n++) {
+    const eol = eols[n % 5 === 0 ? n % 3 : 0] ?? "\n";
+    parts.push(enc.encode(`event: message${eol}id: ${n}${eol}data: {"n":${n},"s":"`));
+    // Lone continuation bytes, a truncated 3-byte sequence, an encoded surrogate, an overlong "/", or valid text.
+    const bad = [[0x80], [0xe2, 0x82], [0xed, 0xa0, 0x80], [0xc0, 0xaf], [0xff], enc.encode("\u00e9\u{1F680}")][n % 6] as ArrayLike<number>;
+    if (n % 4 !== 0) parts.push(Uint8Array.from(bad));
+    parts.push(enc.encode(`"}${eol}${n % 9 === 0 ? `data: second line${eol}` : ""}${eol}`));
+    // Long ASCII-only stretches, so that some chunks hold no byte above 0x7f.
+    if (n % 50 === 0) parts.push(enc.encode(`data: ${"a".repeat(2000)}${eol}${eol}`));
+  }
+  const total = parts.reduce((s, p) => s + p.length, 0);
+  const out = new Uint8Array(total);
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}
+
+test("H2: invalid UTF-8, a BOM and split characters read as the WHATWG reading of the bytes, in chunks of any size", () => {
+  const bytes = hostileStream();
+  const expected = reference(bytes);
+  assert.ok(expected.length > 1500);
+  assert.ok(expected.some((e) => e.data.includes("\ufffd")), "some values hold U+FFFD");
+  for (const size of [bytes.length, 16_384, 4_096, 1_024, 300, 256, 255]) {
+    for (let offset = 0; offset < 4; offset += 3) {
+      assert.deepEqual(parse(cut(bytes, size, offset)), expected, `${size}-byte chunks at offset ${offset}`);
+    }
+  }
+});

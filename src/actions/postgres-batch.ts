@@ -47,7 +47,7 @@ export function transitionManySql(t: string): string {
 u AS (UPDATE ${t} a SET (${cols.join(", ")}) = (SELECT ${cols.map(value).join(", ")} FROM json_populate_record(a, x.p) r)
   FROM x WHERE a.id = ANY(ARRAY(SELECT json_array_elements_text($2::json))) AND a.id = x.id AND a.state = x.es AND a.fence = x.ef AND (a.state || '>' || x.ns) IN (${MOVES_SQL})
   AND (x.tenant IS NULL OR a.tenant_id = x.tenant)
-  AND NOT (a.effect = 'confirm' AND x.ns = 'reconciling') AND NOT (a.effect = 'write' AND x.ns = 'outcome_unknown')
+  AND NOT (a.effect = 'confirm' AND x.ns = 'reconciling') AND NOT (a.effect = 'write' AND x.ns = 'outcome_unknown' AND a.state <> 'reconciling')
   AND (a.state = 'outcome_unknown') = coalesce(json_typeof(x.p -> 'resolution') = 'object', false)
   RETURNING a.*, x.i AS batch_item)
 ${ROW_SELECT("u", "batch_item")}`;

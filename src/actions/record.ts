@@ -96,8 +96,9 @@ export function checkResolutionPatch(from: ActionState, patch: ActionPatch): voi
 
 function outcome(v: unknown, fail: Fail): asserts v is ActionResult {
   if (!isRec(v)) throw fail("action outcome must be an object");
-  for (const k of Object.keys(v)) if (k !== "result" && k !== "reason") throw fail("action outcome has an unknown member");
+  for (const k of Object.keys(v)) if (k !== "result" && k !== "reason" && k !== "uncertainSince") throw fail("action outcome has an unknown member");
   if (v.reason !== undefined && (typeof v.reason !== "string" || v.reason.length > MAX_ACTION_REASON_CHARS)) throw fail("action outcome reason is too long or not a string");
+  num(v, "uncertainSince", fail, true);
   if (v.result === undefined) return;
   const res = v.result;
   if (!isRec(res) || typeof res.isError !== "boolean" || !Array.isArray(res.content)) throw fail("action outcome result must be a tool result");
@@ -166,7 +167,6 @@ export function parseActionRecord(value: unknown, fail: Fail = (m) => new StoreE
   if (APPROVED_STATES.has(r.state) !== (r.approval !== undefined)) throw fail(`action in state ${r.state} ${r.approval === undefined ? "lacks" : "must not carry"} an approval`);
   if ((r.state === "rejected") !== (r.rejection !== undefined)) throw fail(`action in state ${r.state} ${r.rejection === undefined ? "lacks" : "must not carry"} a rejection`);
   if (r.effect === "confirm" && r.state === "reconciling") throw fail("a confirm action cannot be reconciling");
-  if (r.effect === "write" && r.state === "outcome_unknown") throw fail("a write action is reconciled, never outcome_unknown");
   const bytes = utf8Length(JSON.stringify(r));
   if (bytes > MAX_ACTION_RECORD_BYTES) {
     throw new LimitError("MAX_ACTION_RECORD_BYTES", MAX_ACTION_RECORD_BYTES, `action record is ${bytes} bytes, over ${MAX_ACTION_RECORD_BYTES}`);
@@ -196,6 +196,10 @@ export function applyTransition(current: ActionRecord, expected: ActionExpectati
   }
   if (!canTransition(current.state, patch.state)) {
     throw new ActionConflictError(current.id, `action cannot move from ${current.state} to ${patch.state}${isFinal(current.state) ? " (final)" : ""}`);
+  }
+  // W13: a write action's outcome is unknown only once its reconcile window passed (from reconciling).
+  if (current.effect === "write" && patch.state === "outcome_unknown" && current.state !== "reconciling") {
+    throw new ActionConflictError(current.id, `a write action becomes outcome_unknown only from reconciling, not from ${current.state}`);
   }
   checkResolutionPatch(current.state, patch);
   if (typeof now !== "number" || !Number.isFinite(now)) throw new ValidationError("a transition needs a finite now");

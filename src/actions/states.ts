@@ -18,8 +18,9 @@ const MOVES: Readonly<Record<ActionState, readonly ActionState[]>> = {
   // authorization that no longer holds fails it with nothing sent.
   approved: ["executing", "failed"],
   executing: ["succeeded", "failed", "reconciling", "outcome_unknown"],
-  // A receipt lookup that stays unknown keeps the action reconciling (a new attempt count).
-  reconciling: ["reconciling", "succeeded", "failed"],
+  // A receipt lookup that stays unknown keeps the action reconciling (a new attempt count);
+  // past the reconcile window (W13) its outcome is unknown for good, never resent.
+  reconciling: ["reconciling", "succeeded", "failed", "outcome_unknown"],
   rejected: [],
   expired: [],
   succeeded: [],

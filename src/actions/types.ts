@@ -76,6 +76,12 @@ export interface ActionResolution {
 export interface ActionResult {
   result?: ToolResult;
   reason?: string;
+  /**
+   * Since when the outcome has been uncertain (ms since the epoch): set when the
+   * action becomes `reconciling`, kept while it stays so; the reconcile window
+   * (W13) counts from it.
+   */
+  uncertainSince?: number;
 }
 
 /**

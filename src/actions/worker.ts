@@ -1,5 +1,5 @@
 /**
- * The durable worker (W5, W7, W8; ACTIONS.md "Worker"): claims actions, executes
+ * The durable worker (W5, W7, W8, W13; ACTIONS.md "Worker"): claims actions, executes
  * approved ones at most once, recovers lapsed leases and reconciles uncertain
  * writes by receipt. Every move is a compare-and-swap on (state, fence), and
  * `executing` is recorded before the execute request is sent, so a crash can lose
@@ -14,18 +14,18 @@ import {
   DEFAULT_WORKER_POLL_MS,
   MAX_CLAIM_BATCH,
   MAX_ACTION_REASON_CHARS,
-  MAX_ACTION_RECORD_BYTES,
   MAX_ACTIONS_PER_PASS,
   MAX_NOT_SENT_ATTEMPTS,
+  MAX_RECONCILE_AGE_MS,
   MAX_WORKER_CONCURRENCY,
-  RECONCILE_BASE_DELAY_MS,
-  RECONCILE_MAX_DELAY_MS,
 } from "../limits.js";
-import type { ActionOutcome, ApprovedAction, ConfirmTool, Identity, ToolResult, WriteTool } from "../tools/types.js";
-import { isStorableResult, utf8Length } from "./record.js";
+import type { ActionOutcome, ApprovedAction, ConfirmTool, Identity, WriteTool } from "../tools/types.js";
 import { coalescingTransition } from "./coalesce.js";
 import { argumentsHash } from "./hash.js";
 import type { ActionPatch, ActionRecord, ActionStore } from "./types.js";
+import { boundResult, checkedOutcome, createLane, errorResult, notSentDelay, reasonOf, reconcileDelay, wasNotSent } from "./worker-outcomes.js";
+
+export { reconcileDelay, wasNotSent } from "./worker-outcomes.js";
 
 /** Finds the tool an action runs on, bound to the action's own actor and tenant; `undefined` when it no longer exists. */
 export type ToolResolver = (action: ActionRecord, identity: Identity) => WriteTool | ConfirmTool | undefined | Promise<WriteTool | ConfirmTool | undefined>;
@@ -33,7 +33,11 @@ export type ToolResolver = (action: ActionRecord, identity: Identity) => WriteTo
 /** Options of {@link createWorker}. */
 export interface WorkerOptions {
   store: ActionStore;
-  /** The host's resolver: returns the tool for the action's identity (e.g. from `connectMcp` for that actor). */
+  /**
+   * The host's resolver: returns the tool for the action's identity (e.g. from
+   * `connectMcp` for that actor). Called again before an execute that provably never
+   * left is tried again, so a resolver that reconnects a lost server is used as such.
+   */
   resolveTool: ToolResolver;
   /** This worker's id (default a random UUID). */
   workerId?: string;
@@ -45,16 +49,34 @@ export interface WorkerOptions {
    * Actions this worker keeps in flight at once (default `DEFAULT_WORKER_CONCURRENCY`,
    * at most `MAX_WORKER_CONCURRENCY`; 1 handles one action at a time). They are claimed
    * together (`claimMany`) and their moves are written together (`transitionMany`)
-   * where the store has them; each still follows the one invariant on its own.
+   * where the store has them; each still follows the one invariant on its own. Their
+   * sends overlap, but `executing` is recorded for one at a time, each once the one
+   * before was handed to its transport (see `ToolCallContext.onSent`, W13).
    */
   concurrency?: number;
+  /**
+   * The reconcile window (W13), in ms: an action reconciling longer than this
+   * (counted from when its outcome became uncertain) becomes `outcome_unknown` at its
+   * next receipt lookup that says nothing definite, and is never sent again. Default
+   * and maximum `MAX_RECONCILE_AGE_MS` (24 h).
+   */
+  reconcileWindowMs?: number;
   /** The clock (default `Date.now`). */
   now?: () => number;
   /** Jitter source in [0, 1) (default `Math.random`). */
   random?: () => number;
   /** Told of every action the worker moved, after the move is stored. */
   onAction?: (action: ActionRecord) => void;
-  /** Told of errors a started worker survives (a store that failed, a resolver that threw). */
+  /**
+   * Told once of each action this worker made `outcome_unknown` (a confirmed call
+   * whose outcome is uncertain, a write past its reconcile window), after that record
+   * is stored: a person has to look at it (U5). Called with a copy and never awaited:
+   * what it throws or rejects with goes to `onError`, and the worker carries on. A
+   * crash between the record and the call loses the call: the store's
+   * `outcome_unknown` actions are the durable list.
+   */
+  onNeedsAttention?: (action: ActionRecord) => void | Promise<void>;
+  /** Told of errors a started worker survives (a store that failed, a resolver that threw) and of what `onNeedsAttention` threw. */
   onError?: (error: unknown) => void;
 }
 
@@ -74,51 +96,6 @@ export interface ActionWorker {
   stop(): Promise<void>;
 }
 
-/** The tool result a failure without a server answer shows the model. */
-function errorResult(error: string, message: string): ToolResult {
-  return { content: [{ type: "text", text: JSON.stringify({ error, message }) }], isError: true };
-}
-
-/** Keeps an outcome's result inside the record bound: images go first, then text is cut. */
-function boundResult(result: ToolResult): ToolResult {
-  const budget = MAX_ACTION_RECORD_BYTES / 2;
-  if (utf8Length(JSON.stringify(result)) <= budget) return result;
-  const content = result.content.map((p) => (p.type === "image" ? { type: "text" as const, text: `[image ${p.mimeType.slice(0, 40)} omitted]` } : p));
-  const text = JSON.stringify(content);
-  if (utf8Length(text) <= budget) return { content, isError: result.isError };
-  return { content: [{ type: "text", text: "[result cut to fit the action record] " + content.map((p) => p.text).join("\n").slice(0, budget / 4) }], isError: result.isError };
-}
-
-/**
- * "Not sent" (ACTIONS.md) for an error a tool threw: a refused connection, a name
- * that did not resolve, or an auth challenge (HTTP 401 / 403) answered before the
- * body was read. Such a send may be tried again under the same operation id; a tool
- * says the same of an outcome with `notSent: true`.
- */
-export function wasNotSent(error: unknown): boolean {
-  if (isYadaError(error, "http")) {
-    const status = (error as { status?: unknown }).status;
-    return status === 401 || status === 403;
-  }
-  for (let e: unknown = error, depth = 0; e !== null && typeof e === "object" && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
-    const code = (e as { code?: unknown }).code;
-    if (code === "ECONNREFUSED" || code === "ENOTFOUND" || code === "EAI_AGAIN") return true;
-  }
-  return false;
-}
-
-/** Back-off before receipt lookup number `attempts` + 1: doubling from the base, capped, jittered to [½, 1]. */
-export function reconcileDelay(attempts: number, random: () => number = Math.random): number {
-  const full = Math.min(RECONCILE_MAX_DELAY_MS, RECONCILE_BASE_DELAY_MS * 2 ** Math.min(attempts, 30));
-  return Math.round(full * (0.5 + 0.5 * Math.min(Math.max(random(), 0), 1)));
-}
-
-const reasonOf = (e: unknown): string => {
-  const code = isYadaError(e) ? e.code : "error";
-  const msg = e instanceof Error ? e.message : String(e);
-  return `${code}: ${msg}`.slice(0, MAX_ACTION_REASON_CHARS);
-};
-
 /**
  * A worker over `options.store`. For each claimed action:
  *
@@ -127,24 +104,36 @@ const reasonOf = (e: unknown): string => {
  *   throws leaves the action approved under the lease, for a later pass); a missing tool,
  *   another effect, a changed `version` or arguments that no longer match their hash
  *   → `failed` with nothing sent (`tool_not_found`, `version_changed`,
- *   `arguments_changed`); else `executing` (stored first), then execute: succeeded or
+ *   `arguments_changed`); else `executing` (stored first, one action at a time: the
+ *   next once this one's request was handed over), then execute: succeeded or
  *   failed as the server answered; unknown or a malformed answer → `reconciling`
  *   (write) or `outcome_unknown` (confirm). An execute that throws sent nothing (the
- *   tool contract): the action fails; one provably not sent (`notSent: true`, or see
- *   {@link wasNotSent}) is tried again under the same operation id, at most
- *   `MAX_NOT_SENT_ATTEMPTS` times in all, and only while this worker still holds its lease;
+ *   tool contract): the action fails. One that provably never left (`notSent: true`
+ *   on the outcome, or see {@link wasNotSent}: a connection closed or refused before
+ *   the send, an HTTP 401 / 403) is tried again under the same operation id, after a
+ *   short back-off (`NOT_SENT_RETRY_DELAY_MS`, doubling) and a new `resolveTool`
+ *   (the tool checked again), at most `MAX_NOT_SENT_ATTEMPTS` times in all, and only
+ *   while this worker still holds its lease; after that it fails as `not_sent`;
  * - executing with a lapsed lease (a worker died mid-send) → `reconciling` (write) or
  *   `outcome_unknown` (confirm), never sent again;
  * - reconciling → the receipt lookup; unknown again stays `reconciling` with a
- *   jittered back-off (`RECONCILE_BASE_DELAY_MS` doubling to `RECONCILE_MAX_DELAY_MS`).
+ *   jittered back-off (`RECONCILE_BASE_DELAY_MS` doubling to `RECONCILE_MAX_DELAY_MS`),
+ *   until the reconcile window (`reconcileWindowMs`) has passed: then `outcome_unknown`,
+ *   with the last lookup's reason, never resent.
  *
  * A move that loses its compare-and-swap (another worker took over) is dropped.
+ *
+ * @throws ValidationError (`validation`) for an option out of its bounds.
  *
  * @example
  * ```ts
  * import { createWorker, MemoryActionStore } from "yada-mcp";
  * const store = new MemoryActionStore();
- * const worker = createWorker({ store, resolveTool: () => undefined });
+ * const worker = createWorker({
+ *   store,
+ *   resolveTool: () => undefined,
+ *   onNeedsAttention: (action) => console.log(`look at ${action.id}: ${action.outcome?.reason}`),
+ * });
  * console.log(await worker.runOnce()); // 0: nothing to do
  * worker.start();
  * await worker.stop();
@@ -161,37 +150,57 @@ export function createWorker(options: WorkerOptions): ActionWorker {
   if (!Number.isSafeInteger(concurrency) || concurrency < 1 || concurrency > MAX_WORKER_CONCURRENCY) {
     throw new ValidationError(`concurrency must be an integer from 1 to ${MAX_WORKER_CONCURRENCY} (MAX_WORKER_CONCURRENCY)`);
   }
+  const windowMs = options.reconcileWindowMs ?? MAX_RECONCILE_AGE_MS;
+  if (!Number.isSafeInteger(windowMs) || windowMs < 1 || windowMs > MAX_RECONCILE_AGE_MS) {
+    throw new ValidationError(`reconcileWindowMs must be an integer from 1 to ${MAX_RECONCILE_AGE_MS} (MAX_RECONCILE_AGE_MS)`);
+  }
   const now = options.now ?? Date.now;
   const random = options.random ?? Math.random;
   const transition = coalescingTransition(store, now);
+  const lane = createLane();
+
+  /** The host's error sink; what it throws itself is dropped (a callback never fails the worker). */
+  const report = (e: unknown): void => {
+    try {
+      options.onError?.(e);
+    } catch {
+      // nowhere left to tell
+    }
+  };
+  /** U5: an action a person must look at, after its record is stored; never awaited. */
+  const attention = (a: ActionRecord): void => {
+    const notify = options.onNeedsAttention;
+    if (!notify) return;
+    try {
+      const p = notify(structuredClone(a));
+      if (p && typeof (p as Promise<void>).then === "function") (p as Promise<void>).then(undefined, report);
+    } catch (e) {
+      report(e);
+    }
+  };
 
   async function move(a: ActionRecord, patch: ActionPatch): Promise<ActionRecord | undefined> {
+    let next: ActionRecord;
     try {
-      const next = await transition({ id: a.id, expected: { state: a.state, fence: a.fence }, patch });
-      options.onAction?.(next);
-      return next;
+      next = await transition({ id: a.id, expected: { state: a.state, fence: a.fence }, patch });
     } catch (e) {
       if (isYadaError(e, "conflict")) return undefined; // another worker holds it now
       throw e;
     }
+    options.onAction?.(next);
+    if (next.state === "outcome_unknown") attention(next);
+    return next;
   }
   const release = { leaseOwner: undefined, leaseUntil: undefined } as const;
-  const finish = (a: ActionRecord, outcome: ActionOutcome): Promise<ActionRecord | undefined> => {
-    if (outcome.status === "unknown") {
-      if (a.effect === "confirm") return move(a, { state: "outcome_unknown", outcome: { reason: outcome.reason.slice(0, MAX_ACTION_REASON_CHARS) }, ...release });
-      return move(a, { state: "reconciling", attempts: a.state === "reconciling" ? a.attempts + 1 : 0, notBefore: now() + reconcileDelay(a.state === "reconciling" ? a.attempts + 1 : 0, random), outcome: { reason: outcome.reason.slice(0, MAX_ACTION_REASON_CHARS) }, ...release });
-    }
-    return move(a, { state: outcome.status, outcome: { result: boundResult(outcome.result) }, ...release, notBefore: undefined });
-  };
-  /** A well-formed outcome, or an unknown one naming what was wrong. */
-  const checked = (o: unknown): ActionOutcome => {
-    const x = o as Partial<Record<string, unknown>> | null;
-    if (x && (x.status === "succeeded" || x.status === "failed")) {
-      // Only a result the record can hold: else the store refuses the move and the action is left executing.
-      if (isStorableResult(x.result)) return o as ActionOutcome;
-    }
-    if (x && x.status === "unknown" && typeof x.reason === "string") return { status: "unknown", reason: x.reason, ...(x.notSent === true ? { notSent: true } : {}) };
-    return { status: "unknown", reason: "the tool returned a malformed outcome" };
+  const cut = (reason: string): string => reason.slice(0, MAX_ACTION_REASON_CHARS);
+  /** Stores an outcome; an uncertain one reconciles (write) from `since`, or is outcome_unknown (confirm). */
+  const finish = (a: ActionRecord, outcome: ActionOutcome, since = now()): Promise<ActionRecord | undefined> => {
+    if (outcome.status !== "unknown") return move(a, { state: outcome.status, outcome: { result: boundResult(outcome.result) }, ...release, notBefore: undefined });
+    if (a.effect === "confirm") return move(a, { state: "outcome_unknown", outcome: { reason: cut(outcome.reason) }, ...release });
+    const attempts = a.state === "reconciling" ? a.attempts + 1 : 0;
+    // The next lookup comes by the window's end at the latest, which settles it then.
+    const notBefore = Math.min(now() + reconcileDelay(attempts, random), since + windowMs);
+    return move(a, { state: "reconciling", attempts, notBefore, outcome: { reason: cut(outcome.reason), uncertainSince: since }, ...release });
   };
 
   /** Is `a` still stored as this worker left it, under a lease that has not lapsed? */
@@ -201,6 +210,14 @@ export function createWorker(options: WorkerOptions): ActionWorker {
     return current !== undefined && current.state === a.state && current.fence === a.fence && current.leaseOwner === workerId;
   }
 
+  /** Why `tool` may not run `a` (the code and message of a failure with nothing sent), or undefined. */
+  const refusal = (a: ActionRecord, tool: WriteTool | ConfirmTool | undefined): [string, string] | undefined => {
+    if (!tool) return ["tool_not_found", `the tool ${a.tool} is not available to this actor`];
+    if (tool.effect !== a.effect || tool.name !== a.tool) return ["version_changed", `the tool ${a.tool} is no longer the approved ${a.effect} tool; nothing was sent`];
+    if (tool.version !== a.version) return ["version_changed", `the tool ${a.tool} changed since approval; nothing was sent`];
+    return undefined;
+  };
+
   async function execute(claimed: ActionRecord): Promise<void> {
     const identity = { actorId: claimed.actorId, tenantId: claimed.tenantId };
     let tool: WriteTool | ConfirmTool | undefined;
@@ -208,44 +225,68 @@ export function createWorker(options: WorkerOptions): ActionWorker {
       tool = await transition.away(claimed.id, resolveTool(claimed, identity));
     } catch (e) {
       // The host cannot resolve it now: nothing sent; the lease lapses and a later pass (or worker) takes it.
-      options.onError?.(e);
+      report(e);
       return;
     }
-    const fail = (error: string, message: string) => move(claimed, { state: "failed", outcome: { result: errorResult(error, message), reason: message }, ...release });
-    if (!tool) return void (await fail("tool_not_found", `the tool ${claimed.tool} is not available to this actor`));
-    if (tool.effect !== claimed.effect || tool.name !== claimed.tool) return void (await fail("version_changed", `the tool ${claimed.tool} is no longer the approved ${claimed.effect} tool; nothing was sent`));
-    if (tool.version !== claimed.version) return void (await fail("version_changed", `the tool ${claimed.tool} changed since approval; nothing was sent`));
-    if ((await argumentsHash(claimed.arguments)) !== claimed.argumentsHash) return void (await fail("arguments_changed", "the stored arguments do not match the approved hash; nothing was sent"));
-    // Durable before the send: from here on, a crash means "maybe sent". The lease restarts here,
-    // so the time the tool lookup took never shortens the send's own lease.
-    const executing = await move(claimed, { state: "executing", leaseOwner: workerId, leaseUntil: now() + leaseMs });
+    const fail = (a: ActionRecord, error: string, message: string, reason = message) =>
+      move(a, { state: "failed", outcome: { result: errorResult(error, message), reason: cut(reason) }, ...release });
+    const refused = refusal(claimed, tool);
+    if (refused) return void (await fail(claimed, ...refused));
+    // W8: what is sent is what was approved: the stored arguments are hashed again.
+    if ((await argumentsHash(claimed.arguments)) !== claimed.argumentsHash) return void (await fail(claimed, "arguments_changed", "the stored arguments do not match the approved hash; nothing was sent"));
+    // W13: executing is recorded inside the lane, which this action leaves once its request
+    // was handed over: a worker that dies strands at most this one unsent.
+    let leave = await transition.away(claimed.id, lane.enter());
+    let executing: ActionRecord | undefined;
+    try {
+      // Durable before the send: from here on, a crash means "maybe sent". The lease restarts
+      // here, so the time the tool lookup took never shortens the send's own lease.
+      executing = await move(claimed, { state: "executing", leaseOwner: workerId, leaseUntil: now() + leaseMs });
+    } finally {
+      if (!executing) leave();
+    }
     if (!executing) return;
     const approved: ApprovedAction = { tool: claimed.tool, version: claimed.version, arguments: structuredClone(claimed.arguments), operationId: claimed.operationId };
     if (claimed.stateVersion !== undefined) approved.stateVersion = claimed.stateVersion;
     if (claimed.preview !== undefined) approved.preview = claimed.preview;
-    let outcome: ActionOutcome | undefined;
-    for (let attempt = 1; outcome === undefined; attempt++) {
-      let notSent: unknown;
+    let why = "";
+    for (let attempt = 1; attempt <= MAX_NOT_SENT_ATTEMPTS; attempt++) {
+      if (attempt > 1) {
+        await transition.away(claimed.id, new Promise((r) => setTimeout(r, notSentDelay(attempt - 1, random))));
+        // W5, W8: the host's resolver may reconnect what was lost; the tool is checked again.
+        try {
+          tool = await transition.away(claimed.id, resolveTool(claimed, identity));
+        } catch (e) {
+          report(e);
+          why = reasonOf(e);
+          continue; // this attempt failed too, and sent nothing
+        }
+        const again = refusal(claimed, tool);
+        if (again) return void (await fail(executing, ...again));
+        leave = await transition.away(claimed.id, lane.enter());
+        // A retry only under a lease that is still this worker's: once it lapsed, another worker may
+        // have taken the action over and declared its outcome uncertain, so nothing may be sent again.
+        if (!(await transition.away(claimed.id, stillHeld(executing).catch(() => false)))) {
+          leave();
+          break;
+        }
+      }
+      let outcome: ActionOutcome | undefined;
       try {
-        const o = checked(await transition.away(claimed.id, tool.execute(approved, { identity })));
-        if (o.status === "unknown" && o.notSent === true) notSent = o.reason;
+        const o = checkedOutcome(await transition.away(claimed.id, (tool as WriteTool | ConfirmTool).execute(approved, { identity, onSent: leave })));
+        if (o.status === "unknown" && o.notSent === true) why = o.reason;
         else outcome = o;
       } catch (e) {
-        // The tool contract: execute throws only when nothing was sent.
-        if (!wasNotSent(e)) {
-          await move(executing, { state: "failed", outcome: { result: errorResult(isYadaError(e) ? e.code : "not_sent", "the execute call was refused before it was sent; nothing was sent"), reason: reasonOf(e) }, ...release });
-          return;
-        }
-        notSent = e;
+        leave();
+        // The tool contract: execute throws only when nothing was sent; only a proven "not sent" is tried again.
+        if (!wasNotSent(e)) return void (await fail(executing, isYadaError(e) ? e.code : "not_sent", "the execute call was refused before it was sent; nothing was sent", reasonOf(e)));
+        why = reasonOf(e);
+      } finally {
+        leave();
       }
-      // A retry only under a lease that is still this worker's: once it lapsed, another worker may
-      // have taken the action over and declared its outcome uncertain, so nothing may be sent again.
-      if (notSent !== undefined && (attempt >= MAX_NOT_SENT_ATTEMPTS || !(await stillHeld(executing)))) {
-        await move(executing, { state: "failed", outcome: { result: errorResult("not_sent", "the server could not be reached; nothing was sent"), reason: typeof notSent === "string" ? notSent.slice(0, MAX_ACTION_REASON_CHARS) : reasonOf(notSent) }, ...release });
-        return;
-      }
+      if (outcome) return void (await finish(executing, outcome));
     }
-    await finish(executing, outcome);
+    await fail(executing, "not_sent", "the server could not be reached; nothing was sent", why);
   }
 
   async function reconcile(claimed: ActionRecord): Promise<void> {
@@ -258,12 +299,20 @@ export function createWorker(options: WorkerOptions): ActionWorker {
       } else {
         const approved: ApprovedAction = { tool: claimed.tool, version: claimed.version, arguments: structuredClone(claimed.arguments), operationId: claimed.operationId };
         if (claimed.stateVersion !== undefined) approved.stateVersion = claimed.stateVersion;
-        outcome = checked(await transition.away(claimed.id, tool.reconcile(approved, { identity })));
+        outcome = checkedOutcome(await transition.away(claimed.id, tool.reconcile(approved, { identity })));
       }
     } catch (e) {
       outcome = { status: "unknown", reason: `the receipt lookup failed (${reasonOf(e)})` };
     }
-    await finish(claimed, outcome);
+    // W13: the window counts from when the outcome became uncertain (a record reconciling
+    // from before the window was kept starts it at this lookup, and keeps that start).
+    const since = claimed.outcome?.uncertainSince ?? now();
+    if (outcome.status === "unknown" && now() - since >= windowMs) {
+      const reason = `no receipt settled the outcome within the reconcile window of ${windowMs} ms; not retried (${outcome.reason})`;
+      await move(claimed, { state: "outcome_unknown", outcome: { reason: cut(reason), uncertainSince: since }, ...release, notBefore: undefined });
+      return;
+    }
+    await finish(claimed, outcome, since);
   }
 
   async function handle(claimed: ActionRecord): Promise<void> {
@@ -276,7 +325,7 @@ export function createWorker(options: WorkerOptions): ActionWorker {
       case "executing":
         // A worker died (or overran its lease) after recording executing: the send may have happened.
         if (claimed.effect === "confirm") await move(claimed, { state: "outcome_unknown", outcome: { reason: "the worker stopped during the call; not retried" }, ...release });
-        else await move(claimed, { state: "reconciling", attempts: 0, notBefore: now(), outcome: { reason: "the worker stopped during execute; resolving by receipt" }, ...release });
+        else await move(claimed, { state: "reconciling", attempts: 0, notBefore: now(), outcome: { reason: "the worker stopped during execute; resolving by receipt", uncertainSince: now() }, ...release });
         return;
       case "reconciling":
         return reconcile(claimed);

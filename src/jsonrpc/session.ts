@@ -28,6 +28,7 @@ import {
 } from "../limits.js";
 import { silentLogger, type Logger, type LogLevel } from "../log.js";
 import { HANDED_OVER, type SendOptions, type Transport } from "../transport/types.js";
+import { refusedBefore } from "../transport/not-sent.js";
 import {
   classifyMessage,
   isRequestId,
@@ -61,6 +62,13 @@ export interface RequestOptions {
   maxTotalTimeoutMs?: number;
   /** Called with the request's id as soon as it is assigned (before sending). */
   onId?: (id: RequestId) => void;
+  /**
+   * Called once the request was handed to the transport's `send` (stdio: written to
+   * the pipe; HTTP: on its way to fetch): from then on it may reach the server (W13).
+   * Not called for a request the session refused itself (closed, over the limit,
+   * already aborted). What it throws is ignored.
+   */
+  onSent?: () => void;
   /** Extra transport headers for this request (HTTP only). */
   headers?: Readonly<Record<string, string>>;
   /** The answer stays open by design (`subscriptions/listen`): no transport idle bound once answered. */
@@ -240,11 +248,13 @@ export class JsonRpcSession {
    *
    * @throws JsonRpcError (`jsonrpc`) when the server answers with an error object.
    * @throws TimeoutError (`timeout`) / CancelledError (`cancelled`): the server may still carry the call out.
-   * @throws ConnectionClosedError (`connection_closed`) when the session ended.
+   * @throws ConnectionClosedError (`connection_closed`) when the session ended; when it
+   * had ended before this request was made, the error says `notSent` (W5: nothing left).
    * @throws LimitError (`limit`) beyond `MAX_PENDING_REQUESTS` requests in flight.
    */
   request(method: string, params?: Record<string, unknown>, options: RequestOptions = {}): Promise<Record<string, unknown>> {
-    if (this.#closeError) return Promise.reject(this.#closeError);
+    // W5: a new error for this request, which never left; the close error itself may concern requests that did.
+    if (this.#closeError) return Promise.reject(refusedBefore(this.#closeError, `${this.#closeError.message} (${method} was not sent)`));
     if (this.#pending.size >= MAX_PENDING_REQUESTS) {
       return Promise.reject(
         new LimitError("MAX_PENDING_REQUESTS", MAX_PENDING_REQUESTS, `${this.#name}: more than ${MAX_PENDING_REQUESTS} requests in flight`),
@@ -338,6 +348,13 @@ export class JsonRpcSession {
       const sendOptions: SendOptions | undefined =
         done || options.headers || options.longLived ? { signal: done?.signal, headers: options.headers, longLived: options.longLived } : undefined;
       const sent = this.#transport.send(message, sendOptions);
+      if (options.onSent) {
+        try {
+          options.onSent();
+        } catch {
+          // the caller's own bookkeeping: never the request's failure
+        }
+      }
       if (sent !== HANDED_OVER) {
         sent.catch((error: unknown) =>
           this.#settle(

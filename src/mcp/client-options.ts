@@ -121,4 +121,10 @@ export interface CallOptions {
    * rounds, which the server asks for, still run.
    */
   once?: boolean;
+  /**
+   * Called when the call's request was handed to the transport, from when it may
+   * reach the server (W13; see `RequestOptions.onSent`); again for each later
+   * request of the call (an `input_required` round).
+   */
+  onSent?: () => void;
 }

@@ -11,6 +11,7 @@ import { JsonRpcSession, type NotificationListener, type RequestOptions } from "
 import { DEFAULT_CALL_TIMEOUT_MS, DEFAULT_HANDSHAKE_TIMEOUT_MS, DEFAULT_REQUEST_TIMEOUT_MS, MAX_QUOTED_CHARS, MAX_QUOTED_TEXT_CHARS } from "../limits.js";
 import type { Transport } from "../transport/types.js";
 import { heldDeadline } from "../transport/hold.js";
+import { sentBefore } from "../transport/not-sent.js";
 import {
   isRecord,
   parseCallToolResult,
@@ -358,6 +359,7 @@ export class McpClient {
       onProgress: options.onProgress,
       resetTimeoutOnProgress: options.resetTimeoutOnProgress,
       maxTotalTimeoutMs: options.maxTotalTimeoutMs,
+      onSent: options.onSent,
     };
     const asTask = taskCallParams(s, name, options);
     const where = `${s.name}: tools/call ${name.slice(0, MAX_QUOTED_CHARS)}`;
@@ -397,7 +399,8 @@ export class McpClient {
     // A task answer to a request that did not declare the extension is invalid (2026-07-28 tasks).
     if (!s.tasks) throw new ProtocolError(`${where}: the server answered with a task this client did not declare`);
     // A task answer is followed to its end (V8): the caller sees one call.
-    return s.tasks.follow(raw, where, {
+    // W5: the call itself reached the server; a failed poll never reads as "not sent".
+    const following = s.tasks.follow(raw, where, {
       era: s.era,
       capabilities: s.capabilities,
       session: s.session,
@@ -411,6 +414,11 @@ export class McpClient {
       onProgress: options.onProgress,
       listen: s.era === "modern" ? (taskId, acknowledged) => this.#listen().watchTask(taskId, acknowledged) : undefined,
     });
+    try {
+      return await following;
+    } catch (e) {
+      throw sentBefore(e);
+    }
   }
 
   // One tools/call to its complete result: input_required rounds answered (V2);

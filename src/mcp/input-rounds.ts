@@ -8,6 +8,7 @@
  */
 import { HttpError, LimitError, ProtocolError, TransportError, UnauthorizedError } from "../errors.js";
 import { RpcErrorReply } from "../jsonrpc/session.js";
+import { sentBefore } from "../transport/not-sent.js";
 import { MAX_INPUT_REQUESTS, MAX_INPUT_ROUNDS, MAX_QUOTED_CHARS } from "../limits.js";
 import { answerServerRequest, type ClientHandlers } from "./handlers.js";
 import { isRecord, readFields, type JsonRecord } from "./fields.js";
@@ -75,7 +76,7 @@ export async function completeWithInput(
  * never left, so either becomes a TransportError without the status or the cause.
  */
 function takenBefore(e: unknown, where: string): unknown {
-  if (!(e instanceof HttpError || e instanceof TransportError)) return e;
+  if (!(e instanceof HttpError || e instanceof TransportError)) return sentBefore(e);
   return new TransportError(`${where}: a later input round failed (${e instanceof HttpError ? `HTTP ${e.status}` : "transport"}) after the server took the request; its outcome is unknown`);
 }
 

@@ -266,14 +266,16 @@ export class StdioTransport implements Transport {
   /**
    * Writes one message as one line.
    *
-   * @throws ConnectionClosedError (`connection_closed`) after the process ended.
+   * @throws ConnectionClosedError (`connection_closed`) after the process ended, or once
+   * stdin is closed: nothing was written, and the error says `notSent` (W5).
    * @throws LimitError (`limit`, `MAX_STDIN_QUEUED_BYTES`) when the server has not read that much already written.
    * @throws TransportError (`transport`) when the pipe refuses the write.
    */
   send(message: JsonRpcMessage, _options?: SendOptions): Promise<void> {
     const stdin = this.#child?.stdin;
     if (!stdin || this.#ended || this.#closing || stdin.destroyed || stdin.writableEnded) {
-      return Promise.reject(new ConnectionClosedError(`${this.description} is not running`));
+      // W5: the process is gone or its stdin closed before this line was handed over: nothing left.
+      return Promise.reject(new ConnectionClosedError(`${this.description} is not running`, {}, { notSent: true }));
     }
     const line = encodeMessage(message) + "\n";
     // Y2: a server that does not read its stdin gets no more than this queued for it.

@@ -14,6 +14,9 @@ import {
   type TransportFactory,
 } from "../tools/connect.js";
 import type { Transport } from "../transport/types.js";
+import { legacySse } from "../transport/legacy-fallback.js";
+import { taskCalls } from "../mcp/task-module.js";
+import { mcpWrites } from "../tools/action-tools.js";
 import type { McpAccess } from "../tools/gate.js";
 import { reconnectingMcp as webReconnectingMcp, type ReconnectOptions } from "../tools/reconnect.js";
 import type { ReadTool, Tool } from "../tools/types.js";
@@ -47,13 +50,17 @@ export function stdioTransportFactory(server: McpServerConfig, context: Transpor
   return new StdioTransport(params);
 }
 
-// Stdio, and the MCP tracing module (O1) unless the host gave its own.
+// Stdio, and every module of connectMcp on (writes, tasks, the HTTP+SSE fallback, traces)
+// unless the host gave its own: the Node entry's connectMcp carries everything.
 function withStdio<O extends ConnectOptions>(options: O | undefined): O {
-  return { transportFactory: nodeTransportFactory, tracing: mcpTracing, ...options } as O;
+  return { transportFactory: nodeTransportFactory, writes: mcpWrites, tasks: taskCalls, fallback: legacySse, tracing: mcpTracing, ...options } as O;
 }
 
 /**
- * {@link webConnectMcp | connectMcp} for Node: stdio and HTTP configurations.
+ * {@link webConnectMcp | connectMcp} for Node: stdio and HTTP configurations, with
+ * every module on: write and confirmed tools (`writes: mcpWrites`), task-augmented
+ * tools (`tasks: taskCalls`) and the HTTP+SSE fallback (`fallback: legacySse`),
+ * unless `options` gives its own.
  *
  * @throws as the web connectMcp; TransportError (`transport`) when the process
  * cannot start; ConnectionClosedError (`connection_closed`) when it exits during

@@ -27,10 +27,18 @@ export type Kind = typeof COMMON | typeof STRING | typeof NUMBER | typeof OBJECT
 // The instances a single `type` lets through, by its typeIs code (boolean and null have no keyword list).
 const KIND_OF: readonly Kind[] = [COMMON, STRING, NUMBER, NUMBER, COMMON, COMMON, OBJECT, ARRAY];
 
+/** The check of a named format, or null for a format it does not know. */
+export type FormatLookup = (name: string) => ((s: string) => boolean) | null;
+
 /** What keyword modules need from the compiler. */
 export interface CompilerHooks {
   readonly index: SchemaIndex;
   readonly assertFormats: boolean;
+  /**
+   * The format checks (`formats.ts`), or null when this compile carries none: then
+   * only the format-assertion vocabulary asks for them, and that is a SchemaError.
+   */
+  readonly formats: FormatLookup | null;
   /** Set when a `$dynamicRef` / `$recursiveRef` needs the dynamic scope at run time. */
   usesDynamic: boolean;
   /**

@@ -14,7 +14,8 @@ import { addArrayKeywords, addUnevaluatedItems } from "./keywords-array.js";
 import { addApplicators, addReferences, reference } from "./keywords-applicator.js";
 import { addCoreKeywords, isTypeKeyword, TYPE_KEYWORD_SHAPE } from "./keywords-core.js";
 import { addObjectKeywords, addUnevaluatedProperties } from "./keywords-object.js";
-import { assemble, Build, type CompilerHooks } from "./build.js";
+import { assemble, Build, type CompilerHooks, type FormatLookup } from "./build.js";
+import { formatChecker } from "./formats.js";
 import {
   ARRAY,
   BOOLEAN,
@@ -105,6 +106,7 @@ class Compiler implements CompilerHooks {
   constructor(
     readonly index: SchemaIndex,
     readonly assertFormats: boolean,
+    readonly formats: FormatLookup | null,
   ) {}
 
   node(raw: unknown, place: Place): SchemaNode {
@@ -316,6 +318,23 @@ function registryMap(r: CompileOptions["registry"]): Map<string, unknown> {
  * ```
  */
 export function compileSchema(schema: unknown, options: CompileOptions = {}): CompiledSchema {
+  return compileWith(schema, options, formatChecker);
+}
+
+/**
+ * {@link compileSchema} with the format checks given, or none (`null`): the
+ * compile of connectMcp's tool schemas, which never asks for format assertion, so
+ * that a bundle of it leaves the format checks out. A schema that still asks for
+ * them (the format-assertion vocabulary, or `formats: "assert"`) is a SchemaError.
+ *
+ * @throws as {@link compileSchema}.
+ *
+ * @example
+ * ```ts
+ * const input = compileWith(tool.inputSchema, {}, null);
+ * ```
+ */
+export function compileWith(schema: unknown, options: CompileOptions, lookup: FormatLookup | null): CompiledSchema {
   const dialect = options.defaultDialect ?? "2020-12";
   if (!DIALECTS.includes(dialect)) throw new SchemaError(`defaultDialect must be one of ${DIALECTS.join(", ")}`);
   const formats = options.formats ?? "annotate";
@@ -323,7 +342,8 @@ export function compileSchema(schema: unknown, options: CompileOptions = {}): Co
   if (typeof schema !== "boolean" && !isRec(schema)) throw notSchema("");
   const index = new SchemaIndex(registryMap(options.registry), dialect);
   const root = index.addDocument(schema, ROOT_URI, "");
-  const compiler = new Compiler(index, formats === "assert");
+  if (formats === "assert" && lookup === null) throw new SchemaError('formats: "assert" needs the format checks of compileSchema');
+  const compiler = new Compiler(index, formats === "assert", lookup);
   const node = compiler.node(schema, root.root);
   return new CompiledSchema(node, root, compiler.usesDynamic, options.allIssues === true);
 }

@@ -5,9 +5,9 @@
  *
  * @module
  */
+import { SchemaError } from "../errors.js";
 import { COMMON, NUMBER, STRING, TYPE_CODES, typeIs, type Build } from "./build.js";
 import { jsonEqual } from "./equal.js";
-import { formatChecker } from "./formats.js";
 import { compileRegex } from "./pattern.js";
 import { spend } from "./runtime.js";
 import type { Check, Ctx } from "./types.js";
@@ -92,10 +92,11 @@ function numberChecks(b: Build): void {
     b.add(NUMBER, (v, ctx) => {
       const q = (v as number) / m;
       // Binary floating point: 0.0075 / 0.0001 is 74.99999999999999. Accept a
-      // quotient within a few ulps of an integer; an infinite quotient is not one.
+      // quotient within a few ulps of an integer. A quotient past the largest double
+      // (1e308 / 0.5) is judged by the remainder, which floating point computes exactly.
       return (
         Number.isInteger(q) ||
-        (Number.isFinite(q) && Math.abs(q - Math.round(q)) <= 4 * Number.EPSILON * Math.abs(q)) ||
+        (Number.isFinite(q) ? Math.abs(q - Math.round(q)) <= 4 * Number.EPSILON * Math.abs(q) : (v as number) % m === 0) ||
         fail(ctx)
       );
     });
@@ -117,6 +118,13 @@ function codePoints(s: string, ctx: Ctx): number {
   return n;
 }
 
+/** The check of format `name`, which assertion asks for; a compile without the format checks refuses. */
+function formatTest(b: Build, name: string): ((s: string) => boolean) | null {
+  const lookup = b.hooks.formats;
+  if (lookup === null) throw new SchemaError(`format assertion (the format-assertion vocabulary) needs the format checks of compileSchema (at ${b.at("format")})`);
+  return lookup(name);
+}
+
 /**
  * maxLength, minLength, pattern and format as one closure, run in that order.
  * When `type` is "string" the closure tests it too and stands for the whole
@@ -129,7 +137,7 @@ function stringChecks(b: Build): void {
   // 2020-12 validation §7.2.1: format is an annotation unless assertion is asked
   // for (the caller's option, or the format-assertion vocabulary).
   const name = b.get("format") as string;
-  const test = b.has("format") && (b.hooks.assertFormats || b.place.res.vocab?.has("format-assertion") === true) ? formatChecker(name) : null;
+  const test = b.has("format") && (b.hooks.assertFormats || b.place.res.vocab?.has("format-assertion") === true) ? formatTest(b, name) : null;
   if (max < 0 && min < 0 && re === null && test === null) return;
   const failMax = b.fail("maxLength", `must have at most ${max} characters`);
   const failMin = b.fail("minLength", `must have at least ${min} characters`);

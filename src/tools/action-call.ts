@@ -10,7 +10,7 @@
  *
  * @module
  */
-import { CancelledError, HttpError, LimitError, TransportError, UnauthorizedError, ValidationError, YadaError } from "../errors.js";
+import { CancelledError, LimitError, UnauthorizedError, ValidationError, YadaError } from "../errors.js";
 import { MAX_SENT_OPERATIONS_REMEMBERED, MAX_CONTRACT_OPERATION_ID_CHARS, MAX_CONTRACT_STATE_VERSION_CHARS, MAX_QUOTED_TEXT_CHARS, MAX_TOOL_ARGUMENT_BYTES } from "../limits.js";
 import { isRecord, type CallToolResult, type JsonRecord } from "../mcp/types.js";
 import type { CompiledSchema } from "../schema/index.js";
@@ -103,14 +103,12 @@ export function checkAction(name: string, action: ApprovedAction, needsStateVers
   return { operationId: action.operationId, version: action.version, stateVersion: action.stateVersion, arguments: action.arguments };
 }
 
-// Operating-system codes that mean no connection was made, so no byte of the request left.
-const NO_CONNECTION = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "EAI_NONAME"]);
-
 /**
  * Whether a failed send provably never reached the server (W5, ACTIONS.md "not
- * sent"): the connection was refused or the name did not resolve (found in the
- * cause chain of a TransportError, never of another error), or the server answered an auth challenge (HTTP 401 / 403) before
- * taking the request. Everything else after the send began is uncertain.
+ * sent"): only what the session, the transport or the connection marked so
+ * ({@link YadaError.notSent}: the connection was closed before the send, refused
+ * or unresolvable, or an HTTP 401 / 403). Everything else after the send began is
+ * uncertain; a cancellation, for one, never counts, whatever its abort reason says.
  *
  * @example
  * ```ts
@@ -118,17 +116,7 @@ const NO_CONNECTION = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "EAI_NO
  * ```
  */
 export function provablyNotSent(e: unknown): boolean {
-  if (e instanceof HttpError) return e.status === 401 || e.status === 403;
-  // Only a transport's own failure to reach the server counts: a cancellation, for
-  // one, carries the host's abort reason, which may be any network error of its own.
-  if (!(e instanceof TransportError)) return false;
-  let cause: unknown = e;
-  for (let depth = 0; depth < 5 && typeof cause === "object" && cause !== null; depth++) {
-    const code = (cause as { code?: unknown }).code;
-    if (typeof code === "string" && NO_CONNECTION.has(code)) return true;
-    cause = (cause as { cause?: unknown }).cause;
-  }
-  return false;
+  return e instanceof YadaError && e.notSent;
 }
 
 /** A short, bounded description of a failure for an outcome's `reason` (its code and our message; never a value). */
@@ -186,7 +174,8 @@ export interface ApprovedSend {
   needsStateVersion: boolean;
   /** The remote names `authorize` must allow. */
   authorizeAs: readonly string[];
-  send(args: JsonRecord, action: CheckedAction, signal: AbortSignal | undefined): Promise<CallToolResult>;
+  /** Sends once; `onSent` is told when the request was handed to the transport (see `ToolCallContext.onSent`). */
+  send(args: JsonRecord, action: CheckedAction, signal: AbortSignal | undefined, onSent: (() => void) | undefined): Promise<CallToolResult>;
 }
 
 /**
@@ -213,7 +202,7 @@ export async function sendApproved(p: ApprovedSend, action: ApprovedAction, cont
   }
   p.sent.claim(p.name, approved.operationId);
   try {
-    return { answer: await p.send(args, approved, context.signal) };
+    return { answer: await p.send(args, approved, context.signal, typeof context.onSent === "function" ? context.onSent : undefined) };
   } catch (e) {
     const outcome = sendFailure(p.gate, e);
     if (outcome.status === "unknown" && outcome.notSent === true) p.sent.release(approved.operationId);

@@ -15,6 +15,12 @@ import type { SelectedRoles } from "./roles.js";
 import type { ConfirmTool, Identity, WriteTool } from "./types.js";
 import { mcpWriteTool } from "./write-tool.js";
 
+/** What {@link ConnectOptions} `writes` takes: {@link mcpWrites}. */
+export interface McpWrites {
+  /** Builds the write and confirmed tools of a connection (internal). */
+  readonly tools: typeof actionTools;
+}
+
 /** What {@link actionTools} needs from connectMcp. */
 export interface ActionToolsParts {
   config: McpServerConfig;
@@ -32,6 +38,11 @@ export interface ActionToolsParts {
  * @throws SchemaError (`schema`) for a schema that does not compile, naming the tool;
  * LimitError (`limit`) for a name over 64 characters or a schema nested too deep;
  * ConfigError (`config`) for a name providers refuse.
+ *
+ * @example
+ * ```ts
+ * tools.push(...(await actionTools({ config, roles, gate, client, identity, timeoutMs })));
+ * ```
  */
 export async function actionTools({ config, roles, gate, client, identity, timeoutMs }: ActionToolsParts): Promise<Array<WriteTool | ConfirmTool>> {
   const server = config.name;
@@ -49,3 +60,24 @@ export async function actionTools({ config, roles, gate, client, identity, timeo
   }
   return tools;
 }
+
+/**
+ * connectMcp's write and confirmed tools (W1, W6, W7) as a module the host passes
+ * in, for `connectMcp(server, access, { writes: mcpWrites })`: a read-only
+ * connection does not carry the envelopes, fingerprints and write tools, so a
+ * bundler drops them when unused. Without it a configuration with `writeTools` or
+ * `confirmTools` fails before anything starts, with a ConfigError (`config`) naming
+ * this export. `yada-mcp/node`'s `connectMcp`, `reconnectingMcp` and the CLI pass
+ * it themselves.
+ *
+ * @example
+ * ```ts
+ * import { connectMcp, mcpWrites } from "yada-mcp";
+ * const connection = await connectMcp(
+ *   { name: "files", url: "https://files.example/mcp", writeTools: { rename: { version: "1", prepareTool: "prepare_rename", receiptTool: "rename_receipt" } } },
+ *   { identity, authorize },
+ *   { writes: mcpWrites },
+ * );
+ * ```
+ */
+export const mcpWrites: McpWrites = Object.freeze({ tools: actionTools });

@@ -67,8 +67,8 @@ export function mcpConfirmTool(parts: ConfirmToolParts): ConfirmTool {
     // W7: at most once (no automatic re-send on a modern error). A JSON-RPC refusal of the
     // request itself (-32700, -32600 to -32602: an unknown tool, a malformed call) means
     // the tool never ran: answered as the server's isError, so the action is failed, not unknown.
-    send: (args, _, signal) =>
-      client.callTool(remote.name, args, { signal, timeoutMs, once: true }).catch((e: unknown) => {
+    send: (args, _, signal, onSent) =>
+      client.callTool(remote.name, args, { signal, timeoutMs, once: true, onSent }).catch((e: unknown) => {
         const code = e instanceof JsonRpcError ? e.rpcCode : 0;
         if (code === -32700 || (code <= -32600 && code >= -32602)) return { content: [{ type: "text" as const, text: (e as Error).message }], isError: true };
         throw e;

@@ -6,6 +6,7 @@
  * @module
  */
 import { heldDeadline } from "../transport/hold.js";
+import { refusedBefore } from "../transport/not-sent.js";
 import {
   CancelledError,
   ConfigError,
@@ -19,9 +20,8 @@ import { DEFAULT_HANDSHAKE_TIMEOUT_MS, MAX_QUOTED_CHARS } from "../limits.js";
 import { silentLogger, type Logger } from "../log.js";
 import { McpClient } from "../mcp/client.js";
 import { isRecord, type McpPrompt, type McpTool } from "../mcp/types.js";
-import { HttpTransport, type FetchFunction } from "../transport/http.js";
-import { legacySse } from "../transport/legacy-fallback.js";
-import { taskCalls } from "../mcp/task-module.js";
+import { HttpTransport, type FetchFunction, type LegacyFallback } from "../transport/http.js";
+import type { TaskCalls } from "../mcp/task-module.js";
 import type { Transport } from "../transport/types.js";
 import type { McpTracing, TraceOptions } from "../trace/types.js";
 import { checkTimeout, parseServerConfig, type McpReadConfig, type McpServerConfig } from "./config.js";
@@ -32,14 +32,17 @@ import { checkPromptArgs, promptText, type McpPromptText } from "./prompts.js";
 import { mcpReadTool } from "./read-tool.js";
 import { resourceTools } from "./resources.js";
 import { checkOptions } from "../util/options.js";
-import { checkRoleNames, roleEntries, selectRoles } from "./roles.js";
+import { quote } from "../util/text.js";
+import { checkRoleNames, roleEntries, selectRoles, type SelectedRoles } from "./roles.js";
 import type { Authorize, ConfirmTool, Identity, ReadTool, Tool, WriteTool } from "./types.js";
-import { actionTools } from "./action-tools.js";
+import type { McpWrites } from "./action-tools.js";
 
 /** What a {@link TransportFactory} gets besides the server configuration. */
 export interface TransportContext {
   logger: Logger;
   fetch?: FetchFunction;
+  /** The HTTP+SSE fallback for 2024-11-05 servers (H14), when {@link ConnectOptions} `fallback` gave it. */
+  fallback?: LegacyFallback;
 }
 
 /** Builds the transport for a validated server configuration (the Node entry adds stdio). */
@@ -60,6 +63,23 @@ export interface ConnectOptions extends TraceOptions {
   logger?: Logger;
   /** The fetch HTTP servers are reached with; default the global one. */
   fetch?: FetchFunction;
+  /**
+   * Write and confirmed tools (W1, W6, W7): `mcpWrites`. A configuration with
+   * `writeTools` or `confirmTools` needs it. `yada-mcp/node`'s connectMcp passes it.
+   */
+  writes?: McpWrites;
+  /**
+   * Task-augmented calls (V8): `taskCalls`. Without it a tool the server runs only as
+   * a task (`execution.taskSupport: "required"`) is left out of the read tools (with a
+   * warning), and naming one in `readTools` is a `config` error. `yada-mcp/node`'s
+   * connectMcp passes it.
+   */
+  tasks?: TaskCalls;
+  /**
+   * The HTTP+SSE transport for 2024-11-05 servers (H14): `legacySse`, given to the
+   * default transport factory. `yada-mcp/node`'s connectMcp passes it.
+   */
+  fallback?: LegacyFallback;
   /**
    * The MCP tracing module (O1): `mcpTracing`, needed with `tracer`; the connection's
    * client then traces every request it sends. `yada-mcp/node`'s connectMcp passes it.
@@ -106,8 +126,8 @@ export interface McpConnection<T extends Tool = Tool> {
 
 /**
  * The default {@link TransportFactory}: an {@link HttpTransport} carrying the
- * configured headers (A1), e.g. `Authorization: Bearer …`. A stdio configuration
- * needs the Node entry.
+ * configured headers (A1), e.g. `Authorization: Bearer …`, and the HTTP+SSE
+ * fallback when the context has one (H14). A stdio configuration needs the Node entry.
  *
  * @throws ConfigError (`config`) for a stdio configuration, or a header the H10 rules refuse.
  *
@@ -120,10 +140,26 @@ export const httpTransportFactory: TransportFactory = (server, context) => {
   if (server.url === undefined) {
     throw new ConfigError(`${server.name}: stdio servers need the Node entry, "yada/node"`);
   }
-  // H14: a 2024-11-05 server is reached over HTTP+SSE.
-  const options = { logger: context.logger, fetch: context.fetch, headers: server.headers, name: server.name, fallback: legacySse };
+  // H14: a 2024-11-05 server is reached over HTTP+SSE when the fallback module was given.
+  const options = { logger: context.logger, fetch: context.fetch, headers: server.headers, name: server.name, fallback: context.fallback };
   return new HttpTransport(server.url, { ...options, ...(server.auth !== undefined && { auth: server.auth }) });
 };
+
+/**
+ * The read tools without those a server runs only as a task (V8), for a connection
+ * without the task module: each left out is reported to `skip`.
+ *
+ * @throws ConfigError (`config`) when `readTools` names one.
+ */
+function withoutTaskOnly(config: McpServerConfig, reads: McpTool[], skip: (tool: string, reason: string) => void): McpTool[] {
+  const named = new Set(config.readTools ?? []);
+  return reads.filter((tool) => {
+    if (tool.execution?.taskSupport !== "required") return true;
+    if (named.has(tool.name)) throw new ConfigError(`${config.name}: read tool ${quote(tool.name)} runs only as a task: pass { tasks: taskCalls }`);
+    skip(tool.name, "runs only as a task: no tasks: taskCalls");
+    return false;
+  });
+}
 
 /**
  * Connects one MCP server and returns its read tools, bound to `access.identity`.
@@ -155,8 +191,14 @@ export const httpTransportFactory: TransportFactory = (server, context) => {
  * Neither executes inside a plain `run`: an action layer prepares, records, and
  * after approval executes them. See docs/server-contract.md for the envelopes.
  *
+ * Pay for what you use: the web entry's connectMcp carries only read tools over
+ * Streamable HTTP; writes (`writes: mcpWrites`), task-augmented tools
+ * (`tasks: taskCalls`) and the HTTP+SSE fallback (`fallback: legacySse`) are
+ * modules passed in the options. `yada-mcp/node`'s connectMcp passes all three.
+ *
  * @throws ConfigError (`config`) for an invalid configuration, identity or option
- * (never echoing header values), overlapping roles, a helper not annotated
+ * (never echoing header values), overlapping roles, `writeTools` or `confirmTools` without
+ * `writes: mcpWrites`, a `readTools` tool that runs only as a task without `tasks: taskCalls`, a helper not annotated
  * `readOnlyHint: true` or a mutation annotated so; ToolNotFoundError (`tool_not_found`)
  * for a missing `readTools`, `writeTools` (mutation or helper) or `confirmTools` name; LimitError (`limit`) for a name over 64 characters or too many
  * pages; SchemaError (`schema`) for an input or output schema that does not compile;
@@ -182,16 +224,21 @@ export function connectMcp(server: McpServerConfig, access: McpAccess, options?:
 export async function connectMcp(server: McpServerConfig, access: McpAccess, options: ConnectOptions = {}): Promise<McpConnection<Tool>> {
   const config = parseServerConfig(server);
   const name = config.name;
-  checkOptions(`connectMcp ${name}`, options, "timeoutMs:n signal:a transportFactory logger fetch tracer:o tracing:o");
+  checkOptions(`connectMcp ${name}`, options, "timeoutMs:n signal:a transportFactory logger fetch fallback writes:o tasks:o tracer:o tracing:o");
   if (options.tracer !== undefined && typeof options.tracing?.session !== "function") throw new ConfigError(`${name}: option tracer needs { tracing: mcpTracing }`);
   checkRoleNames(config);
+  // McpClient.connect checks `tasks` (taskCalls); `writes` is checked here, before anything starts.
+  const { writes, tasks } = options;
+  if (writes ? typeof writes.tools !== "function" : config.writeTools !== undefined || config.confirmTools !== undefined) {
+    throw new ConfigError(`${name}: writeTools and confirmTools need { writes: mcpWrites }`);
+  }
   if (!isRecord(access) || typeof access.authorize !== "function") throw new ConfigError("connectMcp needs {identity, authorize: function}");
   const authorize = access.authorize as Authorize;
   // T1: a frozen copy, so later changes to the host's object cannot rebind the connection.
   const identity = bindIdentity(access.identity);
   const timeoutMs = options.timeoutMs !== undefined ? checkTimeout(options.timeoutMs, "connectMcp options") : config.timeoutMs;
   const logger = options.logger ?? silentLogger;
-  const transport = (options.transportFactory ?? httpTransportFactory)(config, { logger, fetch: options.fetch });
+  const transport = (options.transportFactory ?? httpTransportFactory)(config, { logger, fetch: options.fetch, fallback: options.fallback });
 
   // The connection's state: closed by the host; the failure that made it unusable
   // (a changed contract, an expired session, a lost connection; the first wins);
@@ -203,11 +250,15 @@ export async function connectMcp(server: McpServerConfig, access: McpAccess, opt
   const end = (error: YadaError): void => {
     if (usable()) failure = error;
   };
-  /** Waits for a contract check in progress, then requires the connection open. */
+  /**
+   * Waits for a contract check in progress, then requires the connection open. What it
+   * throws says `notSent` (W5): the call it admits has not been sent, whatever became
+   * of the earlier call whose failure made the connection unusable.
+   */
   const settled = async (): Promise<void> => {
     while (checking) await checking;
-    if (closed) throw new ConnectionClosedError(`${name}: the MCP connection is closed`);
-    if (failure) throw failure;
+    if (closed) throw new ConnectionClosedError(`${name}: the MCP connection is closed`, {}, { notSent: true });
+    if (failure) throw refusedBefore(failure, failure.message);
   };
   const gate: ConnectionGate = {
     async enter(caller) {
@@ -241,7 +292,7 @@ export async function connectMcp(server: McpServerConfig, access: McpAccess, opt
       signal,
       callTimeoutMs: timeoutMs,
       requestTimeoutMs: timeoutMs,
-      tasks: taskCalls, // V8: a task-required tool is a read tool like any other
+      tasks, // V8: with the task module, a task-required tool is a read tool like any other
       tracer: options.tracer,
       traceContent: options.traceContent,
       tracing: options.tracing,
@@ -254,12 +305,18 @@ export async function connectMcp(server: McpServerConfig, access: McpAccess, opt
     const listed = await connected.listTools({ signal });
     stopWatching();
     const skip = (tool: string, reason: string): void => logger("warn", "left out a read tool", { server: name, tool: tool.slice(0, MAX_QUOTED_CHARS), reason });
-    const roles = selectRoles(config, listed, skip);
+    // The roles of a listing, the same way at connect and on every comparison after a change (T13).
+    const rolesOf = (list: McpTool[], onSkip = (_tool: string, _reason: string): void => {}): SelectedRoles => {
+      const selected = selectRoles(config, list, onSkip);
+      if (!tasks) selected.reads = withoutTaskOnly(config, selected.reads, onSkip);
+      return selected;
+    };
+    const roles = rolesOf(listed, skip);
     const tools: Tool[] = roles.reads.map((remote) => mcpReadTool(gate, connected, name, remote, timeoutMs));
     if (config.resources === true) tools.push(...resourceTools(gate, connected, name));
-    tools.push(...(await actionTools({ config, roles, gate, client: connected, identity, timeoutMs })));
+    if (writes) tools.push(...(await writes.tools({ config, roles, gate, client: connected, identity, timeoutMs })));
     assertUniqueToolNames(tools);
-    const contract = contractOf(name, roleEntries(config, listed));
+    const contract = contractOf(name, roleEntries(config, listed, roles));
 
     /**
      * T13: reads the catalog again and compares the exposed contract. Calls wait
@@ -275,7 +332,7 @@ export async function connectMcp(server: McpServerConfig, access: McpAccess, opt
           const relisted = await connected.listTools();
           let now: string | undefined;
           try {
-            now = contractOf(name, roleEntries(config, relisted));
+            now = contractOf(name, roleEntries(config, relisted, rolesOf(relisted)));
           } catch {
             // a configured read tool disappeared or turned mutating
           }
@@ -320,6 +377,10 @@ export async function connectMcp(server: McpServerConfig, access: McpAccess, opt
         throw e;
       });
     };
+    const close = async (): Promise<void> => {
+      closed = true;
+      await connected.close();
+    };
     return {
       server: name,
       tools: Object.freeze(tools),
@@ -331,14 +392,8 @@ export async function connectMcp(server: McpServerConfig, access: McpAccess, opt
           if (typeof prompt !== "string" || prompt === "") throw new ConfigError(`${name}: a prompt name must be a non-empty string`);
           return promptText(await connected.getPrompt(prompt, checkPromptArgs(args), opts));
         }),
-      async close() {
-        closed = true;
-        await connected.close();
-      },
-      async [Symbol.asyncDispose]() {
-        closed = true;
-        await connected.close();
-      },
+      close,
+      [Symbol.asyncDispose]: close,
     };
   } catch (e) {
     await client?.close().catch(() => {});

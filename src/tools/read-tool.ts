@@ -10,7 +10,8 @@ import { CancelledError, SchemaError, YadaError, type ValidationIssue } from "..
 import { MAX_TOOL_ARGUMENT_BYTES } from "../limits.js";
 import type { McpClient } from "../mcp/client.js";
 import { isRecord, type CallToolResult, type JsonRecord, type McpTool } from "../mcp/types.js";
-import { compileSchema, type CompiledSchema } from "../schema/index.js";
+import type { CompiledSchema } from "../schema/index.js";
+import { compileWith } from "../schema/compile.js";
 import { quote } from "../util/text.js";
 import { utf8Length } from "./bound.js";
 import type { ConnectionGate } from "./gate.js";
@@ -143,7 +144,7 @@ export function guardedTool(
  */
 export function compile(schema: Record<string, unknown>, where: string): CompiledSchema {
   try {
-    return compileSchema(schema);
+    return compileWith(schema, {}, null);
   } catch (e) {
     if (e instanceof SchemaError) throw new SchemaError(`${where}: ${e.message}`);
     throw e;

@@ -9,7 +9,7 @@
 import { MAX_CURSOR_CHARS, MAX_QUOTED_TEXT_CHARS, MAX_RESOURCE_TEXT_CHARS, MAX_TOOL_RESULT_BYTES } from "../limits.js";
 import type { McpClient } from "../mcp/client.js";
 import type { JsonRecord, ResourceContents } from "../mcp/types.js";
-import { compileSchema } from "../schema/index.js";
+import { compileWith } from "../schema/compile.js";
 import { cutChars, cutUtf8 } from "./bound.js";
 import type { ConnectionGate } from "./gate.js";
 import { prefixedToolName } from "./names.js";
@@ -58,7 +58,7 @@ export function resourceTools(gate: ConnectionGate, client: McpClient, server: s
   // then to the T6 byte bound. Each request is bounded by the client's request
   // timeout, which connectMcp sets to timeoutMs (T10).
   const tool = (remote: string, description: string, schema: JsonSchemaObject, read: (args: JsonRecord, signal?: AbortSignal) => Promise<string>): ReadTool =>
-    guardedTool(gate, remote, { name: prefixedToolName(server, remote), description, inputSchema: schema }, compileSchema(schema), async (args, { signal }) => ({
+    guardedTool(gate, remote, { name: prefixedToolName(server, remote), description, inputSchema: schema }, compileWith(schema, {}, null), async (args, { signal }) => ({
       content: [{ type: "text", text: cutUtf8(cutChars(await read(args, signal), MAX_RESOURCE_TEXT_CHARS), MAX_TOOL_RESULT_BYTES) }],
       isError: false,
     }));

@@ -114,12 +114,13 @@ export function selectRoles(config: McpServerConfig, listed: readonly McpTool[],
 /**
  * The contract entries of everything a configuration exposes (T13, W10): reads,
  * resource tools, writes (the reviewed version and all three tools' specs) and
- * confirmed tools. A change in any of them makes the connection stale.
+ * confirmed tools. A change in any of them makes the connection stale. `roles`:
+ * what {@link selectRoles} made of `listed` already, when at hand.
  *
  * @throws what {@link selectRoles} throws.
  */
-export function roleEntries(config: McpServerConfig, listed: readonly McpTool[]): ContractEntry[] {
-  const { reads, writes, confirms } = selectRoles(config, listed);
+export function roleEntries(config: McpServerConfig, listed: readonly McpTool[], roles: SelectedRoles = selectRoles(config, listed)): ContractEntry[] {
+  const { reads, writes, confirms } = roles;
   const entries: ContractEntry[] = reads.map((t) => ({ remote: t.name, effect: "read", spec: toolSpec(t) }));
   if (config.resources === true) {
     entries.push({ remote: "list_resources", effect: "read", spec: "resources/list" }, { remote: "read_resource", effect: "read", spec: "resources/read" });

@@ -59,6 +59,14 @@ export interface ToolCallContext {
   signal?: AbortSignal;
   /** Receives progress updates. */
   onUpdate?: (update: ToolUpdate) => void;
+  /**
+   * For an approved action's `execute` (W13): the tool calls it once, the moment it
+   * hands the request to its transport (from then on the request may reach the
+   * server). The worker starts recording the next action's `executing` only then, so
+   * a worker that dies strands at most the one action it was sending. A tool that
+   * never calls it is treated as sending until its `execute` settles.
+   */
+  onSent?: () => void;
 }
 
 /** What every tool has. */

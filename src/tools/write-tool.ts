@@ -78,8 +78,8 @@ export function mcpWriteTool(parts: WriteToolParts): WriteTool {
   const name = prefixedToolName(server, mutation);
   const where = (tool: string): string => `${server}: tools/call ${quote(tool)}`;
   // W5: the mutation goes out at most once (no automatic re-send on a modern error).
-  const call = (tool: string, args: Record<string, unknown>, meta: Record<string, unknown>, signal: AbortSignal | undefined): Promise<CallToolResult> =>
-    client.callTool(tool, args, { signal, timeoutMs, meta, once: tool === mutation });
+  const call = (tool: string, args: Record<string, unknown>, meta: Record<string, unknown>, signal: AbortSignal | undefined, onSent?: () => void): Promise<CallToolResult> =>
+    client.callTool(tool, args, { signal, timeoutMs, meta, once: tool === mutation, onSent });
 
   const execute: ApprovedSend = {
     gate,
@@ -89,8 +89,8 @@ export function mcpWriteTool(parts: WriteToolParts): WriteTool {
     input: inputs.mutation,
     needsStateVersion: true,
     authorizeAs: [mutation],
-    send: (args, approved, signal) =>
-      call(mutation, args, actionMeta("execute", mutation, identity, { operationId: approved.operationId, stateVersion: approved.stateVersion }), signal),
+    send: (args, approved, signal, onSent) =>
+      call(mutation, args, actionMeta("execute", mutation, identity, { operationId: approved.operationId, stateVersion: approved.stateVersion }), signal, onSent),
   };
   const tool: WriteTool = {
     effect: "write",

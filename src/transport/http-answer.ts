@@ -24,7 +24,11 @@ export function proxyError(description: string, status: number, what: string): H
   return new HttpError(status, `${description}: ${what} got an empty HTTP ${status} answer: a proxy answered, not the MCP server`);
 }
 
-/** The error for a non-2xx answer other than a session 404 (H11, 401 / 403, others). */
+/**
+ * The error for a non-2xx answer other than a session 404 (H11, 401 / 403, others).
+ * A 401 or 403 is an authorization refusal before the request was taken: its error
+ * says `notSent` (W5; a transport whose fetch is the host's own takes that back).
+ */
 export function statusError(description: string, res: Response, what: string): HttpError {
   const status = res.status;
   // Whether a challenge exists helps the host; its content may carry tokens.
@@ -37,7 +41,7 @@ export function statusError(description: string, res: Response, what: string): H
       : status === 401 || status === 403
         ? `was refused with HTTP ${status} (${challenge})`
         : `answered HTTP ${status}`;
-  return new HttpError(status, `${description}: ${what} ${why}`);
+  return new HttpError(status, `${description}: ${what} ${why}`, { notSent: status === 401 || status === 403 });
 }
 
 /**

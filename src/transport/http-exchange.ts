@@ -9,6 +9,7 @@ import { HTTP_BOUND_SWEEP_MS, MAX_QUOTED_TEXT_CHARS } from "../limits.js";
 import { startTimer } from "../util/sleep.js";
 import { HttpError, LimitError, TimeoutError, TransportError, YadaError } from "../errors.js";
 import { concatBytes } from "../util/bytes.js";
+import { neverConnected } from "./not-sent.js";
 
 /** Why an exchange was aborted. */
 export type AbortCause = "idle" | "caller" | "closed";
@@ -203,8 +204,9 @@ export class Exchange {
   /**
    * The error to report for what ended the exchange: the TimeoutError of an idle
    * expiry, `e` itself when it is a YadaError, else a TransportError carrying the
-   * cause's own words. Undefined when the caller or close() aborted it (the session
-   * already knows).
+   * cause's own words, which says `notSent` when no connection was ever made (refused,
+   * or a name that did not resolve: W5). Undefined when the caller or close() aborted
+   * it (the session already knows).
    */
   error(e: unknown): YadaError | undefined {
     const what = this.#what;
@@ -222,7 +224,7 @@ export class Exchange {
     // H11: fetch is called with `redirect: "error"`, so a redirect ends it; Node and Deno
     // say so in the error (a browser's "failed to fetch" stays a transport error).
     if (e instanceof TypeError && /redirect/i.test(reason)) return new HttpError(0, `${this.#description}: ${what} got a redirect, which is refused`);
-    return new TransportError(`${this.#description}: the HTTP exchange for ${what} failed: ${reason.slice(0, MAX_QUOTED_TEXT_CHARS)}`, { cause: e });
+    return new TransportError(`${this.#description}: the HTTP exchange for ${what} failed: ${reason.slice(0, MAX_QUOTED_TEXT_CHARS)}`, { cause: e, notSent: neverConnected(e) });
   }
 
   /** Takes the reader of a response body so an abort cancels it. */

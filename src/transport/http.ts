@@ -19,21 +19,15 @@ import {
 import { decodeJson, encodeMessage, type JsonRpcMessage, type JsonRpcRequest, type RequestId } from "../jsonrpc/messages.js";
 import {
   DEFAULT_HTTP_IDLE_TIMEOUT_MS,
-  DEFAULT_SSE_RETRY_MS,
   HTTP_DELETE_TIMEOUT_MS,
   MAX_HTTP_ERROR_BODY_BYTES,
   MAX_HTTP_JSON_BYTES,
-  MAX_QUOTED_CHARS,
-  MAX_QUOTED_TEXT_CHARS,
   MAX_SESSION_ID_CHARS,
   MAX_SSE_EVENT_BYTES,
   MAX_SSE_RESUME_ATTEMPTS,
-  MAX_SSE_RETRY_MS,
-  MAX_SPARE_SSE_PARSERS,
 } from "../limits.js";
 import { silentLogger, type Logger, type LogLevel } from "../log.js";
-import { sleep } from "../util/sleep.js";
-import { isResponseTo, proxyError, statusError, trail } from "./http-answer.js";
+import { isResponseTo, proxyError, statusError } from "./http-answer.js";
 import { cancelBody, Exchange, mediaType, readBody, REDIRECT_MODE } from "./http-exchange.js";
 import {
   encodeHeaderValue,
@@ -47,89 +41,18 @@ import {
 } from "./http-headers.js";
 import { fetchAuthorized, type AuthRequest, type HttpAuth } from "./http-auth.js";
 import { createHolds } from "./hold.js";
-import { createSseParser, type SseEvent, type SseParser } from "./sse.js";
-import type { LegacySseOptions } from "./legacy-sse.js";
+import { positive, type FetchFunction, type HttpTransportOptions } from "./http-options.js";
+import { createStreams, type StreamState, type Streams } from "./http-stream.js";
 import type { SendOptions, Transport, TransportSink } from "./types.js";
 import { checkOptions } from "../util/options.js";
+import { sentBefore } from "./not-sent.js";
 
-/** The `fetch` the transport calls; the global one unless a host injects its own. */
-export type FetchFunction = (input: string, init: RequestInit) => Promise<Response>;
+export type { FetchFunction, HttpTransportOptions, LegacyFallback } from "./http-options.js";
 
-/** Options of {@link HttpTransport}. Every bound defaults to its value in `limits.ts`. */
-export interface HttpTransportOptions {
-  /** The fetch to use (tests, proxies, instrumented hosts). Default: `globalThis.fetch`. */
-  fetch?: FetchFunction;
-  /** Custom headers, checked by the same rules as {@link HttpTransport.withHeader}. */
-  headers?: Iterable<readonly [string, string]> | Record<string, string>;
-  /** Idle read bound of each exchange, reset on every read (H5). Default 120 000 ms. */
-  idleTimeoutMs?: number;
-  /** Receives diagnostics; never given header values. Default: silent. */
-  logger?: Logger;
-  /**
-   * Authorization for every request (A5): e.g. an {@link OAuthClient}. Its headers
-   * are added to each request; each 401 / 403 goes to it and the request is sent
-   * again (at most `MAX_AUTH_RETRIES` times) when it says so.
-   */
-  auth?: HttpAuth;
-  /** Largest application/json answer (default `MAX_HTTP_JSON_BYTES`). */
-  maxJsonBytes?: number;
-  /** Largest SSE event (default `MAX_SSE_EVENT_BYTES`). */
-  maxEventBytes?: number;
-  /** Consecutive re-GETs of a stream that deliver nothing before giving up (H12; default `MAX_SSE_RESUME_ATTEMPTS`). */
-  maxResumeAttempts?: number;
-  /**
-   * Names the server in messages instead of its URL (Y5: a URL's path or query may
-   * carry a key). Default: the URL's origin and path.
-   */
-  name?: string;
-  /**
-   * The HTTP+SSE fallback (H14): pass {@link legacySse}. With it, `McpClient.connect`
-   * retries a 2024-11-05 server over HTTP+SSE when `initialize` is answered HTTP 400,
-   * 404 or 405; without it that answer is the connect's error. `yada-mcp/node`'s
-   * `HttpTransport`, `connectMcp`'s HTTP servers and the CLI pass it themselves.
-   */
-  fallback?: LegacyFallback;
-}
-
-/** What {@link HttpTransportOptions} `fallback` takes: {@link legacySse}, or a function of the same shape. */
-export type LegacyFallback = (url: string, options: LegacySseOptions) => Transport;
-
-/** The bound `options[name]`, checked, or its default. */
-function positive(options: HttpTransportOptions, name: "idleTimeoutMs" | "maxJsonBytes" | "maxEventBytes" | "maxResumeAttempts", dflt: number): number {
-  const v = options[name];
-  if (v === undefined) return dflt;
-  if (!Number.isSafeInteger(v) || v <= 0) throw new ConfigError(`${name} must be a positive integer`);
-  return v;
-}
 
 const SESSION_ID = /^[\x21-\x7e]+$/;
 // What a message without options gets (the session passes none over HTTP): no object per send.
 const NO_OPTIONS: SendOptions = Object.freeze({});
-
-/** What one stream reader tracks: the awaited response, progress, the resumption cursor. */
-interface StreamState {
-  /** The request whose response ends the wait; undefined on the GET stream. */
-  readonly id: RequestId | undefined;
-  /** The response to `id` was delivered. */
-  found: boolean;
-  /** Frames delivered so far (H12 counts resumptions that bring nothing). */
-  delivered: number;
-  /** The stream's last event id ("" when none), sent back as Last-Event-ID. */
-  lastId: string;
-  /** The server's last `retry` value, clamped to `MAX_SSE_RETRY_MS`. */
-  retryMs?: number;
-  /** Called once bytes arrived (a notification's answer stream must not be empty, H8). */
-  onBytes?: () => void;
-}
-
-/** An SSE parser, reused across answers, and the stream it reads now (see `#reading`). */
-interface Reading {
-  readonly parser: SseParser;
-  state: StreamState;
-  ex: Exchange;
-  /** Resets the parser and keeps it for another stream; called once per stream. */
-  readonly release: () => void;
-}
 
 /**
  * A {@link Transport} to one MCP server over Streamable HTTP, on web-standard
@@ -163,6 +86,11 @@ interface Reading {
  *
  * Failures of one request reach `sink.requestError` with code `http`,
  * `session_expired`, `timeout`, `limit`, `protocol`, `serialization` or `transport`.
+ * Such an error says `notSent` (W5) only where no byte of the POST can have reached
+ * the server: the transport was closed before the send, the connection was refused
+ * or the name did not resolve, or the answer was HTTP 401 / 403 (after the `auth`
+ * layer, if any, declined to send it again). With a `fetch` of the host's own
+ * nothing is proven (it may retry, or proxy), so no error of it says `notSent`.
  *
  * @example
  * ```ts
@@ -194,8 +122,8 @@ export class HttpTransport implements Transport {
   readonly #holds = createHolds();
   /** The exchange of each request whose response has not arrived yet, for {@link settled}. */
   readonly #awaiting = new Map<RequestId, Exchange>();
-  /** Parsers of finished answers, for the next ones (at most `MAX_SPARE_SSE_PARSERS`). */
-  readonly #spare: Reading[] = [];
+  /** The SSE answer and GET stream readers (H2, H4, H12), with their spare parsers. */
+  readonly #streams: Streams;
   /** The POST headers of the last session id and version, reused while both hold (H6, H9, H10). */
   #postBase: { sid: string | undefined; version: string | undefined; headers: Record<string, string> } | undefined;
   #sink: TransportSink | undefined;
@@ -225,6 +153,18 @@ export class HttpTransport implements Transport {
     this.#maxEvent = positive(options, "maxEventBytes", MAX_SSE_EVENT_BYTES);
     this.#maxResumes = positive(options, "maxResumeAttempts", MAX_SSE_RESUME_ATTEMPTS);
     this.#log = options.logger ?? silentLogger;
+    this.#streams = createStreams({
+      maxEventBytes: this.#maxEvent,
+      maxResumes: this.#maxResumes,
+      modern: () => this.#modern,
+      session: () => this.#sessionId,
+      deliverFrames: (value, state, ex) => this.#deliverFrames(value, state, ex),
+      get: (lastId, ex) => this.#get(lastId, ex),
+      checkEventStream: (res, sentSession, what) => this.#checkEventStream(res, sentSession, what),
+      track: this.#track,
+      description: this.description,
+      log: this.#log,
+    });
   }
 
   /**
@@ -312,7 +252,7 @@ export class HttpTransport implements Transport {
     if (this.#closing || this.#inbound || this.#modern) return;
     const control = (this.#inbound = new AbortController());
     this.#track(
-      this.#runInbound(control.signal).finally(() => {
+      this.#streams.inbound(control.signal, (signal, what) => this.#exchange(signal, what)).finally(() => {
         if (this.#inbound === control) this.#inbound = undefined;
       }),
     );
@@ -397,14 +337,15 @@ export class HttpTransport implements Transport {
   }
 
   #assertOpen(): void {
-    if (this.#closing) throw new ConnectionClosedError(this.#msg("the transport is closed"));
+    // W5: refused before anything was handed to fetch.
+    if (this.#closing) throw new ConnectionClosedError(this.#msg("the transport is closed"), {}, { notSent: true });
   }
 
   // A count, not a set of promises: no closure per task (measured on the round trip).
-  #track(task: Promise<unknown>): void {
+  #track = (task: Promise<unknown>): void => {
     this.#tasks++;
     task.then(this.#untrack, this.#untrack);
-  }
+  };
 
   #untrack = (): void => {
     if (--this.#tasks === 0) this.#drained?.();
@@ -571,13 +512,13 @@ export class HttpTransport implements Transport {
           handedOff = true;
           const first = new Promise<boolean>((resolve, reject) => {
             state.onBytes = () => resolve(true);
-            this.#track(this.#readEvents(res.body, ex, state).then(() => resolve(false), reject).finally(() => ex.finish()));
+            this.#track(this.#streams.read(res.body, ex, state).then(() => resolve(false), reject).finally(() => ex.finish()));
           });
           if (!(await first)) throw proxyError(this.description, res.status, what);
           return;
         }
-        const read = this.#readEvents(res.body, ex, state);
-        handedOff = (await read) || (await this.#resume(ex, state, what, sentSession));
+        const read = this.#streams.read(res.body, ex, state);
+        handedOff = (await read) || (await this.#streams.resume(ex, state, what, sentSession));
         return;
       }
       const bytes = await readBody(res.body, ex, this.#maxJson, "MAX_HTTP_JSON_BYTES");
@@ -588,7 +529,9 @@ export class HttpTransport implements Transport {
       this.#deliverFrames(decodeJson(this.#decoder.decode(bytes)), state, ex);
       if (id !== undefined && !state.found) throw new ProtocolError(this.#msg(`the JSON answer to ${what} does not carry its response`));
     } catch (e) {
-      const err = ex.error(e);
+      let err = ex.error(e);
+      // A host's fetch may have retried or relayed the request: nothing about it is proven.
+      if (err?.notSent && this.#options.fetch) err = sentBefore(err) as YadaError;
       if (sink) {
         this.#unwait(id as RequestId, ex);
         if (err) sink.requestError(id as RequestId, err);
@@ -610,196 +553,5 @@ export class HttpTransport implements Transport {
       throw new ProtocolError(this.#msg(`the Mcp-Session-Id it assigned is not 1 to ${MAX_SESSION_ID_CHARS} visible ASCII characters`));
     }
     this.#sessionId = sid;
-  }
-
-  /**
-   * Reads an SSE body (H2), delivering every frame. Resolves true once the awaited
-   * response arrived: the rest of the stream is then read in the background for at
-   * most `HTTP_TRAILING_READ_MS` (H4) and the exchange is finished there. Resolves
-   * false when the stream ended or broke first (resumable, H12). Rejects with a
-   * LimitError (`limit`) for an oversized event, and when the exchange is aborted.
-   */
-  async #readEvents(body: ReadableStream<Uint8Array> | null, ex: Exchange, state: StreamState): Promise<boolean> {
-    if (body === null) return false;
-    const reader = ex.reader(body);
-    const reading = this.#reading(state, ex);
-    const parser = reading.parser;
-    let trailing = false;
-    try {
-      for (;;) {
-        let r: ReadableStreamReadResult<Uint8Array>;
-        try {
-          r = await reader.read();
-        } catch (e) {
-          if (ex.cause !== undefined) throw e;
-          this.#note("debug", "an event stream broke", { error: e instanceof Error ? e.name : "unknown" });
-          return false;
-        }
-        ex.signal.throwIfAborted();
-        ex.touch();
-        // At the end an event without its blank line is dropped (WHATWG), as the parser goes too.
-        if (r.done) {
-          ex.ended();
-          return false;
-        }
-        parser.feed(r.value);
-        if (r.value.length > 0) state.onBytes?.();
-        if (state.found) {
-          trailing = true;
-          this.#track(trail(reader, parser.feed, ex, reading.release));
-          return true;
-        }
-      }
-    } finally {
-      if (!trailing) {
-        // Only a stream that ended before its response is resumed (or the GET stream):
-        // one found needs no cursor, and decoding it has a cost.
-        if (!state.found && parser.lastEventId !== "") state.lastId = parser.lastEventId;
-        reading.release();
-      }
-    }
-  }
-
-  /**
-   * A parser for one SSE stream of `ex`: a spare one when there is one. Measured:
-   * building a parser and its callbacks per answer was a fifth of what the client
-   * allocates per call beyond the fetch itself. A parser is released once (when its
-   * stream is done, trailing read included) and reset before it is reused.
-   */
-  #reading(state: StreamState, ex: Exchange): Reading {
-    const spare = this.#spare.pop();
-    if (spare !== undefined) {
-      spare.state = state;
-      spare.ex = ex;
-      return spare;
-    }
-    const reading: Reading = {
-      state,
-      ex,
-      parser: createSseParser({
-        maxEventBytes: this.#maxEvent,
-        onRetry: (ms) => {
-          reading.state.retryMs = Math.min(ms, MAX_SSE_RETRY_MS);
-        },
-        onEvent: (event) => this.#onEvent(event, reading.state, reading.ex),
-      }),
-      release: () => {
-        reading.parser.reset();
-        if (this.#spare.length < MAX_SPARE_SSE_PARSERS) this.#spare.push(reading);
-      },
-    };
-    return reading;
-  }
-
-  #onEvent(event: SseEvent, state: StreamState, ex: Exchange): void {
-    if (event.data === "") return; // a priming event (spec 2025-11-25): only its id matters
-    if (event.type !== "message") {
-      this.#note("debug", `skipped an SSE event of type ${event.type.slice(0, MAX_QUOTED_CHARS)}`);
-      return;
-    }
-    let value: unknown;
-    try {
-      value = decodeJson(event.data);
-    } catch {
-      this.#note("warn", "skipped an SSE event whose data is not JSON");
-      return;
-    }
-    this.#deliverFrames(value, state, ex);
-  }
-
-  /**
-   * A POST stream ended before its response: re-GET it with Last-Event-ID after the
-   * server's retry delay until the response arrives (H12; spec 2025-11-25
-   * "Resumability and Redelivery"). Resolves true once it did (see `#readEvents`).
-   * Throws TransportError (`transport`) when the stream carried no event id, or the
-   * resumptions in a row that delivered nothing reached the bound; ProtocolError
-   * (`protocol`) when the resumed answer is not an event stream; HttpError (`http`)
-   * or SessionExpiredError (`session_expired`) for a refused GET.
-   */
-  async #resume(ex: Exchange, state: StreamState, what: string, sentSession: string | undefined): Promise<boolean> {
-    let attempts = 0;
-    for (;;) {
-      const ended = this.#msg(`the event stream of ${what} ended before its response`);
-      if (state.lastId === "" || this.#modern) throw new TransportError(ended);
-      if (!isPlainHeaderValue(state.lastId)) throw new ProtocolError(`${ended}; its event id is not a valid header value`);
-      if (++attempts > this.#maxResumes) throw new TransportError(`${ended}; ${this.#maxResumes} resumptions brought nothing`);
-      const before = state.delivered;
-      ex.suspend(); // the client itself waits: not an idle server
-      await sleep(state.retryMs ?? DEFAULT_SSE_RETRY_MS, ex.signal);
-      ex.touch();
-      ex.signal.throwIfAborted(); // the wait was cut short
-      this.#note("debug", `resuming the event stream of ${what}`, { attempt: attempts });
-      let res: Response;
-      try {
-        res = await this.#get(state.lastId, ex);
-        ex.touch();
-        this.#checkEventStream(res, sentSession, `resuming ${what}`);
-      } catch (e) {
-        throw this.#lostAfterSend(e, ex, `resuming ${what}`);
-      }
-      if (await this.#readEvents(res.body, ex, state)) return true;
-      if (state.delivered > before) attempts = 0;
-    }
-  }
-
-  /**
-   * W5: the request was taken (its POST was answered), so a refused or unreachable
-   * resumption must not look like a request that never left: a 401 / 403 or a
-   * refused connection is reported as a TransportError that carries neither the
-   * status nor the connection error. Aborts and our own errors pass unchanged.
-   */
-  #lostAfterSend(e: unknown, ex: Exchange, what: string): unknown {
-    if (ex.cause !== undefined || (e instanceof YadaError && !(e instanceof HttpError))) return e;
-    const reason = e instanceof HttpError ? `HTTP ${e.status}` : e instanceof Error ? (e.cause instanceof Error ? e.cause.message : e.message) : "unknown";
-    return new TransportError(this.#msg(`${what} failed (${reason.slice(0, MAX_QUOTED_TEXT_CHARS)}) after the server took the request; its outcome is unknown`));
-  }
-
-  /**
-   * Runs the GET stream for server-initiated messages until `signal` aborts, the
-   * server refuses it (405 is logged at info, other refusals at warn) or it ends for
-   * good. A stream that ends after the server sent an event id or a `retry` field is
-   * re-opened with Last-Event-ID after the retry delay, at most `maxResumeAttempts`
-   * times in a row without a delivered message. Never rejects.
-   */
-  async #runInbound(signal: AbortSignal): Promise<void> {
-    const what = "the GET stream";
-    const state: StreamState = { id: undefined, found: false, delivered: 0, lastId: "" };
-    let attempts = 0;
-    for (;;) {
-      const before = state.delivered;
-      const ex = this.#exchange(signal, what);
-      try {
-        const sentSession = this.#sessionId;
-        const res = await this.#get(state.lastId, ex);
-        ex.disarm(); // the stream may stay quiet for hours
-        if (res.status === 405) {
-          cancelBody(res);
-          this.#note("info", `the server offers no GET stream (HTTP 405)`);
-          return;
-        }
-        this.#checkEventStream(res, sentSession, what);
-        await this.#readEvents(res.body, ex, state);
-      } catch (e) {
-        // Undefined when close() aborted the stream. A session 404 aborts it too (the
-        // session is over) but is still worth a warning.
-        const err = e instanceof SessionExpiredError ? e : ex.error(e);
-        if (!err) return;
-        this.#log("warn", err.message, { code: err.code });
-        if (err.code !== "transport") return;
-      } finally {
-        ex.finish();
-      }
-      if (state.lastId === "" && state.retryMs === undefined) {
-        this.#note("info", `${what} ended`);
-        return;
-      }
-      if (state.lastId !== "" && !isPlainHeaderValue(state.lastId)) return;
-      if (state.delivered > before) attempts = 0;
-      if (++attempts > this.#maxResumes) {
-        this.#note("warn", `gave up re-opening ${what} after ${this.#maxResumes} attempts`);
-        return;
-      }
-      if (!(await sleep(state.retryMs ?? DEFAULT_SSE_RETRY_MS, signal))) return;
-    }
   }
 }

@@ -25,6 +25,7 @@ import {
 import { silentLogger, type Logger } from "../log.js";
 import { sleep, startTimer } from "../util/sleep.js";
 import { statusError } from "./http-answer.js";
+import { sentBefore } from "./not-sent.js";
 import { fetchAuthorized, type AuthRequest, type HttpAuth } from "./http-auth.js";
 import { cancelBody, Exchange, mediaType, REDIRECT_MODE } from "./http-exchange.js";
 import { customHeaders, httpUrl, type HeaderList } from "./http-headers.js";
@@ -153,6 +154,8 @@ export class LegacySseTransport implements Transport {
   readonly #url: URL;
   readonly #headers: HeaderList;
   readonly #fetch: FetchFunction;
+  /** The runtime's own fetch (W5: only its refusals prove that nothing was sent). */
+  readonly #ownFetch: boolean;
   readonly #idleMs: number;
   readonly #endpointMs: number;
   readonly #maxEvent: number;
@@ -200,6 +203,7 @@ export class LegacySseTransport implements Transport {
     });
     this.#headers = customHeaders(options.headers);
     this.#fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
+    this.#ownFetch = options.fetch === undefined;
     this.#idleMs = bound(options.idleTimeoutMs, "idleTimeoutMs", DEFAULT_HTTP_IDLE_TIMEOUT_MS);
     this.#endpointMs = bound(options.endpointTimeoutMs, "endpointTimeoutMs", DEFAULT_LEGACY_ENDPOINT_TIMEOUT_MS);
     this.#maxEvent = bound(options.maxEventBytes, "maxEventBytes", MAX_SSE_EVENT_BYTES);
@@ -284,7 +288,8 @@ export class LegacySseTransport implements Transport {
   }
 
   #assertOpen(): void {
-    if (this.#ended) throw new ConnectionClosedError(`${this.description}: the transport is closed`);
+    // W5: refused before anything was handed to fetch.
+    if (this.#ended) throw new ConnectionClosedError(`${this.description}: the transport is closed`, {}, { notSent: true });
   }
 
   #headersWith(extra: Record<string, string>): Record<string, string> {
@@ -318,7 +323,9 @@ export class LegacySseTransport implements Transport {
       cancelBody(res);
       if (!res.ok) throw statusError(this.description, res, what);
     } catch (e) {
-      throw ex.error(e) ?? new ConnectionClosedError(`${this.description}: closed while sending ${what}`);
+      const err = ex.error(e) ?? new ConnectionClosedError(`${this.description}: closed while sending ${what}`);
+      // A host's fetch may have retried or relayed the request: nothing about it is proven (W5).
+      throw err.notSent && !this.#ownFetch ? sentBefore(err) : err;
     } finally {
       ex.finish();
     }
