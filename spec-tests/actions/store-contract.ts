@@ -414,6 +414,8 @@ export function storeContract(label: string, open: () => Promise<StoreHarness>):
         { state: "failed", resolution: resolutionOf("failed", { tenantId: "other" }) },
         { state: "failed", resolution: resolutionOf("failed", { note: "" }) },
         { state: "failed", resolution: resolutionOf("failed", { at: -1 }) },
+        // O2: a trace context read back is used only in its exact form.
+        { traceparent: "00-4bf92f3577b34da6a3ce929d0e0e4736-0000000000000000-01" },
       ];
       for (const change of impossible) {
         const r = await inState(h.store, "approved");
@@ -429,6 +431,19 @@ export function storeContract(label: string, open: () => Promise<StoreHarness>):
         // Put it back so the next round's list reads.
         await h.tamper(r.id, { ...r, state: "failed", outcome: { reason: "restored" } });
       }
+    }));
+
+    test("O2: a proposal's traceparent is kept as it was through every move and a reopen; one not in the exact W3C form is refused", withStore(async (h) => {
+      const traceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+      const a = await inState(h.store, "succeeded", { traceparent });
+      assert.equal(a.traceparent, traceparent);
+      const again = await h.reopen();
+      assert.equal((await again.get(a.id))?.traceparent, traceparent);
+      for (const bad of [traceparent.toUpperCase(), `${traceparent}-00`, "00-" + "0".repeat(32) + "-00f067aa0ba902b7-01", "", 7]) {
+        await rejectsWith(again.create(newRecord({ traceparent: bad as string })), "validation", `traceparent ${JSON.stringify(bad)}`);
+      }
+      const b = await again.create(newRecord());
+      await rejectsWith(again.transition(b.id, { state: b.state, fence: b.fence }, { state: "approved", approval, traceparent } as never, Date.now()), "validation", "a transition that sets it");
     }));
 
     batchContract(withStore);

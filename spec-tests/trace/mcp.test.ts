@@ -30,6 +30,7 @@ test("O1: every request McpClient sends is a client span named and attributed af
   assert.equal(init.attributes["mcp.method.name"], "initialize");
   assert.equal(init.attributes["jsonrpc.request.id"], "1");
   assert.equal(init.attributes["network.transport"], "pipe");
+  assert.equal(init.attributes["mcp.protocol.version"], client.protocolVersion, "the revision the answer names");
   const list = o.span("tools/list");
   assert.equal(list.attributes["mcp.protocol.version"], client.protocolVersion, "the revision initialize negotiated");
   const call = o.span("tools/call echo");

@@ -24,14 +24,23 @@ import { coalescingTransition } from "./coalesce.js";
 import { argumentsHash } from "./hash.js";
 import type { ActionPatch, ActionRecord, ActionStore } from "./types.js";
 import { boundResult, checkedOutcome, createLane, errorResult, notSentDelay, reasonOf, reconcileDelay, wasNotSent } from "./worker-outcomes.js";
+import { tracedMove } from "../trace/actions.js";
+import { KIND_CONSUMER, SPAN_EXECUTE, SPAN_EXPIRE, SPAN_RECONCILE } from "../trace/names.js";
+import { traceOf } from "../trace/span.js";
+import type { TraceOptions } from "../trace/types.js";
 
 export { reconcileDelay, wasNotSent } from "./worker-outcomes.js";
 
 /** Finds the tool an action runs on, bound to the action's own actor and tenant; `undefined` when it no longer exists. */
 export type ToolResolver = (action: ActionRecord, identity: Identity) => WriteTool | ConfirmTool | undefined | Promise<WriteTool | ConfirmTool | undefined>;
 
-/** Options of {@link createWorker}. */
-export interface WorkerOptions {
+/**
+ * Options of {@link createWorker}. With a `tracer` (O2), each action the worker
+ * handles is a span (`execute_action`, `reconcile_action`, `expire_action`) linked to
+ * its proposal's; give the same tracer to the `connectMcp` the resolver uses for the
+ * MCP spans of the call itself.
+ */
+export interface WorkerOptions extends TraceOptions {
   store: ActionStore;
   /**
    * The host's resolver: returns the tool for the action's identity (e.g. from
@@ -157,6 +166,9 @@ export function createWorker(options: WorkerOptions): ActionWorker {
   const now = options.now ?? Date.now;
   const random = options.random ?? Math.random;
   const transition = coalescingTransition(store, now);
+  // O2: with a tracer, each claimed action is a span linked to its proposal, ending with the state the worker left it in.
+  const trace = traceOf("createWorker", options);
+  const moved = trace ? new Map<string, ActionRecord>() : undefined;
   const lane = createLane();
 
   /** The host's error sink; what it throws itself is dropped (a callback never fails the worker). */
@@ -188,6 +200,7 @@ export function createWorker(options: WorkerOptions): ActionWorker {
       throw e;
     }
     options.onAction?.(next);
+    moved?.set(next.id, next);
     if (next.state === "outcome_unknown") attention(next);
     return next;
   }
@@ -334,6 +347,20 @@ export function createWorker(options: WorkerOptions): ActionWorker {
     }
   }
 
+  /** {@link handle}, inside the span of what it does to `claimed` when traced. */
+  function traced(claimed: ActionRecord): Promise<void | ActionRecord | undefined> {
+    if (!trace || !moved) return handle(claimed);
+    const op = claimed.state === "approved" ? SPAN_EXECUTE : claimed.state === "awaiting_approval" ? SPAN_EXPIRE : SPAN_RECONCILE;
+    return tracedMove(trace, op, KIND_CONSUMER, claimed, async () => {
+      try {
+        await handle(claimed);
+        return moved.get(claimed.id);
+      } finally {
+        moved.delete(claimed.id);
+      }
+    }, true);
+  }
+
   /** Leases up to `n` actions: one batched claim where the store has it. */
   async function claimSome(n: number): Promise<ActionRecord[]> {
     const claim = { workerId, now: now(), leaseMs };
@@ -373,8 +400,8 @@ export function createWorker(options: WorkerOptions): ActionWorker {
         for (const claimed of batch) {
           handled++;
           transition.join(claimed.id); // its moves are batched with the others' (coalesce.ts)
-          const task: Promise<void> = handle(claimed)
-            .catch((e: unknown) => void (failure ??= { error: e }))
+          const task: Promise<void> = traced(claimed)
+            .then(() => {}, (e: unknown) => void (failure ??= { error: e }))
             .finally(() => {
               transition.leave(claimed.id);
               inFlight.delete(task);

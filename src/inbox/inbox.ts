@@ -137,7 +137,8 @@ export function createApprovalInbox(options: ApprovalInboxOptions): FetchHandler
   const { store, authenticate, mayApprove, mayResolve, onError } = options;
   const now = options.now ?? Date.now;
   const tokens = csrfTokens(options.csrfSecret);
-  const actions = createActions({ store, mayApprove, now, ...(mayResolve ? { mayResolve } : {}) });
+  // O2: a decision made here is a span linked to the action's proposal.
+  const actions = createActions({ store, mayApprove, now, ...(mayResolve ? { mayResolve } : {}), tracer: options.tracer, traceContent: options.traceContent });
   const r = makeRoutes(config.basePath);
   let inFlight = 0;
 

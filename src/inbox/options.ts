@@ -10,6 +10,7 @@ import type { ActionStore } from "../actions/types.js";
 import { ValidationError } from "../errors.js";
 import { INBOX_ATTENTION_AFTER_MS, INBOX_BODY_TIMEOUT_MS, INBOX_PAGE_SIZE, MAX_INBOX_IN_FLIGHT, MAX_INBOX_PAGE_SIZE, MAX_INBOX_TITLE_CHARS } from "../limits.js";
 import type { Identity } from "../tools/types.js";
+import type { TraceOptions } from "../trace/types.js";
 
 /**
  * Who sent a request, as the host's own authentication says (a session cookie, a
@@ -18,8 +19,12 @@ import type { Identity } from "../tools/types.js";
  */
 export type Authenticate = (request: Request) => Identity | undefined | Promise<Identity | undefined>;
 
-/** Options of {@link createApprovalInbox}. */
-export interface ApprovalInboxOptions {
+/**
+ * Options of {@link createApprovalInbox}. With a `tracer` (O2), each approval,
+ * rejection and resolution made through the inbox is a span linked to the action's
+ * proposal, under the host's span of the HTTP request when it has one.
+ */
+export interface ApprovalInboxOptions extends TraceOptions {
   /** Where the actions live (any store of this package, or your own). */
   store: ActionStore;
   /** The host's authentication (see {@link Authenticate}). */

@@ -17,11 +17,12 @@ import {
   KIND_PRODUCER,
   SPAN_PROPOSE,
   SPAN_RESUME,
+  YADA_ACTION_ATTEMPTS,
   YADA_ACTION_ID,
   YADA_ACTION_STATE,
   YADA_TOOL_EFFECT,
 } from "./names.js";
-import { inSpan, parseTraceparent, spanName, traceparentOf } from "./span.js";
+import { inSpan, markError, parseTraceparent, quietly, spanName, traceparentOf } from "./span.js";
 import type { Trace, TraceAttributes, TraceLink, TraceSpan } from "./types.js";
 
 /** The link of a span about `action` to its proposal, when the record keeps a valid trace context. */
@@ -39,22 +40,27 @@ function actionAttributes(action: ActionRecord): TraceAttributes {
     [YADA_ACTION_STATE]: action.state,
   };
   if (action.runId !== undefined) out[GEN_AI_CONVERSATION_ID] = action.runId;
+  if (action.state === "reconciling") out[YADA_ACTION_ATTEMPTS] = action.attempts;
   return out;
 }
 
-/** `yada.action.state` of what a move returned, when it is a record. */
-function endState(span: TraceSpan, value: unknown): void {
+/** `yada.action.state` of what a move returned, when it is a record; with `outcomes`, a failed or unknown outcome is the span's error. */
+function endState(span: TraceSpan, value: unknown, outcomes = false): void {
   const state = (value as { state?: unknown } | undefined)?.state;
-  if (typeof state === "string") span.setAttribute(YADA_ACTION_STATE, state);
+  if (typeof state !== "string") return;
+  span.setAttribute(YADA_ACTION_STATE, state);
+  if (outcomes && (state === "failed" || state === "outcome_unknown")) markError(span, state);
 }
 
 /**
  * `move`, something done to `action`, inside span `op {tool}` of `kind`, linked to
- * the action's proposal; it ends with the state of the record `move` returns.
+ * the action's proposal; it ends with the state of the record `move` returns. With
+ * `outcomes` (a worker's execution), an action that ended `failed` or
+ * `outcome_unknown` makes the span an error of that type.
  */
-export function tracedMove<T>(trace: Trace | undefined, op: string, kind: number, action: ActionRecord, move: () => Promise<T>): Promise<T> {
+export function tracedMove<T>(trace: Trace | undefined, op: string, kind: number, action: ActionRecord, move: () => Promise<T>, outcomes = false): Promise<T> {
   if (!trace) return move();
-  return inSpan(trace, spanName(op, action.tool), { kind, attributes: actionAttributes(action), links: proposalLinks(action) }, move, endState);
+  return inSpan(trace, spanName(op, action.tool), { kind, attributes: actionAttributes(action), links: proposalLinks(action) }, move, (span, value) => endState(span, value, outcomes));
 }
 
 /**
@@ -64,7 +70,11 @@ export function tracedMove<T>(trace: Trace | undefined, op: string, kind: number
  */
 export function tracedProposal(trace: Trace | undefined, record: ActionRecord, create: (traceparent: string | undefined) => Promise<ActionRecord>): Promise<ActionRecord> {
   if (!trace) return create(undefined);
-  return inSpan(trace, spanName(SPAN_PROPOSE, record.tool), { kind: KIND_PRODUCER, attributes: actionAttributes(record) }, (span) => create(traceparentOf(span)), endState);
+  return inSpan(trace, spanName(SPAN_PROPOSE, record.tool), { kind: KIND_PRODUCER, attributes: actionAttributes(record) }, (span) => {
+    let traceparent: string | undefined;
+    quietly(() => (traceparent = traceparentOf(span)));
+    return create(traceparent);
+  }, (span, value) => endState(span, value));
 }
 
 /** One `resume_action {tool}` span (kind internal) per action a resumed run read back, linked to its proposal. */

@@ -38,7 +38,7 @@ import {
   YADA_RUN_STOP_REASON,
   YADA_TOOL_EFFECT,
 } from "./names.js";
-import { contentOf, inSpan, markError, spanName } from "./span.js";
+import { contentOf, inSpan, markError, quietly, spanName } from "./span.js";
 import type { Trace, TraceAttributes, TraceSpan } from "./types.js";
 
 /** A run being traced: its trace and its `invoke_agent` span. */
@@ -95,7 +95,7 @@ export function tracedRun<R extends RunOutcome>(trace: Trace | undefined, provid
 
 /** Names the run's conversation (`gen_ai.conversation.id`: the run id, kept across a pause and its resume). */
 export function nameConversation(traced: RunSpan | undefined, runId: string): void {
-  traced?.span.setAttribute(GEN_AI_CONVERSATION_ID, runId);
+  if (traced) quietly(() => traced.span.setAttribute(GEN_AI_CONVERSATION_ID, runId));
 }
 
 /** One model call inside its `chat {model}` span (kind client), with the answer's model, stop reason and usage. */

@@ -37,7 +37,7 @@ import {
   SERVER_PORT,
   TOOL_ERROR,
 } from "./names.js";
-import { contentOf, inSpan, markError, parseTraceparent, spanName, traceOf, traceparentOf } from "./span.js";
+import { contentOf, inSpan, markError, parseTraceparent, quietly, spanName, traceOf, traceparentOf } from "./span.js";
 import type { McpTracing, Trace, TraceAttributes, TraceSpan } from "./types.js";
 
 /** `network.*` and `server.*` of a transport: `pipe` for stdio; `tcp`, `http`, host and port for HTTP (never a path). */
@@ -69,7 +69,7 @@ export function contextMeta(span: TraceSpan): Rec | undefined {
 function traceSession(session: JsonRpcSession, trace: Trace, transport: Transport): void {
   const peer = peerOf(transport);
   // The legacy era names its revision once, in the initialize answer; the modern one on every request.
-  let negotiated: unknown;
+  let negotiated: string | undefined;
   const request = session.request.bind(session);
   session.request = (method, params = {}, options = {}) => {
     const tool = method === "tools/call";
@@ -89,18 +89,22 @@ function traceSession(session: JsonRpcSession, trace: Trace, transport: Transpor
       spanName(method, target),
       { kind: KIND_CLIENT, attributes },
       (span) => {
-        const context = contextMeta(span);
+        let context: Rec | undefined;
+        quietly(() => (context = contextMeta(span)));
         const onId = options.onId;
         return request(method, context ? { ...params, _meta: { ...meta, ...context } } : params, {
           ...options,
           onId: (id) => {
-            span.setAttribute(JSONRPC_REQUEST_ID, String(id));
+            quietly(() => span.setAttribute(JSONRPC_REQUEST_ID, String(id)));
             onId?.(id);
           },
         });
       },
       (span, result) => {
-        if (method === "initialize") negotiated = result.protocolVersion;
+        if (method === "initialize" && typeof result.protocolVersion === "string") {
+          negotiated = result.protocolVersion.slice(0, MAX_QUOTED_CHARS);
+          span.setAttribute(MCP_PROTOCOL_VERSION, negotiated);
+        }
         if (tool && result.isError === true) markError(span, TOOL_ERROR);
         else if (tool && trace.content) span.setAttribute(GEN_AI_TOOL_CALL_RESULT, contentOf(result) ?? "");
       },

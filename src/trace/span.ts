@@ -71,10 +71,20 @@ export function failSpan(span: TraceSpan, e: unknown, content: boolean): void {
   span.recordException({ name: e instanceof Error ? e.name : typeof e, message, ...(content && e instanceof Error && e.stack ? { stack: e.stack } : {}) });
 }
 
+/** Calls `f`, ignoring what it throws: a span's telemetry never fails the operation it describes. */
+export function quietly(f: () => void): void {
+  try {
+    f();
+  } catch {
+    // the tracer's failure, not the operation's
+  }
+}
+
 /**
  * Runs `fn` inside an active span named `name`: a failure is recorded
  * ({@link failSpan}) and thrown on; `done` sees the value before the span ends.
- * What the tracer throws once `fn` settled is ignored: the operation's outcome
+ * What the tracer throws once `fn` settled is ignored (as what it throws from
+ * the calls yada makes meanwhile, see {@link quietly}): the operation's outcome
  * stands, whatever its telemetry did.
  */
 export function inSpan<T>(trace: Trace, name: string, options: TraceSpanOptions, fn: (span: TraceSpan) => Promise<T>, done?: (span: TraceSpan, value: T) => void): Promise<T> {
@@ -90,13 +100,8 @@ export function inSpan<T>(trace: Trace, name: string, options: TraceSpanOptions,
       failure = e;
       throw e;
     } finally {
-      try {
-        if (ok) done?.(span, value as T);
-        else failSpan(span, failure, trace.content);
-        span.end();
-      } catch {
-        // a tracer that throws changes nothing of what was traced
-      }
+      quietly(() => (ok ? done?.(span, value as T) : failSpan(span, failure, trace.content)));
+      quietly(() => span.end());
     }
   });
 }
