@@ -9,8 +9,10 @@ import { scripted } from "../../src/agent/scripted.js";
 import { createActions } from "../../src/actions/approvals.js";
 import { MemoryActionStore } from "../../src/actions/memory-store.js";
 import { createWorker } from "../../src/actions/worker.js";
-import { ConfigError } from "../../src/errors.js";
-import type { Tracer } from "../../src/trace/types.js";
+import { ConfigError, JsonRpcError } from "../../src/errors.js";
+import { McpClient } from "../../src/node/client.js";
+import { fixtureServer } from "../helpers/paths.js";
+import type { Tracer, TraceSpan } from "../../src/trace/types.js";
 import type { ConfirmTool, ReadTool, WriteTool } from "../../src/tools/types.js";
 import { everythingExported, otel, parentOf, traceparentOf } from "../helpers/otel.js";
 
@@ -98,19 +100,14 @@ test("O2: a worker's execution that fails or whose outcome is unknown is an erro
 
 test("O3: a tracer whose spans throw once the operation is done changes nothing of its outcome; one that is no tracer is a ConfigError", async () => {
   const o = otel();
-  // Spans that throw from end, setAttribute and setStatus: only the operation's result counts.
+  // Spans that throw from every call but spanContext: only the operation's result counts.
+  const down = (): never => {
+    throw new Error("exporter down");
+  };
+  const broken = (span: TraceSpan): TraceSpan => ({ spanContext: () => span.spanContext(), setAttribute: down, setStatus: down, recordException: down, end: down });
   const hostile: Tracer = {
-    startActiveSpan: (name, options, fn) =>
-      o.tracer.startActiveSpan(name, options as never, (span) => {
-        const broken = Object.assign(Object.create(span) as object, {
-          spanContext: () => span.spanContext(),
-          setAttribute: () => { throw new Error("exporter down"); },
-          setStatus: () => { throw new Error("exporter down"); },
-          recordException: () => { throw new Error("exporter down"); },
-          end: () => { throw new Error("exporter down"); },
-        });
-        return fn(broken as never);
-      }) as never,
+    startActiveSpan: (name, options, fn) => o.tracer.startActiveSpan(name, options as never, (span) => fn(broken(span))) as never,
+    startSpan: (name, options) => broken(o.tracer.startSpan(name, options as never)),
   };
   const store = new MemoryActionStore();
   const result = await run({
@@ -123,6 +120,10 @@ test("O3: a tracer whose spans throw once the operation is done changes nothing 
   });
   assert.equal(result.stopReason, "end");
   assert.equal(result.text, "done");
+  const client = await McpClient.connectStdio("node", [fixtureServer("traced.mjs")], undefined, { tracer: hostile });
+  assert.equal((await client.callTool("echo", { text: "x" })).isError, false);
+  await assert.rejects(client.callTool("refuse", {}), JsonRpcError, "the server's error, not the tracer's");
+  await client.close();
   await assert.rejects(run({ provider: scripted([]), identity: alice, input: "go", tracer: {} as Tracer }), ConfigError);
   assert.throws(() => createWorker({ store, resolveTool: () => undefined, tracer: { startSpan() {} } as unknown as Tracer }), ConfigError);
 });

@@ -201,6 +201,11 @@ export class JsonRpcSession {
     return this.#transport;
   }
 
+  /** The id the next request will get: ids are integers that increase by one per request (J2). */
+  get nextId(): number {
+    return this.#nextId;
+  }
+
   /** Why the session ended, or `undefined` while it is open. */
   get closeError(): YadaError | undefined {
     return this.#closeError;

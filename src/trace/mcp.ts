@@ -40,6 +40,9 @@ import {
 import { contentOf, inSpan, markError, parseTraceparent, quietly, spanName, traceOf, traceparentOf } from "./span.js";
 import type { McpTracing, Trace, TraceAttributes, TraceSpan } from "./types.js";
 
+// Where a modern request names its revision (spec 2026-07-28 "_meta").
+const VERSION_META = `${META}protocolVersion`;
+
 /** `network.*` and `server.*` of a transport: `pipe` for stdio; `tcp`, `http`, host and port for HTTP (never a path). */
 function peerOf(transport: Transport): TraceAttributes {
   if (transport.kind !== "http") return transport.kind === "stdio" ? { [NETWORK_TRANSPORT]: "pipe" } : {};
@@ -68,6 +71,10 @@ export function contextMeta(span: TraceSpan): Rec | undefined {
  */
 function traceSession(session: JsonRpcSession, trace: Trace, transport: Transport): void {
   const peer = peerOf(transport);
+  // Over stdio nothing can nest under a request's span: it is not made the active one, which
+  // spares the host's context manager a switch per request. Over HTTP the host's fetch
+  // instrumentation nests its HTTP spans under it, as the MCP conventions show.
+  const leaf = transport.kind === "stdio";
   // The legacy era names its revision once, in the initialize answer; the modern one on every request.
   let negotiated: string | undefined;
   const request = session.request.bind(session);
@@ -75,7 +82,7 @@ function traceSession(session: JsonRpcSession, trace: Trace, transport: Transpor
     const tool = method === "tools/call";
     const target = tool || method === "prompts/get" ? params.name : undefined;
     const meta = isRec(params._meta) ? params._meta : {};
-    const version = meta[`${META}protocolVersion`] ?? negotiated;
+    const version = meta[VERSION_META] ?? negotiated;
     const attributes: TraceAttributes = { ...peer, [MCP_METHOD_NAME]: method };
     if (typeof version === "string") attributes[MCP_PROTOCOL_VERSION] = version.slice(0, MAX_QUOTED_CHARS);
     if (typeof target === "string") attributes[tool ? GEN_AI_TOOL_NAME : GEN_AI_PROMPT_NAME] = target.slice(0, MAX_QUOTED_CHARS);
@@ -90,15 +97,17 @@ function traceSession(session: JsonRpcSession, trace: Trace, transport: Transpor
       { kind: KIND_CLIENT, attributes },
       (span) => {
         let context: Rec | undefined;
-        quietly(() => (context = contextMeta(span)));
-        const onId = options.onId;
-        return request(method, context ? { ...params, _meta: { ...meta, ...context } } : params, {
-          ...options,
-          onId: (id) => {
-            quietly(() => span.setAttribute(JSONRPC_REQUEST_ID, String(id)));
-            onId?.(id);
-          },
-        });
+        try {
+          context = contextMeta(span);
+        } catch {
+          // no context to carry: the request goes without
+        }
+        // The id is assigned synchronously, before request returns: one more than before, or
+        // none for a request the session refused at once (closed, over its limit, aborted).
+        const id = session.nextId;
+        const sent = request(method, context ? { ...params, _meta: { ...meta, ...context } } : params, options);
+        if (session.nextId === id + 1) quietly(() => span.setAttribute(JSONRPC_REQUEST_ID, String(id)));
+        return sent;
       },
       (span, result) => {
         if (method === "initialize" && typeof result.protocolVersion === "string") {
@@ -108,6 +117,7 @@ function traceSession(session: JsonRpcSession, trace: Trace, transport: Transpor
         if (tool && result.isError === true) markError(span, TOOL_ERROR);
         else if (tool && trace.content) span.setAttribute(GEN_AI_TOOL_CALL_RESULT, contentOf(result) ?? "");
       },
+      leaf,
     );
   };
   const onRequest = session.onRequest.bind(session);

@@ -25,9 +25,13 @@ export function parseTraceparent(value: unknown): TraceSpanContext | undefined {
   return { traceId: m[1] as string, spanId: m[2] as string, traceFlags: parseInt(m[3] as string, 16), isRemote: true };
 }
 
+// The trace id of OpenTelemetry's invalid span context (a no-op tracer's spans): nothing to propagate.
+const INVALID_TRACE_ID = "00000000000000000000000000000000";
+
 /** The `traceparent` of a span, or `undefined` when its context is not a valid one (a no-op tracer's span). */
 export function traceparentOf(span: TraceSpan): string | undefined {
   const c = span.spanContext();
+  if (c.traceId === INVALID_TRACE_ID) return undefined;
   const value = `00-${c.traceId}-${c.spanId}-${(c.traceFlags & 255).toString(16).padStart(2, "0")}`;
   return parseTraceparent(value) && value;
 }
@@ -81,14 +85,16 @@ export function quietly(f: () => void): void {
 }
 
 /**
- * Runs `fn` inside an active span named `name`: a failure is recorded
+ * Runs `fn` inside a span named `name`: the active one while `fn` runs, or with
+ * `leaf` one that never becomes active (`startSpan`: nothing nests under it, and
+ * the host's context manager is not entered). A failure is recorded
  * ({@link failSpan}) and thrown on; `done` sees the value before the span ends.
- * What the tracer throws once `fn` settled is ignored (as what it throws from
- * the calls yada makes meanwhile, see {@link quietly}): the operation's outcome
- * stands, whatever its telemetry did.
+ * What the tracer throws once `fn` settled is ignored (as what it throws from the
+ * calls yada makes meanwhile, see {@link quietly}): the operation's outcome stands,
+ * whatever its telemetry did.
  */
-export function inSpan<T>(trace: Trace, name: string, options: TraceSpanOptions, fn: (span: TraceSpan) => Promise<T>, done?: (span: TraceSpan, value: T) => void): Promise<T> {
-  return trace.tracer.startActiveSpan(name, options, async (span: TraceSpan): Promise<T> => {
+export function inSpan<T>(trace: Trace, name: string, options: TraceSpanOptions, fn: (span: TraceSpan) => Promise<T>, done?: (span: TraceSpan, value: T) => void, leaf = false): Promise<T> {
+  const run = async (span: TraceSpan): Promise<T> => {
     let ok = false;
     let value: T | undefined;
     let failure: unknown;
@@ -100,10 +106,21 @@ export function inSpan<T>(trace: Trace, name: string, options: TraceSpanOptions,
       failure = e;
       throw e;
     } finally {
-      quietly(() => (ok ? done?.(span, value as T) : failSpan(span, failure, trace.content)));
-      quietly(() => span.end());
+      // Not through quietly: no closure per span on this path.
+      try {
+        if (ok) done?.(span, value as T);
+        else failSpan(span, failure, trace.content);
+      } catch {
+        // the tracer's failure, not the operation's
+      }
+      try {
+        span.end();
+      } catch {
+        // the same
+      }
     }
-  });
+  };
+  return leaf ? run(trace.tracer.startSpan(name, options)) : trace.tracer.startActiveSpan(name, options, run);
 }
 
 /**
@@ -115,6 +132,7 @@ export function inSpan<T>(trace: Trace, name: string, options: TraceSpanOptions,
 export function traceOf(where: string, options: TraceOptions): Trace | undefined {
   const tracer = options.tracer;
   if (tracer === undefined) return undefined;
-  if (typeof (tracer as Partial<Tracer> | null)?.startActiveSpan !== "function") throw new ConfigError(`${where}: option tracer must be an OpenTelemetry Tracer (with startActiveSpan)`);
+  const t = tracer as Partial<Tracer> | null;
+  if (typeof t?.startActiveSpan !== "function" || typeof t.startSpan !== "function") throw new ConfigError(`${where}: option tracer must be an OpenTelemetry Tracer (with startActiveSpan and startSpan)`);
   return { tracer, content: options.traceContent === true };
 }

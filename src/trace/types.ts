@@ -12,8 +12,8 @@
  * @module
  */
 
-/** A span attribute value, as OpenTelemetry takes it. */
-export type TraceAttributeValue = string | number | boolean | string[] | number[] | boolean[];
+/** A span attribute value, as OpenTelemetry takes it (`AttributeValue`). */
+export type TraceAttributeValue = string | number | boolean | Array<null | undefined | string> | Array<null | undefined | number> | Array<null | undefined | boolean>;
 
 /** Span attributes by key (see `docs/traces.md` for every key yada sets). */
 export type TraceAttributes = Record<string, TraceAttributeValue | undefined>;
@@ -29,7 +29,15 @@ export interface TraceSpanContext {
   /** True when the context came from another process. */
   isRemote?: boolean;
   /** Vendor state (`tracestate`), serialized when propagated. */
-  traceState?: { serialize(): string };
+  traceState?: TraceState;
+}
+
+/** W3C `tracestate` (OpenTelemetry `TraceState`); yada only serializes it. */
+export interface TraceState {
+  set(key: string, value: string): TraceState;
+  unset(key: string): TraceState;
+  get(key: string): string | undefined;
+  serialize(): string;
 }
 
 /** A link to a span of another trace or process (OpenTelemetry `Link`). */
@@ -73,7 +81,10 @@ export interface TraceSpan {
  * ```
  */
 export interface Tracer {
+  /** A span made the active one while `fn` runs: what `fn` starts nests under it. */
   startActiveSpan<F extends (span: TraceSpan) => unknown>(name: string, options: TraceSpanOptions, fn: F): ReturnType<F>;
+  /** A span under the active one that does not become active (nothing nests under it). */
+  startSpan(name: string, options: TraceSpanOptions): TraceSpan;
 }
 
 /** The tracing options every traced entry point takes (O1, O3). */
