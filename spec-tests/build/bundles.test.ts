@@ -39,16 +39,16 @@ type SizeModule = {
 };
 const size = (await import(pathToFileURL(repoPath("scripts", "size.mjs")).href)) as SizeModule;
 
-test("X3: the whole web entry, the approval inbox included, stays within 106,000 bytes min+gzip", async () => {
-  assert.equal(size.CEILINGS.web, 106_000);
+test("X3: the whole web entry, the approval inbox included, stays within 109,000 bytes min+gzip", async () => {
+  assert.equal(size.CEILINGS.web, 109_000);
   const web = size.rows.find((r) => r.name.startsWith("yada (web"));
   assert.ok(web);
   const { gzip } = await size.measure(web);
   assert.ok(gzip <= size.CEILINGS.web, `the web entry is ${gzip} bytes min+gzip, over ${size.CEILINGS.web}`);
 });
 
-test("X3: the web entry without the OAuth client, the action stores, the approvals API and the inbox stays within 66,000 bytes min+gzip", async () => {
-  assert.equal(size.CEILINGS.core, 66_000);
+test("X3: the web entry without the OAuth client, the action stores, the approvals API and the inbox stays within 69,000 bytes min+gzip", async () => {
+  assert.equal(size.CEILINGS.core, 69_000);
   const core = size.rows.find((r) => r.name.startsWith("yada web entry without"));
   assert.ok(core);
   const { gzip } = await size.measure(core);
