@@ -9,7 +9,8 @@ import { HttpTransport } from "../../src/transport/http.js";
 import { StdioTransport } from "../../src/node/stdio.js";
 import { ConfigError, JsonRpcError } from "../../src/errors.js";
 import { mcpTracing } from "../../src/trace/mcp.js";
-import { MAX_TRACE_CONTENT_CHARS } from "../../src/limits.js";
+import { MAX_TRACE_CONTENT_CHARS, MAX_TRACESTATE_CHARS } from "../../src/limits.js";
+import type { Tracer, TraceSpan } from "../../src/trace/types.js";
 import { fixtureServer, repoPath } from "../helpers/paths.js";
 import { everythingExported, otel, parentOf, traceparentOf } from "../helpers/otel.js";
 import { pathToFileURL } from "node:url";
@@ -118,6 +119,36 @@ test("O2: each request's trace context travels in its params._meta: the tracepar
   // Every request carries the context of its own span, the handshake's too.
   for (const r of seen) assert.match(String(r.meta?.traceparent), /^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/, r.method);
   assert.equal(seen.find((r) => r.method === "initialize")?.meta?.traceparent, traceparentOf(o.span("initialize")));
+});
+
+test("O2: a span's tracestate travels beside its traceparent up to MAX_TRACESTATE_CHARS; a longer one is left out", async () => {
+  const o = otel();
+  // The SDK's spans, with the vendor state a host's propagator would have given them.
+  const withState = (state: string): Tracer => {
+    const dress = (span: TraceSpan): TraceSpan => {
+      const c = span.spanContext();
+      const traceState = { serialize: () => state, get: () => undefined, set: () => traceState, unset: () => traceState };
+      return { spanContext: () => ({ ...c, traceState }), setAttribute: (k, v) => span.setAttribute(k, v), setStatus: (x) => span.setStatus(x), recordException: (e) => span.recordException(e), end: () => span.end() };
+    };
+    return {
+      startSpan: (name, options) => dress(o.tracer.startSpan(name, options as never)),
+      startActiveSpan: (name, options, fn) => o.tracer.startActiveSpan(name, options as never, (span) => fn(dress(span))) as never,
+    };
+  };
+  const seenWith = async (state: string): Promise<Seen> => {
+    const client = await traced({ tracer: withState(state), era: "legacy" });
+    await client.callTool("echo", { text: "hi" });
+    const seen = JSON.parse(textOf(await client.callTool("seen", {}))) as Seen;
+    await client.close();
+    return seen;
+  };
+  const fits = "v=" + "a".repeat(MAX_TRACESTATE_CHARS - 2);
+  const ok = (await seenWith(fits)).find((r) => r.method === "tools/call");
+  assert.equal(ok?.meta?.tracestate, fits);
+  assert.match(String(ok?.meta?.traceparent), /^00-/);
+  const over = (await seenWith(fits + "a")).find((r) => r.method === "tools/call");
+  assert.equal(over?.meta?.tracestate, undefined);
+  assert.match(String(over?.meta?.traceparent), /^00-/, "the traceparent still goes");
 });
 
 test("O2: a server's request is a server span of its own trace, linked to the server's traceparent only in its exact W3C form", async () => {

@@ -9,6 +9,7 @@
  * @module
  */
 import type { AssistantMessage, Usage } from "../agent/messages.js";
+import { MAX_QUOTED_CHARS } from "../limits.js";
 import type { Provider } from "../agent/provider.js";
 import type { ToolResult } from "../tools/types.js";
 import {
@@ -103,7 +104,7 @@ export function tracedChat(traced: RunSpan | undefined, provider: Provider, call
   if (!traced) return call();
   const attributes = { [GEN_AI_OPERATION_NAME]: OP_CHAT, ...providerAttributes(provider) };
   return inSpan(traced.trace, spanName(OP_CHAT, provider.model), { kind: KIND_CLIENT, attributes }, call, (span, answer) => {
-    if (typeof answer?.model === "string") span.setAttribute(GEN_AI_RESPONSE_MODEL, answer.model);
+    if (typeof answer?.model === "string") span.setAttribute(GEN_AI_RESPONSE_MODEL, answer.model.slice(0, MAX_QUOTED_CHARS));
     if (typeof answer?.stopReason === "string") span.setAttribute(GEN_AI_RESPONSE_FINISH_REASONS, [answer.stopReason]);
     setUsage(span, answer?.usage);
   });
@@ -136,7 +137,7 @@ export function tracedTool<T extends ToolResult | undefined>(traced: RunSpan | u
   const attributes: TraceAttributes = {
     [GEN_AI_OPERATION_NAME]: OP_EXECUTE_TOOL,
     [GEN_AI_TOOL_NAME]: call.name,
-    [GEN_AI_TOOL_CALL_ID]: call.id,
+    [GEN_AI_TOOL_CALL_ID]: call.id.slice(0, MAX_QUOTED_CHARS), // the model's words: bounded
     [YADA_TOOL_EFFECT]: effect,
   };
   if (trace.content) attributes[GEN_AI_TOOL_CALL_ARGUMENTS] = contentOf(call.arguments);
