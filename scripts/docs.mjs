@@ -243,8 +243,8 @@ export function apiDoc() {
 
 // ── features ─────────────────────────────────────────────────────────────────
 
-/** The feature list: `../shared/design/FEATURES.md` beside the repository. */
-const FEATURES = join(root, "..", "shared", "design", "FEATURES.md");
+/** The feature list: the repository's own source, `docs/features.src.md`. */
+const FEATURES = join(root, "docs", "features.src.md");
 
 function walk(dir, out = []) {
   if (!existsSync(dir)) return out;
@@ -275,14 +275,26 @@ export function testsById() {
   return byId;
 }
 
-/** A requirement as a user reads it: no reference to documents outside the repository. */
-const userText = (text) =>
-  cell(
-    text
-      .replace(/,?\s*as in seed \d+/g, "")
-      .replace(/\s*\(\.\.\/mcp-schema\)/g, "")
-      .replace(/\bseed \d+\b/g, "the product brief"),
-  );
+/**
+ * The rows of the feature source: `## X — title` sections, each a table of
+ * `| id | requirement | from |` rows. Throws on a row it cannot read, an ID given
+ * twice or a source other than `spec` / `ours`, so the source stays well formed.
+ */
+export function featureRows(features = readFileSync(FEATURES, "utf8")) {
+  const sections = [];
+  const seen = new Set();
+  for (const [n, line] of features.split("\n").entries()) {
+    const section = /^## (.+)$/.exec(line);
+    if (section) sections.push({ title: section[1], rows: [] });
+    if (!/^\| [A-Z]\d/.test(line)) continue;
+    const row = /^\| ([A-Z]\d{1,2}) \| (.+) \| ((?:spec|ours)(?:, (?:spec|ours))?) \|$/.exec(line);
+    if (!row || sections.length === 0) throw new Error(`docs/features.src.md:${n + 1}: not a row | id | requirement | spec or ours |`);
+    if (seen.has(row[1])) throw new Error(`docs/features.src.md:${n + 1}: ${row[1]} is listed twice`);
+    seen.add(row[1]);
+    sections.at(-1).rows.push({ id: row[1], requirement: row[2], from: row[3] });
+  }
+  return sections.filter((s) => s.rows.length > 0);
+}
 
 /** docs/features.md: one row per ID, each with the test files that name it. */
 export function featuresDoc(features = readFileSync(FEATURES, "utf8")) {
@@ -294,19 +306,14 @@ export function featuresDoc(features = readFileSync(FEATURES, "utf8")) {
     "",
     "Every behaviour yada promises has an ID. Tests, comments and `src/limits.ts` cite these IDs; each row names the",
     "spec-test files whose test titles carry the ID (with how many), so an ID found anywhere leads here, and from",
-    "here to the tests that hold it.",
+    "here to the tests that hold it. `from` says whether a published specification asks for it (`spec`) or this",
+    "project promises it (`ours`).",
   ];
-  for (const line of features.split("\n")) {
-    const section = /^## (.+)$/.exec(line);
-    if (section) {
-      const title = section[1].replace(/\s*\(beyond every anchor\)/, "").replace(/;\s*beyond every anchor/, "");
-      out.push("", `## ${title}`, "", "| id | requirement | tests |", "| --- | --- | --- |");
-    }
-    // Rows with an anchors column (| id | requirement | anchors |) and without (| id | requirement |).
-    const row = /^\| ([A-Z]\d{1,2}) \| (.+?) \|(?:[^|]*\|)?\s*$/.exec(line);
-    if (row) {
-      const files = [...(byId.get(row[1])?.entries() ?? [])].map(([f, n]) => `\`${f.replace(/^spec-tests\//, "")}\` (${n})`);
-      out.push(`| ${row[1]} | ${userText(row[2])} | ${files.length ? files.join(", ") : "not yet tested"} |`);
+  for (const { title, rows } of featureRows(features)) {
+    out.push("", `## ${title}`, "", "| id | requirement | from | tests |", "| --- | --- | --- | --- |");
+    for (const { id, requirement, from } of rows) {
+      const files = [...(byId.get(id)?.entries() ?? [])].map(([f, n]) => `\`${f.replace(/^spec-tests\//, "")}\` (${n})`);
+      out.push(`| ${id} | ${requirement} | ${from} | ${files.length ? files.join(", ") : "not yet tested"} |`);
     }
   }
   return out.join("\n") + "\n";
