@@ -11,11 +11,12 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, extname, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { isolatedCopy } from "../helpers/isolated.js";
 import { repoPath, repoRoot } from "../helpers/paths.js";
 
 interface Guard {
@@ -146,20 +147,6 @@ test("P5: the feature list is the repository's own source, and every ID a test t
 
 // ── a copy with nothing beside it ───────────────────────────────────────────
 
-/** Copies the repository (built) into a new temporary folder of its own; node_modules folders are linked. */
-function isolatedCopy(): { dir: string; remove(): void } {
-  const base = mkdtempSync(join(tmpdir(), "yada-alone-"));
-  const dir = join(base, "yada");
-  const skip = (src: string) => /(^|[\\/])(node_modules|\.git|\.bench)$/.test(src) || src.endsWith(".log");
-  cpSync(repoRoot, dir, { recursive: true, filter: (src) => !skip(src) });
-  const link = (rel: string) => {
-    if (existsSync(join(repoRoot, rel, "node_modules"))) symlinkSync(join(repoRoot, rel, "node_modules"), join(dir, rel, "node_modules"), "dir");
-  };
-  link(".");
-  for (const d of readdirSync(repoRoot, { withFileTypes: true })) if (d.isDirectory() && d.name !== "node_modules" && !d.name.startsWith(".")) link(d.name);
-  return { dir, remove: () => rmSync(base, { recursive: true, force: true }) };
-}
-
 test("P5: a copy of the repository with nothing beside it regenerates its reference pages and passes the tests that read test data", { timeout: 300_000 }, () => {
   const copy = isolatedCopy();
   try {
@@ -167,7 +154,7 @@ test("P5: a copy of the repository with nothing beside it regenerates its refere
     // NODE_TEST_CONTEXT would make the inner test runner report to this one instead of printing.
     const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => k !== "NODE_TEST_CONTEXT" && k !== "NODE_OPTIONS"));
     const run = (args: string[]) => spawnSync(process.execPath, args, { cwd: copy.dir, encoding: "utf8", timeout: 240_000, env, maxBuffer: 64 << 20 });
-    const docs = run(["scripts/docs.mjs", "--check"]);
+    const docs = run(["scripts/docs.mjs"]);
     assert.equal(docs.status, 0, `docs generator in the copy:\n${docs.stdout}\n${docs.stderr}`);
     const tests = run(["scripts/test.mjs", "spec-tests/schema/suite.test", "spec-tests/agent/openai-chat.test", "spec-tests/mcp/transcript.test"]);
     assert.equal(tests.status, 0, `tests in the copy:\n${tests.stdout.slice(-4000)}\n${tests.stderr.slice(-4000)}`);
