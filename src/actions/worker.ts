@@ -21,14 +21,20 @@ import {
   RECONCILE_BASE_DELAY_MS,
   RECONCILE_MAX_DELAY_MS,
 } from "../limits.js";
-import type { ActionOutcome, ApprovedAction, ConfirmTool, Identity, ToolResult, WriteTool } from "../tools/types.js";
+import type { ActionOutcome, ApprovedAction, ConfirmTool, Identity, Tool, ToolResult, WriteTool } from "../tools/types.js";
 import { isStorableResult, utf8Length } from "./record.js";
 import { coalescingTransition } from "./coalesce.js";
 import { argumentsHash } from "./hash.js";
 import type { ActionPatch, ActionRecord, ActionStore } from "./types.js";
 
-/** Finds the tool an action runs on, bound to the action's own actor and tenant; `undefined` when it no longer exists. */
-export type ToolResolver = (action: ActionRecord, identity: Identity) => WriteTool | ConfirmTool | undefined | Promise<WriteTool | ConfirmTool | undefined>;
+/**
+ * Finds the tool an action runs on, bound to the action's own actor and tenant;
+ * `undefined` when it no longer exists. Any tool may be returned, so
+ * `connection.tools.find((t) => t.name === action.tool)` is a resolver as written
+ * (P7): one that is not the approved write or confirm tool runs nothing, and the
+ * action fails with `version_changed`.
+ */
+export type ToolResolver = (action: ActionRecord, identity: Identity) => Tool | undefined | Promise<Tool | undefined>;
 
 /** Options of {@link createWorker}. */
 export interface WorkerOptions {
@@ -205,7 +211,8 @@ export function createWorker(options: WorkerOptions): ActionWorker {
     const identity = { actorId: claimed.actorId, tenantId: claimed.tenantId };
     let tool: WriteTool | ConfirmTool | undefined;
     try {
-      tool = await resolveTool(claimed, identity);
+      // A read tool is refused below: its effect is never the action's (write or confirm).
+      tool = (await resolveTool(claimed, identity)) as WriteTool | ConfirmTool | undefined;
     } catch (e) {
       // The host cannot resolve it now: nothing sent; the lease lapses and a later pass (or worker) takes it.
       options.onError?.(e);

@@ -51,6 +51,7 @@ import { createSseParser, type SseEvent, type SseParser } from "./sse.js";
 import type { LegacySseOptions } from "./legacy-sse.js";
 import type { SendOptions, Transport, TransportSink } from "./types.js";
 import { checkOptions } from "../util/options.js";
+import type { AsyncDisposer } from "../util/dispose.js";
 
 /** The `fetch` the transport calls; the global one unless a host injects its own. */
 export type FetchFunction = (input: string, init: RequestInit) => Promise<Response>;
@@ -361,7 +362,10 @@ export class HttpTransport implements Transport {
     return (this.#closing ??= this.#close());
   }
 
-  /** {@link close}, for `await using`. */
+  /**
+   * {@link close}, for `await using`.
+   * @internal Declared through {@link AsyncDisposer}, so the types load where the lib has no Symbol.asyncDispose.
+   */
   [Symbol.asyncDispose](): Promise<void> {
     return this.close();
   }
@@ -803,3 +807,6 @@ export class HttpTransport implements Transport {
     }
   }
 }
+
+/** {@link HttpTransport.close} for `await using` (P7: see {@link AsyncDisposer}). */
+export interface HttpTransport extends AsyncDisposer {}
