@@ -36,9 +36,9 @@ const inside = (dir, path) => {
   return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
 };
 
-/** The temporary folder is exempt when it is the folder beside the repository or holds it. */
+/** The temporary folder is exempt when it is the folder beside the repository, or lies inside it (a clone in /tmp). */
 const tmp = resolve(tmpdir());
-const tmpExempt = inside(tmp, beside);
+const tmpExempt = inside(beside, tmp);
 
 /**
  * True when `path` (a string, Buffer or file URL; relative to the working directory)
