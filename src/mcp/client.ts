@@ -64,6 +64,7 @@ import { checkOptions } from "../util/options.js";
 import { isTaskAnswer, taskCallParams, taskIdentity, type TaskSupport } from "./task-call.js";
 import type { TaskCalls } from "./task-module.js";
 import { TASKS_EXTENSION } from "./tasks.js";
+import type { AsyncDisposer } from "../util/dispose.js";
 
 /** V8: a call that must run as a task, on a client connected without the task module. */
 const noTasks = (where: string): ConfigError => new ConfigError(`${where} runs as a task: pass { tasks: taskCalls } to McpClient.connect`);
@@ -694,7 +695,10 @@ export class McpClient {
     await this.#s.session.close();
   }
 
-  /** {@link close}, for `await using client = await McpClient.connect(...)`: leaving the block ends the connection. */
+  /**
+   * {@link close}, for `await using client = await McpClient.connect(...)`: leaving the block ends the connection.
+   * @internal Declared through {@link AsyncDisposer}, so the types load where the lib has no Symbol.asyncDispose.
+   */
   [Symbol.asyncDispose](): Promise<void> {
     return this.close();
   }
@@ -808,6 +812,9 @@ export class McpClient {
     return items;
   }
 }
+
+/** {@link McpClient.close} for `await using` (P7: see {@link AsyncDisposer}). */
+export interface McpClient extends AsyncDisposer {}
 
 /**
  * `; last stderr: …` for a transport that keeps its server's stderr (stdio, S3):
