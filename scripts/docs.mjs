@@ -359,6 +359,15 @@ export const EXAMPLE_SERVERS = {
       "`startOAuthServer()` returns { url, close() }.",
     ],
   },
+  "enterprise.mjs": {
+    entry: "fixtures/oauth/enterprise.mjs",
+    about: [
+      "An example enterprise world on 127.0.0.1 (docs/oauth.md): an identity provider that exchanges a user's",
+      "ID token for an ID-JAG, the MCP server's authorization server that takes ID-JAGs and workload JWTs as",
+      "JWT bearer grants, and an MCP server with one tool. `startEnterprise()` returns { mcpUrl, idpIssuer,",
+      "asIssuer, idToken(), workloadJwt(), close() }.",
+    ],
+  },
   "skills.mjs": {
     entry: "fixtures/servers/skills.mjs",
     about: ["An example server with the skills extension over stdio: one skill, pdf-tools, with its SKILL.md", "and a supporting file references/FORMS.md."],

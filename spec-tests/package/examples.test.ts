@@ -20,7 +20,7 @@ before(async () => {
 after(() => consumer?.remove());
 
 test("P8: every example server is one file whose only imports are Node built-ins", () => {
-  assert.deepEqual(servers, ["catalog-http.mjs", "catalog.mjs", "contract.mjs", "oauth.mjs", "skills.mjs", "tasks.mjs"]);
+  assert.deepEqual(servers, ["catalog-http.mjs", "catalog.mjs", "contract.mjs", "enterprise.mjs", "oauth.mjs", "skills.mjs", "tasks.mjs"]);
   for (const name of servers) {
     const text = readFileSync(repoPath("examples", "servers", name), "utf8");
     const specifiers = [...text.matchAll(/^\s*(?:import|export)\s[^;]*?from\s*["']([^"']+)["']|^\s*import\s*["']([^"']+)["']|\bimport\(\s*["']([^"']+)["']\s*\)/gm)].map((m) => m[1] ?? m[2] ?? m[3] ?? "");
@@ -74,6 +74,16 @@ const checks: Record<string, string> = {
     await client.close();
     await server.close();
     console.log(JSON.stringify({ items: Array.isArray(r.structuredContent?.items) }));`,
+  "enterprise.mjs": `
+    import { connectMcp, OAuthClient, workloadIdentity } from "yada-mcp";
+    const { startEnterprise } = await import(SERVER_URL);
+    const world = await startEnterprise();
+    const auth = new OAuthClient({ grant: workloadIdentity(async () => world.workloadJwt()) });
+    const connection = await connectMcp({ name: "demo", url: world.mcpUrl, auth }, { identity: { actorId: "job", tenantId: "acme" }, authorize: async () => true });
+    const names = connection.tools.map((t) => t.name);
+    await connection.close();
+    await world.close();
+    console.log(JSON.stringify({ names }));`,
   "oauth.mjs": `
     const { startOAuthServer } = await import(SERVER_URL);
     const server = await startOAuthServer();
@@ -92,6 +102,7 @@ const expected: Record<string, (out: Record<string, unknown>) => void> = {
   "tasks.mjs": (o) => assert.ok((o.names as string[]).includes("research")),
   "catalog-http.mjs": (o) => assert.equal(o.items, true),
   "oauth.mjs": (o) => assert.deepEqual(o, { status: 401, challenge: true }),
+  "enterprise.mjs": (o) => assert.deepEqual(o.names, ["demo__whoami"]),
 };
 
 test("P8: each example server, copied alone into a folder of a consumer project with only the package installed, runs", T, () => {
