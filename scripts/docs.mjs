@@ -3,7 +3,8 @@
 //   docs/limits.md    every constant of src/limits.ts with its value and comment
 //   docs/errors.md    every error code and error class of src/errors.ts, from their TSDoc
 //   docs/api.md       every export of the three entries, with the first sentence of its TSDoc
-//   docs/features.md  every feature ID, with the spec tests that name it
+//   docs/features.md  every feature ID (from docs/features.src.md), with the spec tests that name it
+//   examples/servers/ each example server as one self-contained file (from its fixture)
 // and the generated sections (between `<!-- generated:NAME -->` and
 // `<!-- /generated:NAME -->`) of docs/cli.md (`yada --help`) and docs/runtimes.md
 // (scripts/size.mjs). Needs a build (node scripts/build.mjs) for the values and the CLI.
@@ -243,8 +244,8 @@ export function apiDoc() {
 
 // ── features ─────────────────────────────────────────────────────────────────
 
-/** The feature list: `../shared/design/FEATURES.md` beside the repository. */
-const FEATURES = join(root, "..", "shared", "design", "FEATURES.md");
+/** The feature list: the repository's own source, `docs/features.src.md`. */
+const FEATURES = join(root, "docs", "features.src.md");
 
 function walk(dir, out = []) {
   if (!existsSync(dir)) return out;
@@ -275,14 +276,26 @@ export function testsById() {
   return byId;
 }
 
-/** A requirement as a user reads it: no reference to documents outside the repository. */
-const userText = (text) =>
-  cell(
-    text
-      .replace(/,?\s*as in seed \d+/g, "")
-      .replace(/\s*\(\.\.\/mcp-schema\)/g, "")
-      .replace(/\bseed \d+\b/g, "the product brief"),
-  );
+/**
+ * The rows of the feature source: `## X — title` sections, each a table of
+ * `| id | requirement | from |` rows. Throws on a row it cannot read, an ID given
+ * twice or a source other than `spec` / `ours`, so the source stays well formed.
+ */
+export function featureRows(features = readFileSync(FEATURES, "utf8")) {
+  const sections = [];
+  const seen = new Set();
+  for (const [n, line] of features.split("\n").entries()) {
+    const section = /^## (.+)$/.exec(line);
+    if (section) sections.push({ title: section[1], rows: [] });
+    if (!/^\| [A-Z]\d/.test(line)) continue;
+    const row = /^\| ([A-Z]\d{1,2}) \| (.+) \| ((?:spec|ours)(?:, (?:spec|ours))?) \|$/.exec(line);
+    if (!row || sections.length === 0) throw new Error(`docs/features.src.md:${n + 1}: not a row | id | requirement | spec or ours |`);
+    if (seen.has(row[1])) throw new Error(`docs/features.src.md:${n + 1}: ${row[1]} is listed twice`);
+    seen.add(row[1]);
+    sections.at(-1).rows.push({ id: row[1], requirement: row[2], from: row[3] });
+  }
+  return sections.filter((s) => s.rows.length > 0);
+}
 
 /** docs/features.md: one row per ID, each with the test files that name it. */
 export function featuresDoc(features = readFileSync(FEATURES, "utf8")) {
@@ -294,22 +307,101 @@ export function featuresDoc(features = readFileSync(FEATURES, "utf8")) {
     "",
     "Every behaviour yada promises has an ID. Tests, comments and `src/limits.ts` cite these IDs; each row names the",
     "spec-test files whose test titles carry the ID (with how many), so an ID found anywhere leads here, and from",
-    "here to the tests that hold it.",
+    "here to the tests that hold it. `from` says whether a published specification asks for it (`spec`) or this",
+    "project promises it (`ours`).",
   ];
-  for (const line of features.split("\n")) {
-    const section = /^## (.+)$/.exec(line);
-    if (section) {
-      const title = section[1].replace(/\s*\(beyond every anchor\)/, "").replace(/;\s*beyond every anchor/, "");
-      out.push("", `## ${title}`, "", "| id | requirement | tests |", "| --- | --- | --- |");
-    }
-    // Rows with an anchors column (| id | requirement | anchors |) and without (| id | requirement |).
-    const row = /^\| ([A-Z]\d{1,2}) \| (.+?) \|(?:[^|]*\|)?\s*$/.exec(line);
-    if (row) {
-      const files = [...(byId.get(row[1])?.entries() ?? [])].map(([f, n]) => `\`${f.replace(/^spec-tests\//, "")}\` (${n})`);
-      out.push(`| ${row[1]} | ${userText(row[2])} | ${files.length ? files.join(", ") : "not yet tested"} |`);
+  for (const { title, rows } of featureRows(features)) {
+    out.push("", `## ${title}`, "", "| id | requirement | from | tests |", "| --- | --- | --- | --- |");
+    for (const { id, requirement, from } of rows) {
+      const files = [...(byId.get(id)?.entries() ?? [])].map(([f, n]) => `\`${f.replace(/^spec-tests\//, "")}\` (${n})`);
+      out.push(`| ${id} | ${requirement} | ${from} | ${files.length ? files.join(", ") : "not yet tested"} |`);
     }
   }
   return out.join("\n") + "\n";
+}
+
+// ── example servers ──────────────────────────────────────────────────────────
+
+/**
+ * The example servers of examples/servers/: each one file, built from the fixture
+ * server the tests use, with only `node:` built-ins left to import, so it runs
+ * wherever it is copied (P8).
+ */
+export const EXAMPLE_SERVERS = {
+  "catalog.mjs": {
+    entry: "fixtures/servers/catalog/stdio.mjs",
+    about: [
+      "The example catalog MCP server over stdio: tools lookup, search, rename and report, resources and",
+      "prompts. Run it as `node catalog.mjs`; it exits when stdin ends.",
+    ],
+  },
+  "catalog-http.mjs": {
+    entry: "fixtures/servers/catalog/http.mjs",
+    about: [
+      "The example catalog MCP server over Streamable HTTP on 127.0.0.1:",
+      "`const server = await startCatalogHttp({ port: 0 })`, then `server.url`, `server.close()`;",
+      "or run it: `node catalog-http.mjs --port 8080` prints the URL it listens on.",
+    ],
+  },
+  "contract.mjs": {
+    entry: "fixtures/servers/contract/stdio.mjs",
+    about: [
+      "An example server of the action compatibility contract over stdio (docs/server-contract.md):",
+      "items A, B, C; tools get_item, prepare_rename, rename, rename_receipt, delete_item, add_item.",
+      "`--log PATH` keeps its items and receipts in a journal; `--principal actor/tenant` (default alice/acme).",
+    ],
+  },
+  "oauth.mjs": {
+    entry: "fixtures/oauth/server.mjs",
+    about: [
+      "An example MCP server behind OAuth 2.1 on 127.0.0.1 (docs/oauth.md): it is its own authorization",
+      "server (metadata, dynamic registration, PKCE S256, refresh, client_credentials) and serves one tool.",
+      "`startOAuthServer()` returns { url, close() }.",
+    ],
+  },
+  "enterprise.mjs": {
+    entry: "fixtures/oauth/enterprise.mjs",
+    about: [
+      "An example enterprise world on 127.0.0.1 (docs/oauth.md): an identity provider that exchanges a user's",
+      "ID token for an ID-JAG, the MCP server's authorization server that takes ID-JAGs and workload JWTs as",
+      "JWT bearer grants, and an MCP server with one tool. `startEnterprise()` returns { mcpUrl, idpIssuer,",
+      "asIssuer, idToken(), workloadJwt(), close() }.",
+    ],
+  },
+  "skills.mjs": {
+    entry: "fixtures/servers/skills.mjs",
+    about: ["An example server with the skills extension over stdio: one skill, pdf-tools, with its SKILL.md", "and a supporting file references/FORMS.md."],
+  },
+  "tasks.mjs": {
+    entry: "fixtures/servers/modern-tasks.mjs",
+    about: ["An example 2026-07-28 server with the tasks extension over stdio: tool `research` {steps} runs as a", "task that works for `steps` polls, then answers with text."],
+  },
+};
+
+/** One example server: its fixture and the fixture's own modules in one file, Node built-ins imported. */
+export async function exampleServer(name) {
+  const { entry, about } = EXAMPLE_SERVERS[name];
+  const esbuild = await import("esbuild");
+  const out = await esbuild.build({
+    entryPoints: [join(root, entry)],
+    bundle: true,
+    write: false,
+    format: "esm",
+    platform: "node",
+    target: "node20",
+    // The repository's package.json says sideEffects: false; a server script is all side effects.
+    ignoreAnnotations: true,
+    legalComments: "none",
+    logLevel: "silent",
+  });
+  const body = out.outputFiles[0].text.replace(/^\/\/ (?:fixtures|\.\.)\/.*\n/gm, "");
+  const header = [
+    ...about.map((l) => `// ${l}`),
+    "//",
+    "// One file with no dependency but Node's built-ins (Node 20 or later): copy it anywhere. It is built",
+    `// from the server the test suite runs (${entry}) by scripts/docs.mjs; edit that one.`,
+  ];
+  return `${header.join("\n")}\n${body}`;
 }
 
 // ── generated sections ──────────────────────────────────────────────────────
@@ -346,6 +438,7 @@ export async function generatedFiles(check = false) {
     "docs/api.md": apiDoc(),
     "docs/features.md": featuresDoc(),
   };
+  for (const name of Object.keys(EXAMPLE_SERVERS)) files[`examples/servers/${name}`] = await exampleServer(name);
   for (const [file, only] of [["docs/cli.md", ["cli"]], ["docs/runtimes.md", check ? [] : ["sizes"]]]) {
     if (existsSync(join(root, file))) files[file] = regenerate(read(file), only);
   }

@@ -24,6 +24,7 @@ export { HttpTransport } from "./transport/http.js";
 export type { HttpTransportOptions, FetchFunction } from "./transport/http-options.js";
 export { createSseParser, type SseEvent, type SseParser, type SseParserOptions } from "./transport/sse.js";
 export { run, runStream, type RunOptions, type RunResult, type RunStream } from "./agent/run.js";
+export type { RunResultFields, RunFinished, RunLoopDetected, RunPaused, RunApprovalRequired, StoredRunResult } from "./agent/run.js";
 export type { AgentEvent, AgentEventType, StopReason, ProposedCall, EventError } from "./agent/events.js";
 export { parseMessages, userMessage, textOf, emptyUsage, addUsage, type Message, type UserMessage, type AssistantMessage, type ToolResultMessage, type ThinkingPart, type ToolCallPart, type Usage, type ModelStopReason } from "./agent/messages.js";
 export type { Provider, ModelRequest, ModelDelta, GenerateOptions, ToolSpec } from "./agent/provider.js";
@@ -61,6 +62,8 @@ export { PostgresActionStore, type PostgresActionStoreOptions, type PgQuery, typ
 export { DurableObjectActionStore, type DurableObjectStorageLike, type DurableObjectStorageOps } from "./actions/durable-object-store.js";
 export { serveActionStore, remoteActionStore, type ActionStoreFetcher, type RemoteActionStoreOptions } from "./actions/durable-object-remote.js";
 export type { ActionState, ActionDecision, ActionResolution, ActionResult, ActionRecord, ActionExpectation, ActionPatch, ActionQuery, ActionCountQuery, ActionCursor, ClaimOptions, ActionStore } from "./actions/types.js";
+export type { ActionRecordFields, SettledResult } from "./actions/types.js";
+export type { AsyncDisposer, AsyncDisposeKey } from "./util/dispose.js";
 export { MemoryActionStore, type MemoryStoreOptions } from "./actions/memory-store.js";
 export { argumentsHash } from "./actions/hash.js";
 export { createActions, type Actions, type ActionsOptions, type ApprovalBinding, type MayApprove, type ResolutionVerdict } from "./actions/approvals.js";

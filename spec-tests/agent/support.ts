@@ -7,10 +7,10 @@ import { resolve } from "node:path";
 import { createInterface } from "node:readline";
 import type { AgentEvent } from "../../src/agent/events.js";
 import type { Identity, ReadTool, ToolResult } from "../../src/tools/types.js";
-import { repoPath } from "../helpers/paths.js";
+import { fixturePath, repoPath } from "../helpers/paths.js";
 
-/** Recorded provider streams (tests run with cwd = repository root; shared/ sits beside it). */
-export const STREAMS = resolve(process.cwd(), "../shared/provider-streams");
+/** Recorded provider streams (fixtures/provider-streams). */
+export const STREAMS = fixturePath("provider-streams");
 
 /** The payload lines of a recorded stream. */
 export function streamLines(file: string): string[] {

@@ -1,13 +1,11 @@
-// A consumer project of the packed package (P1): `npm pack` of the repository,
-// installed into a scratch folder with the examples/ project's files, as a user's
-// project would install the published tarball. The examples' servers/ stubs import
-// the repository's fixture servers; they are bundled into the scratch folder, so
-// nothing there reaches back into the repository.
+// A consumer project of the packed package (P1, P8): `npm pack` of the repository,
+// installed into a scratch folder with the examples/ project's files copied as they
+// are (its servers/ are self-contained files), as a user's project would install
+// the published tarball. Nothing there reaches back into the repository.
 import { spawnSync, type SpawnSyncReturns } from "node:child_process";
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import * as esbuild from "esbuild";
 import { repoPath } from "./paths.js";
 
 /** A scratch consumer with the packed package installed. */
@@ -47,18 +45,7 @@ export async function consumerProject(): Promise<Consumer> {
     for (const name of readdirSync(examples)) {
       if (/\.(mjs|ts|md)$/.test(name)) cpSync(join(examples, name), join(dir, name));
     }
-    for (const name of readdirSync(join(examples, "servers"))) {
-      await esbuild.build({
-        entryPoints: [join(examples, "servers", name)],
-        outfile: join(dir, "servers", name),
-        bundle: true,
-        format: "esm",
-        platform: "node",
-        // The repository's package.json says sideEffects: false; a server script is all side effects.
-        ignoreAnnotations: true,
-        logLevel: "silent",
-      });
-    }
+    cpSync(join(examples, "servers"), join(dir, "servers"), { recursive: true });
     const pkg = JSON.parse(readFileSync(join(examples, "package.json"), "utf8")) as { dependencies: Record<string, string> };
     pkg.dependencies["yada-mcp"] = `file:./${info.filename}`;
     writeFileSync(join(dir, "package.json"), JSON.stringify(pkg, null, 2));

@@ -7,7 +7,7 @@ import { resolve } from "node:path";
 export const repoRoot = resolve(fileURLToPath(import.meta.url), "../../../..");
 /** A path inside the repository. */
 export const repoPath = (...parts: string[]): string => resolve(repoRoot, ...parts);
-/** The shared folder beside the repository (MCP schemas, JSON Schema suite, provider streams). */
-export const sharedPath = (...parts: string[]): string => resolve(repoRoot, "..", "shared", ...parts);
+/** Test data of the repository (MCP schemas, the JSON Schema suite, provider streams): fixtures/. */
+export const fixturePath = (...parts: string[]): string => repoPath("fixtures", ...parts);
 /** A fixture server script. */
 export const fixtureServer = (name: string): string => repoPath("fixtures", "servers", name);

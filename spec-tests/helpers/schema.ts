@@ -1,10 +1,10 @@
 // Validates client messages against the official MCP JSON Schema of a revision
-// (../shared/mcp-schema/<revision>/schema.json) with yada's own validator (X4).
+// (fixtures/mcp-schema/<revision>/schema.json) with yada's own validator (X4).
 import { readFileSync } from "node:fs";
 import assert from "node:assert/strict";
 import { compileSchema } from "../../src/schema/index.js";
 import type { CompiledSchema } from "../../src/schema/index.js";
-import { sharedPath } from "./paths.js";
+import { fixturePath } from "./paths.js";
 
 const cache = new Map<string, CompiledSchema>();
 
@@ -17,7 +17,7 @@ export function mcpDefinition(revision: string, name: string): CompiledSchema {
   const key = `${revision}#${name}`;
   const hit = cache.get(key);
   if (hit) return hit;
-  const schema = JSON.parse(readFileSync(sharedPath("mcp-schema", revision, "schema.json"), "utf8")) as Record<string, unknown>;
+  const schema = JSON.parse(readFileSync(fixturePath("mcp-schema", revision, "schema.json"), "utf8")) as Record<string, unknown>;
   const defs = defsKey(schema);
   const defined = schema[defs] as Record<string, unknown>;
   assert.ok(name in defined, `${revision} has no definition ${name}`);
@@ -27,7 +27,7 @@ export function mcpDefinition(revision: string, name: string): CompiledSchema {
 }
 
 function has(revision: string, name: string): boolean {
-  const schema = JSON.parse(readFileSync(sharedPath("mcp-schema", revision, "schema.json"), "utf8")) as Record<string, unknown>;
+  const schema = JSON.parse(readFileSync(fixturePath("mcp-schema", revision, "schema.json"), "utf8")) as Record<string, unknown>;
   return name in (schema[defsKey(schema)] as Record<string, unknown>);
 }
 

@@ -16,7 +16,7 @@ import { compileSchema } from "../../src/schema/index.js";
 import { anthropic } from "../../src/agent/anthropic.js";
 import { openaiChat } from "../../src/agent/openai-chat.js";
 import type { Transport, TransportSink } from "../../src/transport/types.js";
-import { sharedPath } from "../helpers/paths.js";
+import { fixturePath } from "../helpers/paths.js";
 
 import { check, chunked, concat, enc, int, jsonValue, mutate, pick, randomBytes, rngFor, rpcMessage, Violation, type FuzzReport, type FuzzTarget, type Rng } from "./fuzz-gen.js";
 import { MORE_TARGETS } from "./fuzz-targets-more.js";
@@ -342,14 +342,11 @@ const schema: FuzzTarget = {
 
 // ── Provider streams: mutated recordings through a fetch that never leaves the process ──
 function recorded(dir: string): string[][] {
-  try {
-    const base = sharedPath("provider-streams", dir);
-    return readdirSync(base)
-      .filter((f) => f.endsWith(".chunks.txt"))
-      .map((f) => readFileSync(`${base}/${f}`, "utf8").split("\n").filter((l) => l.trim() !== ""));
-  } catch {
-    return [];
-  }
+  // A missing folder throws: the target never fuzzes nothing in silence.
+  const base = fixturePath("provider-streams", dir);
+  return readdirSync(base)
+    .filter((f) => f.endsWith(".chunks.txt"))
+    .map((f) => readFileSync(`${base}/${f}`, "utf8").split("\n").filter((l) => l.trim() !== ""));
 }
 let streams: { anthropic: string[][]; openai: string[][] } | undefined;
 

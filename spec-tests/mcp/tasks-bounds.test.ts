@@ -34,13 +34,14 @@ test("W5, V8: a task call whose poll fails after the connection closed does not 
   const client = await McpClient.connectStdio("node", [fixtureServer("modern-tasks.mjs")], undefined, { era: "modern", handshakeTimeoutMs: 30_000 });
   let first: () => void = () => {};
   const answered = new Promise<void>((r) => (first = r));
-  const call = client.callTool("research", { steps: 1_000 }, { onProgress: () => first() });
-  await answered; // the task was created: tools/call reached the server and was answered
-  await client.close(); // the next poll is refused before it is sent
-  const e = await call.then(
+  // Its failure is taken at once: the close below may reject it before close itself resolves.
+  const call = client.callTool("research", { steps: 1_000 }, { onProgress: () => first() }).then(
     () => undefined,
     (err: unknown) => err as { code?: string; notSent?: boolean },
   );
+  await answered; // the task was created: tools/call reached the server and was answered
+  await client.close(); // the next poll is refused before it is sent
+  const e = await call;
   assert.ok(e, "the call failed");
   assert.equal(e.code, "connection_closed");
   assert.equal(e.notSent, false, "a refused poll of a call that was sent is no proof of anything");

@@ -17,9 +17,10 @@ const packageDir = repoPath("node_modules", "@sparticuz", "chromium");
 /** The unpacked headless Chromium; unpacks it on first use. Throws when the dev dependency is missing. */
 export async function chromiumBinary(): Promise<string> {
   const manifest = join(packageDir, "package.json");
-  if (!existsSync(manifest)) throw new Error(`${packageDir} is missing: npm ci installs the @sparticuz/chromium devDependency`);
+  if (!existsSync(manifest)) throw new Error(`${packageDir} is missing: node scripts/test-deps.mjs (run by npm test) installs it`);
   const { version } = JSON.parse(readFileSync(manifest, "utf8")) as { version: string };
-  const dir = repoPath("node_modules", ".cache", `yada-chromium-${version}`);
+  // Unpacked beside the other test-only dependencies (test-deps/), not in the top node_modules.
+  const dir = repoPath("test-deps", "node_modules", ".cache", `yada-chromium-${version}`);
   const binary = join(dir, "chromium");
   if (existsSync(binary)) return binary;
   mkdirSync(dir, { recursive: true });

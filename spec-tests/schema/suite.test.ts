@@ -6,9 +6,9 @@ import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative, sep } from "node:path";
 import { compileSchema } from "../../src/schema/index.js";
 
-// Tests run from the repository root; the suite sits beside the checkout as ../shared.
+// Tests run from the repository root; the suite is test data of the repository.
 const root = process.cwd();
-const suite = join(root, "..", "shared", "json-schema-test-suite");
+const suite = join(root, "fixtures", "json-schema-test-suite");
 const expectedFile = join(root, "spec-tests", "schema", "suite-expected.json");
 
 interface Expected {

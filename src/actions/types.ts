@@ -85,10 +85,11 @@ export interface ActionResult {
 }
 
 /**
- * One proposed write or confirmed call and everything its approval binds (W8):
- * plain JSON, bounded in size, the same in every store.
+ * The members of an {@link ActionRecord}, whatever its state: one proposed write or
+ * confirmed call and everything its approval binds (W8): plain JSON, bounded in
+ * size, the same in every store.
  */
-export interface ActionRecord {
+export interface ActionRecordFields {
   /** Unique, chosen at proposal (a random UUID). */
   id: string;
   /** The idempotency key sent with execute and receipt lookups (W2): unique per action, ≤ 256 characters. */
@@ -148,6 +149,28 @@ export interface ActionRecord {
   /** An operator's settlement of the action, once one resolved it from `outcome_unknown` (W14). */
   resolution?: ActionResolution;
 }
+
+/** The outcome of an action the worker settled (`succeeded` or `failed`): `result` is what the model reads. */
+export interface SettledResult extends ActionResult {
+  result: ToolResult;
+}
+
+/**
+ * One proposed write or confirmed call (W8), narrowed by its `state` (P7): a
+ * `succeeded` or `failed` action carries its `outcome` with the `result` the model
+ * reads, an `outcome_unknown` one its `outcome` with the `reason`; in the other
+ * states `outcome` is what the last step left (a reconciliation's reason, or none).
+ *
+ * @example
+ * ```ts
+ * const action = await actions.get(id);
+ * if (action?.state === "succeeded") console.log(action.outcome.result.content);
+ * ```
+ */
+export type ActionRecord =
+  | (ActionRecordFields & { state: "succeeded" | "failed"; outcome: SettledResult })
+  | (ActionRecordFields & { state: "outcome_unknown"; outcome: ActionResult })
+  | (ActionRecordFields & { state: Exclude<ActionState, "succeeded" | "failed" | "outcome_unknown"> });
 
 /** What a transition expects the stored record to be: the compare of compare-and-swap. */
 export interface ActionExpectation {

@@ -19,7 +19,7 @@ import {
   MAX_RECONCILE_AGE_MS,
   MAX_WORKER_CONCURRENCY,
 } from "../limits.js";
-import type { ActionOutcome, ApprovedAction, ConfirmTool, Identity, WriteTool } from "../tools/types.js";
+import type { ActionOutcome, ApprovedAction, ConfirmTool, Identity, Tool, WriteTool } from "../tools/types.js";
 import { coalescingTransition } from "./coalesce.js";
 import { argumentsHash } from "./hash.js";
 import type { ActionPatch, ActionRecord, ActionStore } from "./types.js";
@@ -31,8 +31,14 @@ import type { TraceOptions } from "../trace/types.js";
 
 export { reconcileDelay, wasNotSent } from "./worker-outcomes.js";
 
-/** Finds the tool an action runs on, bound to the action's own actor and tenant; `undefined` when it no longer exists. */
-export type ToolResolver = (action: ActionRecord, identity: Identity) => WriteTool | ConfirmTool | undefined | Promise<WriteTool | ConfirmTool | undefined>;
+/**
+ * Finds the tool an action runs on, bound to the action's own actor and tenant;
+ * `undefined` when it no longer exists. Any tool may be returned, so
+ * `connection.tools.find((t) => t.name === action.tool)` is a resolver as written
+ * (P7): one that is not the approved write or confirm tool runs nothing, and the
+ * action fails with `version_changed`.
+ */
+export type ToolResolver = (action: ActionRecord, identity: Identity) => Tool | undefined | Promise<Tool | undefined>;
 
 /**
  * Options of {@link createWorker}. With a `tracer` (O2), each action the worker
@@ -235,7 +241,8 @@ export function createWorker(options: WorkerOptions): ActionWorker {
     const identity = { actorId: claimed.actorId, tenantId: claimed.tenantId };
     let tool: WriteTool | ConfirmTool | undefined;
     try {
-      tool = await transition.away(claimed.id, resolveTool(claimed, identity));
+      // A read tool is refused below: its effect is never the action's (write or confirm).
+      tool = (await transition.away(claimed.id, resolveTool(claimed, identity))) as WriteTool | ConfirmTool | undefined;
     } catch (e) {
       // The host cannot resolve it now: nothing sent; the lease lapses and a later pass (or worker) takes it.
       report(e);
@@ -268,7 +275,7 @@ export function createWorker(options: WorkerOptions): ActionWorker {
         await transition.away(claimed.id, new Promise((r) => setTimeout(r, notSentDelay(attempt - 1, random))));
         // W5, W8: the host's resolver may reconnect what was lost; the tool is checked again.
         try {
-          tool = await transition.away(claimed.id, resolveTool(claimed, identity));
+          tool = (await transition.away(claimed.id, resolveTool(claimed, identity))) as WriteTool | ConfirmTool | undefined;
         } catch (e) {
           report(e);
           why = reasonOf(e);

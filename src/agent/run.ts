@@ -79,9 +79,8 @@ export interface RunOptions extends TraceOptions {
   logger?: Logger;
 }
 
-/** How a run ended. Plain JSON data. */
-export interface RunResult {
-  stopReason: StopReason;
+/** What every {@link RunResult} holds, whatever the stop. Plain JSON data. */
+export interface RunResultFields {
   /** The text of the last assistant message ("" when there is none). */
   text: string;
   /** The whole conversation, input included; pass it back as `input` (after a new user message or the pending results) to continue. */
@@ -90,13 +89,62 @@ export interface RunResult {
   usage: Usage;
   /** Model calls made. */
   steps: number;
-  /** For `approval_required`: the calls awaiting approval, in call order; otherwise empty. */
-  proposedCalls: ProposedCall[];
-  /** For `loop_detected`: the repeated call. */
-  loop?: DetectedLoop;
-  /** For `approval_required` with an action store: the state to pass back as `run({ resume })`. */
-  state?: RunState;
 }
+
+/** A run that ended: a final answer (`end`), the step limit (`max_steps`) or cancellation (`cancelled`). */
+export interface RunFinished extends RunResultFields {
+  stopReason: "end" | "max_steps" | "cancelled";
+  /** Empty. */
+  proposedCalls: ProposedCall[];
+  loop?: undefined;
+  state?: undefined;
+}
+
+/** A run stopped by `loopThreshold` identical calls in a row. */
+export interface RunLoopDetected extends RunResultFields {
+  stopReason: "loop_detected";
+  /** The repeated call. */
+  loop: DetectedLoop;
+  /** Empty. */
+  proposedCalls: ProposedCall[];
+  state?: undefined;
+}
+
+/** A run with an action store, paused for approval (W8): resume it with `run({ resume: state, actions })`. */
+export interface RunPaused extends RunResultFields {
+  stopReason: "approval_required";
+  /** The calls awaiting approval, in call order, each with its recorded action. */
+  proposedCalls: ProposedCall[];
+  /** The state to pass back as `run({ resume })`. */
+  state: RunState;
+  loop?: undefined;
+}
+
+/** A run without an action store that asked for a write or confirm call: nothing was executed. */
+export interface RunApprovalRequired extends RunResultFields {
+  stopReason: "approval_required";
+  /** The calls awaiting the host's approval, in call order. */
+  proposedCalls: ProposedCall[];
+  state?: undefined;
+  loop?: undefined;
+}
+
+/**
+ * How a run ended, discriminated by `stopReason` (P7). Plain JSON data. With an
+ * action store ({@link run} with `actions`) an `approval_required` result is a
+ * {@link RunPaused}, whose `state` is always there.
+ *
+ * @example
+ * ```ts
+ * const result = await run({ provider, tools, identity, input: "Rename A", actions: { store } });
+ * if (result.stopReason === "approval_required") await run({ provider, tools, identity, resume: result.state, actions: { store } });
+ * if (result.stopReason === "loop_detected") console.log(result.loop.toolName);
+ * ```
+ */
+export type RunResult = RunFinished | RunLoopDetected | RunPaused | RunApprovalRequired;
+
+/** What {@link run} with an action store returns: a pause always carries its `state`. */
+export type StoredRunResult = RunFinished | RunLoopDetected | RunPaused;
 
 /** What {@link runStream} returns. */
 export interface RunStream {
@@ -163,11 +211,12 @@ async function runLoop(options: RunOptions, emitTo: (event: AgentEvent) => void,
 
   let usage = emptyUsage();
   let steps = 0;
-  const finish = (stopReason: StopReason, extra: Partial<RunResult> = {}): RunResult => {
+  const finish = (stopReason: StopReason, extra: { proposedCalls?: ProposedCall[]; loop?: DetectedLoop; state?: RunState } = {}): RunResult => {
     if (stopReason === "approval_required") emit({ type: "approval_required", turn: steps, calls: extra.proposedCalls ?? [] });
     emit({ type: "agent_end", stopReason, usage, steps });
     const last = lastAnswer(messages);
-    return { stopReason, text: last ? textOf(last) : "", messages, usage, steps, proposedCalls: [], ...extra };
+    // The members of the stop's variant of RunResult: `finish` is called with the ones each stop carries.
+    return { stopReason, text: last ? textOf(last) : "", messages, usage, steps, proposedCalls: [], ...extra } as RunResult;
   };
 
   emit({ type: "agent_start", provider: provider.name, tools: tools.map((t) => t.name) });
@@ -292,6 +341,8 @@ async function runLoop(options: RunOptions, emitTo: (event: AgentEvent) => void,
  * if (result.stopReason === "approval_required") await actions.propose(result.proposedCalls);
  * ```
  */
+export function run(options: RunOptions & { actions: RunActions }): Promise<StoredRunResult>;
+export function run(options: RunOptions): Promise<RunResult>;
 export function run(options: RunOptions): Promise<RunResult> {
   return tracedLoop(options, (event) => options.onEvent?.(event));
 }

@@ -11,7 +11,7 @@ import { CLIENT_ASSERTION_TTL_S, MAX_OAUTH_STRING_CHARS, MAX_TOKEN_CHARS } from 
 import type { Rec } from "../util/record.js";
 import type { DpopKey } from "./dpop.js";
 import { objectOf, optString, reqString } from "./fields.js";
-import { signJwt, type SigningAlg } from "./jwt.js";
+import { signJwt, type SigningAlg, type SigningKey } from "./jwt.js";
 import { oauthRequest, randomToken, type OAuthFetch } from "./request.js";
 
 /** How the client authenticates at the token endpoint. */
@@ -23,7 +23,7 @@ export interface ClientIdentity {
   clientSecret?: string;
   authMethod: TokenAuthMethod;
   /** For `private_key_jwt`. */
-  privateKey?: CryptoKey;
+  privateKey?: SigningKey;
   signingAlg?: SigningAlg;
 }
 

@@ -7,6 +7,7 @@
  *
  * @module
  */
+import type { SigningKey } from "../auth/jwt.js";
 import { ValidationError } from "../errors.js";
 import { INBOX_CSRF_TTL_MS, MIN_INBOX_CSRF_SECRET_BYTES } from "../limits.js";
 import type { Identity } from "../tools/types.js";
@@ -43,10 +44,10 @@ const message = (who: Identity, actionId: string, issuedAt: number): Uint8Array<
   new TextEncoder().encode(JSON.stringify([PURPOSE, who.tenantId, who.actorId, actionId, issuedAt]));
 
 /** The HMAC key of a secret: raw bytes, a string (its UTF-8 bytes) or an HMAC CryptoKey. @throws ValidationError (`validation`). */
-async function importSecret(secret: string | Uint8Array | CryptoKey | undefined): Promise<CryptoKey> {
+async function importSecret(secret: string | Uint8Array | SigningKey | undefined): Promise<CryptoKey> {
   if (secret === undefined) return crypto.subtle.generateKey(HMAC, false, ["sign", "verify"]) as Promise<CryptoKey>;
   if (typeof secret === "object" && secret !== null && "algorithm" in secret && "usages" in secret) {
-    const key = secret as CryptoKey;
+    const key = secret as unknown as CryptoKey;
     if (key.algorithm.name !== "HMAC" || !key.usages.includes("sign") || !key.usages.includes("verify")) {
       throw new ValidationError("inbox: csrfSecret as a CryptoKey must be an HMAC key usable to sign and verify");
     }
@@ -78,7 +79,7 @@ export function checkSecret(secret: unknown): void {
  * this inbox: tokens then hold only within this instance (a restart, or another
  * instance behind a load balancer, answers an older form as expired).
  */
-export function csrfTokens(secret: string | Uint8Array | CryptoKey | undefined): CsrfTokens {
+export function csrfTokens(secret: string | Uint8Array | SigningKey | undefined): CsrfTokens {
   checkSecret(secret);
   let key: Promise<CryptoKey> | undefined;
   const getKey = (): Promise<CryptoKey> => (key ??= importSecret(secret));

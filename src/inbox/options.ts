@@ -5,6 +5,7 @@
  *
  * @module
  */
+import type { SigningKey } from "../auth/jwt.js";
 import type { MayApprove } from "../actions/approvals.js";
 import type { ActionStore } from "../actions/types.js";
 import { ValidationError } from "../errors.js";
@@ -43,7 +44,7 @@ export interface ApprovalInboxOptions extends TraceOptions {
    * inbox (a load balancer, Workers isolates) or a form should survive a restart; without
    * it each inbox makes a random key of its own.
    */
-  csrfSecret?: string | Uint8Array | CryptoKey;
+  csrfSecret?: string | Uint8Array | SigningKey;
   /**
    * The origins a decision may be posted from (default: the origin of the request's own
    * URL). Behind a proxy that rewrites the URL, give the public origin,

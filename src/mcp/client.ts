@@ -41,6 +41,7 @@ import { checkParamHeaders, paramHeaderValues } from "./param-headers.js";
 import { checkOptions } from "../util/options.js";
 import { isTaskAnswer, taskCallParams, taskIdentity } from "./task-call.js";
 import { TASKS_EXTENSION } from "./tasks.js";
+import type { AsyncDisposer } from "../util/dispose.js";
 import {
   CLIENT_OPTIONS,
   DEFAULT_CLIENT_INFO,
@@ -468,7 +469,10 @@ export class McpClient {
     await this.#s.session.close();
   }
 
-  /** {@link close}, for `await using client = await McpClient.connect(...)`: leaving the block ends the connection. */
+  /**
+   * {@link close}, for `await using client = await McpClient.connect(...)`: leaving the block ends the connection.
+   * @internal Declared through {@link AsyncDisposer}, so the types load where the lib has no Symbol.asyncDispose.
+   */
   [Symbol.asyncDispose](): Promise<void> {
     return this.close();
   }
@@ -531,6 +535,9 @@ export class McpClient {
   }
 
 }
+
+/** {@link McpClient.close} for `await using` (P7: see {@link AsyncDisposer}). */
+export interface McpClient extends AsyncDisposer {}
 
 /**
  * `; last stderr: …` for a transport that keeps its server's stderr (stdio, S3):

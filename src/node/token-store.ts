@@ -21,8 +21,8 @@ import { isHeld, platformLockMechanism, tryLock, type LockMechanism } from "./lo
 import { nodeStoreFs, syncDir, type StoreFs } from "./store-fs.js";
 
 /**
- * @internal Test seams of {@link FileTokenStore}, not public API: the file system (a
- * recording one, to replay power cuts) and the lock mechanism.
+ * Test seams of {@link FileTokenStore}: the file system (a recording one, to replay
+ * power cuts) and the lock mechanism. Leave them out; they are not meant for hosts.
  */
 export interface TokenStoreSeams {
   fs?: StoreFs;

@@ -56,7 +56,7 @@ export class CompiledSchema {
     scope: null,
   };
 
-  /** @internal Use {@link compileSchema}. */
+  /** Not for direct use: {@link compileSchema} makes one. */
   constructor(node: SchemaNode, root: IndexedResource, usesDynamic: boolean, allIssues = false) {
     this.#node = node;
     this.#root = root;

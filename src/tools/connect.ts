@@ -36,6 +36,7 @@ import { quote } from "../util/text.js";
 import { checkRoleNames, roleEntries, selectRoles, type SelectedRoles } from "./roles.js";
 import type { Authorize, ConfirmTool, Identity, ReadTool, Tool, WriteTool } from "./types.js";
 import type { McpWrites } from "./action-tools.js";
+import type { AsyncDisposer } from "../util/dispose.js";
 
 /** What a {@link TransportFactory} gets besides the server configuration. */
 export interface TransportContext {
@@ -94,9 +95,10 @@ export interface PromptCallOptions {
 
 /**
  * A live connection to one MCP server. Every method checks the caller's identity
- * against the one the connection is bound to (T1).
+ * against the one the connection is bound to (T1). Leaving an `await using` block
+ * closes it ({@link AsyncDisposer}).
  */
-export interface McpConnection<T extends Tool = Tool> {
+export interface McpConnection<T extends Tool = Tool> extends AsyncDisposer {
   /** The server name (the tool name prefix). */
   readonly server: string;
   /** The tools for the model, named `server__tool` (T2). */
@@ -120,8 +122,6 @@ export interface McpConnection<T extends Tool = Tool> {
   getPrompt(identity: Identity, name: string, args?: Record<string, string>, options?: PromptCallOptions): Promise<McpPromptText>;
   /** Ends the connection (stdio: the process; HTTP: the session). Idempotent; later calls fail with `connection_closed`. */
   close(): Promise<void>;
-  /** {@link McpConnection.close}, for `await using`: leaving the block ends the connection. */
-  [Symbol.asyncDispose](): Promise<void>;
 }
 
 /**

@@ -46,6 +46,7 @@ import { createStreams, type StreamState, type Streams } from "./http-stream.js"
 import type { SendOptions, Transport, TransportSink } from "./types.js";
 import { checkOptions } from "../util/options.js";
 import { sentBefore } from "./not-sent.js";
+import type { AsyncDisposer } from "../util/dispose.js";
 
 export type { FetchFunction, HttpTransportOptions, LegacyFallback } from "./http-options.js";
 
@@ -301,7 +302,10 @@ export class HttpTransport implements Transport {
     return (this.#closing ??= this.#close());
   }
 
-  /** {@link close}, for `await using`. */
+  /**
+   * {@link close}, for `await using`.
+   * @internal Declared through {@link AsyncDisposer}, so the types load where the lib has no Symbol.asyncDispose.
+   */
   [Symbol.asyncDispose](): Promise<void> {
     return this.close();
   }
@@ -555,3 +559,6 @@ export class HttpTransport implements Transport {
     this.#sessionId = sid;
   }
 }
+
+/** {@link HttpTransport.close} for `await using` (P7: see {@link AsyncDisposer}). */
+export interface HttpTransport extends AsyncDisposer {}

@@ -6,6 +6,7 @@
  */
 import type { JsonRpcMessage, RequestId } from "../jsonrpc/messages.js";
 import type { SendOptions, Transport, TransportSink } from "./types.js";
+import type { AsyncDisposer } from "../util/dispose.js";
 
 /** One recorded message: `c2s` is client to server, `s2c` server to client. */
 export interface TranscriptEntry {
@@ -70,7 +71,10 @@ export class RecordingTransport implements Transport {
     return this.#inner.close();
   }
 
-  /** {@link close}, for `await using`. */
+  /**
+   * {@link close}, for `await using`.
+   * @internal Declared through {@link AsyncDisposer}, so the types load where the lib has no Symbol.asyncDispose.
+   */
   [Symbol.asyncDispose](): Promise<void> {
     return this.close();
   }
@@ -83,3 +87,6 @@ export class RecordingTransport implements Transport {
     this.#inner.openInbound?.();
   }
 }
+
+/** {@link RecordingTransport.close} for `await using` (P7: see {@link AsyncDisposer}). */
+export interface RecordingTransport extends AsyncDisposer {}
