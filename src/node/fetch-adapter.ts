@@ -184,10 +184,13 @@ export function toNodeListener(handler: Handler, options: NodeListenerOptions = 
       const base = origin ? origin.origin : `${(req.socket as { encrypted?: boolean }).encrypted ? "https" : "http"}://${host}`;
       let url: URL;
       try {
-        url = new URL(path, base);
+        // Appended, not resolved: a target such as `//elsewhere.example/x` or `/\elsewhere` is a
+        // path on this origin, never a URL of another host.
+        url = new URL(`${base}${path}`);
       } catch {
         return plain(res, 400, "the request target does not parse", true);
       }
+      if (url.origin !== new URL(base).origin) return plain(res, 400, "the request target does not parse", true);
       const method = req.method ?? "GET";
       const declared = Number(req.headers["content-length"] ?? 0);
       if (!(declared <= maxBody)) return plain(res, 413, `the body is larger than ${maxBody} bytes`, true);

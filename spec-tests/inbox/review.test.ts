@@ -1,0 +1,75 @@
+// U2, U3, U4, U7: adversarial review of the approval inbox and its Node adapter: what a
+// hostile server, model, store, web page or client tried, each over real loopback HTTP
+// where the wire matters.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { createServer, type Server } from "node:http";
+import { connect } from "node:net";
+import { toNodeListener, type NodeListenerOptions } from "../../src/node/fetch-adapter.js";
+import { approveForm, bob, setup } from "./support.js";
+
+type Handler = (request: Request) => Promise<Response>;
+
+async function serve(handler: Handler, options: NodeListenerOptions | ((port: number) => NodeListenerOptions) = {}): Promise<{ origin: string; port: number; close(): Promise<void> }> {
+  let listener: ReturnType<typeof toNodeListener> | undefined;
+  const server: Server = createServer((req, res) => listener!(req, res));
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  const port = (server.address() as { port: number }).port;
+  listener = toNodeListener(handler, typeof options === "function" ? options(port) : options);
+  return {
+    origin: `http://127.0.0.1:${port}`,
+    port,
+    close: () => new Promise<void>((r) => (server.closeAllConnections(), server.close(() => r()))),
+  };
+}
+
+/** Sends raw bytes; resolves with what came back before the server closed (bounded). */
+function raw(port: number, text: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, "127.0.0.1");
+    let got = "";
+    const timer = setTimeout(() => (socket.destroy(), resolve(got)), 10_000);
+    socket.on("data", (d) => (got += d.toString("latin1")));
+    socket.on("close", () => (clearTimeout(timer), resolve(got)));
+    socket.on("error", (e) => (clearTimeout(timer), got ? resolve(got) : reject(e)));
+    socket.write(text);
+  });
+}
+
+test("U7, U3: a request target starting with // or /\\ stays a path on the adapter's origin; it cannot move the inbox's own origin check to another host", async () => {
+  const seen: string[] = [];
+  const echo = await serve(async (r) => (seen.push(r.url), new Response("ok")), (port) => ({ origin: `http://127.0.0.1:${port}` }));
+  const open = await serve(async (r) => (seen.push(r.url), new Response("ok")));
+  try {
+    for (const target of ["//evil.example/x", "/\\evil.example/x", "//evil.example:1/?q=1"]) {
+      assert.match(await raw(echo.port, `GET ${target} HTTP/1.1\r\nhost: 127.0.0.1:${echo.port}\r\nconnection: close\r\n\r\n`), /^HTTP\/1\.1 200 /);
+      assert.match(await raw(open.port, `GET ${target} HTTP/1.1\r\nhost: 127.0.0.1:${open.port}\r\nconnection: close\r\n\r\n`), /^HTTP\/1\.1 200 /);
+    }
+    assert.deepEqual(seen.map((u) => new URL(u).host), [echo, open, echo, open, echo, open].map((s) => `127.0.0.1:${s.port}`));
+    assert.equal(seen[0], `${echo.origin}//evil.example/x`);
+  } finally {
+    await echo.close();
+    await open.close();
+  }
+
+  // The inbox without `origins` takes the request's own origin as its own. A POST whose
+  // target names another host, with that host as its Origin (a client that sends no
+  // Sec-Fetch-Site), must not pass for a same-origin decision.
+  const s = setup();
+  const a = await s.propose();
+  const form = await approveForm(s, a.id);
+  const inbox = await serve(s.inbox, (port) => ({ origin: `http://127.0.0.1:${port}` }));
+  try {
+    const body = new URLSearchParams(form).toString();
+    const res = await raw(
+      inbox.port,
+      `POST //evil.example/actions/${a.id}/approve HTTP/1.1\r\nhost: 127.0.0.1:${inbox.port}\r\nx-user: bob@acme\r\norigin: http://evil.example\r\n` +
+        `content-type: application/x-www-form-urlencoded\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+    );
+    assert.match(res, /^HTTP\/1\.1 404 /, res.slice(0, 200));
+    assert.equal((await s.store.get(a.id))?.state, "awaiting_approval", "nothing was approved");
+  } finally {
+    await inbox.close();
+  }
+  assert.ok(bob);
+});
