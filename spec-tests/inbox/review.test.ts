@@ -5,6 +5,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createServer, type Server } from "node:http";
 import { connect } from "node:net";
+import type { ActionRecord, ActionStore } from "../../src/actions/types.js";
 import { toNodeListener, type NodeListenerOptions } from "../../src/node/fetch-adapter.js";
 import { approveForm, bob, setup } from "./support.js";
 
@@ -72,4 +73,35 @@ test("U7, U3: a request target starting with // or /\\ stays a path on the adapt
     await inbox.close();
   }
   assert.ok(bob);
+});
+
+test("U2: every field a host's own store hands back is escaped, not only the strings a model or server chose: state, effect, counts, a verdict", async () => {
+  const X = `"><b id="injected">`;
+  const base = {
+    id: "a1", operationId: "o1", actorId: "alice", tenantId: "acme", tool: "t__x", effect: X, version: "v1", arguments: { a: 1 }, argumentsHash: "0".repeat(64),
+    fence: 0, attempts: X, createdAt: 1, updatedAt: 2, expiresAt: 3, approval: { actorId: "bob", tenantId: "acme", at: 1 },
+  };
+  const records = [
+    { ...base, state: X },
+    { ...base, id: "a2", state: "succeeded", resolution: { actorId: "carol", tenantId: "acme", at: 2, outcome: X, note: "checked" } },
+    { ...base, id: "a3", state: "outcome_unknown" },
+  ] as unknown as ActionRecord[];
+  const store = {
+    create: async (r: ActionRecord) => r,
+    get: async (id: string) => records.find((r) => r.id === id),
+    list: async () => records,
+    count: async () => X as unknown as number,
+    transition: async () => records[0]!,
+    claim: async () => undefined,
+  } satisfies ActionStore;
+  const s = setup({ store, mayResolve: () => true });
+  for (const path of ["/", "/history", "/attention", "/actions/a1", "/actions/a2", "/actions/a3"]) {
+    const res = await s.get(path, bob);
+    assert.equal(res.status, 200, path);
+    const page = await res.text();
+    assert.ok(!page.includes("<b id="), `${path}: no markup of the store's reached the page`);
+    assert.ok(!page.includes(`id="injected"`), `${path}: no attribute was closed by the store's text`);
+  }
+  const json = (await (await s.get("/", bob, true)).json()) as { count: unknown };
+  assert.equal(json.count, null, "a count that is no count is no count");
 });

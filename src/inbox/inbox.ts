@@ -148,7 +148,11 @@ export function createApprovalInbox(options: ApprovalInboxOptions): FetchHandler
       // a reporter that throws changes no answer
     }
   };
-  const count = async (q: ActionCountQuery): Promise<number | undefined> => (store.count ? store.count(q) : undefined);
+  // A count is a non-negative integer or no count at all (a host's own store may answer anything).
+  const count = async (q: ActionCountQuery): Promise<number | undefined> => {
+    const n: unknown = store.count ? await store.count(q) : undefined;
+    return typeof n === "number" && Number.isSafeInteger(n) && n >= 0 ? n : undefined;
+  };
 
   async function listOf(who: Identity, url: URL, state: ActionState | readonly ActionState[], order: "oldest" | "newest"): Promise<ListPage> {
     const { limit, asked, after } = pageParams(url, config.pageSize);

@@ -65,7 +65,7 @@ export function pendingBody(r: Routes, list: ListPage, now: number): string {
   if (list.items.length === 0) return head + (list.later ? pager(r.pending, list, "page") : `<p class="muted">When an agent proposes a write, it appears here.</p>`);
   const rows = list.items.map((a) => {
     const left = a.expiresAt - now;
-    return `<tr><td>${what(r, a)}</td><td>${a.effect}</td><td>${isoCell(a.actorId)}</td><td>${time(a.createdAt, now)}</td>` +
+    return `<tr><td>${what(r, a)}</td><td>${escapeHtml(String(a.effect))}</td><td>${isoCell(a.actorId)}</td><td>${time(a.createdAt, now)}</td>` +
       `<td>${left > 0 ? `<time datetime="${isoTime(a.expiresAt)}" title="${formatTime(a.expiresAt)}">${formatDuration(left)} left</time>` : `<span class="state s-expired">expired</span>`}</td></tr>`;
   });
   return head +
