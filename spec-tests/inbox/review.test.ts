@@ -105,3 +105,31 @@ test("U2: every field a host's own store hands back is escaped, not only the str
   const json = (await (await s.get("/", bob, true)).json()) as { count: unknown };
   assert.equal(json.count, null, "a count that is no count is no count");
 });
+
+test("U3, W14: a form binds the state its page showed: the approval page's token and binding do not settle the action once its outcome became unknown", async () => {
+  const s = setup({ mayResolve: () => true });
+  const a = await s.propose();
+  const page = (await (await s.get(`/actions/${a.id}`, bob, true)).json()) as { form: Record<string, string> };
+  assert.ok(page.form.csrf && page.form.binding);
+  // Approved elsewhere, sent by a worker, its outcome lost: a confirmed call becomes outcome_unknown.
+  const approved = await s.actions.approve(a, bob);
+  const claimed = await s.store.claim({ workerId: "w", now: s.clock.now, leaseMs: 60_000 });
+  assert.equal(claimed?.id, approved.id);
+  const executing = await s.store.transition(a.id, { state: "approved", fence: claimed.fence }, { state: "executing" }, s.clock.now);
+  await s.store.transition(a.id, { state: "executing", fence: executing.fence }, { state: "outcome_unknown", outcome: { reason: "the connection dropped" }, leaseOwner: undefined, leaseUntil: undefined }, s.clock.now);
+  const res = await s.inbox(new Request(`https://inbox.test/actions/${a.id}/resolve`, {
+    method: "POST",
+    headers: { "x-user": "bob@acme", accept: "application/json", "content-type": "application/json", origin: "https://inbox.test", "sec-fetch-site": "same-origin" },
+    body: JSON.stringify({ ...page.form, outcome: "succeeded", note: "looks fine" }),
+  }));
+  assert.equal(res.status, 409, await res.clone().text());
+  assert.equal((await s.store.get(a.id))?.state, "outcome_unknown", "nothing was settled");
+  // The page of the action as it is now carries a settle form that does.
+  const now = (await (await s.get(`/actions/${a.id}`, bob, true)).json()) as { form: Record<string, string> };
+  const settled = await s.inbox(new Request(`https://inbox.test/actions/${a.id}/resolve`, {
+    method: "POST",
+    headers: { "x-user": "bob@acme", accept: "application/json", "content-type": "application/json", origin: "https://inbox.test", "sec-fetch-site": "same-origin" },
+    body: JSON.stringify({ ...now.form, outcome: "succeeded", note: "checked the server's log" }),
+  }));
+  assert.equal(settled.status, 200);
+});
