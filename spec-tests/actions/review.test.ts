@@ -48,6 +48,27 @@ describe("review: approvals and the worker", { timeout: 60_000 }, () => {
     assert.equal((await actions.approve({ ...a, arguments: { name: "Gear", id: "A" } }, bob)).state, "approved");
   });
 
+  test("W8: a proposal's arguments are JSON data: Infinity, NaN, an undefined member or a Date (hashed as one value, shown and sent as another) are refused; what is stored is the JSON", async () => {
+    const dir = tempDir();
+    const path = join(dir, "actions.jsonl");
+    const store = await openFileStore(path);
+    try {
+      const actions = createActions({ store, mayApprove: () => true });
+      const propose = (args: Record<string, unknown>) => actions.propose({ tool: "pay__send", version: "v1", arguments: args }, { identity: alice, effect: "confirm" });
+      // A model that writes 1e309 gets Infinity from JSON.parse: JSON itself can only say null.
+      for (const args of [JSON.parse('{"amount": 1e309}') as Record<string, unknown>, { amount: Number.NaN }, { amount: 5, memo: undefined }, { when: new Date(0) }]) {
+        assert.equal(await code(propose(args)), "validation", JSON.stringify(args));
+      }
+      assert.deepEqual(await store.list({ tenantId: alice.tenantId }), [], "nothing was recorded");
+      // What JSON can say exactly is kept, hashed as stored, and approvable from the file store.
+      const a = await propose(JSON.parse('{"__proto__": {"admin": true}, "zero": -0, "big": 12345678901234567890}') as Record<string, unknown>);
+      assert.deepEqual(Object.keys(a.arguments), ["__proto__", "zero", "big"]);
+      assert.equal((await actions.approve(a, bob)).state, "approved");
+    } finally {
+      await store.close();
+    }
+  });
+
   test("W8: an approval made while a worker held the action to expire it by a faster clock leaves no lease that holds the approved action back", async () => {
     const store = new MemoryActionStore();
     let approverClock = 1_000_000;
