@@ -67,9 +67,15 @@ export function showCell(s: string, max = MAX_INBOX_CELL_CHARS): string {
   return points.length <= max ? showText(s) : `${showText(points.slice(0, max).join(""))}…`;
 }
 
+/** A string of JSON text, quotes included (JSON.stringify writes no raw quote or newline inside one). */
+const JSON_STRING = /"[^"\\]*(?:\\.[^"\\]*)*"/g;
+
 /**
  * `value` as indented JSON with every hidden character (and long mark run) written as
  * `\uXXXX` escapes, then escaped for HTML: the same JSON, every character visible.
+ * Each string (key or value) sits inside its quotes in an isolate of its own
+ * (`<bdi>`): right-to-left text in a key cannot carry the key's value, or the JSON's
+ * punctuation, to the other side of it.
  */
 export function showJson(value: unknown): string {
   let text: string;
@@ -80,13 +86,18 @@ export function showJson(value: unknown): string {
   }
   // The layout's newlines stay; inside strings JSON.stringify has escaped every newline and tab already.
   HIDDEN.lastIndex = 0;
-  return escapeHtml(
-    text.replace(HIDDEN, (m) => {
-      let out = "";
-      for (let i = 0; i < m.length; i++) out += `\\u${hex(m.charCodeAt(i)).toLowerCase()}`;
-      return out;
-    }),
-  );
+  text = text.replace(HIDDEN, (m) => {
+    let out = "";
+    for (let i = 0; i < m.length; i++) out += `\\u${hex(m.charCodeAt(i)).toLowerCase()}`;
+    return out;
+  });
+  let out = "";
+  let at = 0;
+  for (const m of text.matchAll(JSON_STRING)) {
+    out += `${escapeHtml(text.slice(at, m.index))}&quot;<bdi>${escapeHtml(m[0].slice(1, -1))}</bdi>&quot;`;
+    at = m.index + m[0].length;
+  }
+  return out + escapeHtml(text.slice(at));
 }
 
 /** A count as a page writes it: `10,000` (without building a number formatter per call). */
