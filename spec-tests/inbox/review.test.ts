@@ -7,7 +7,7 @@ import { createServer, type Server } from "node:http";
 import { connect } from "node:net";
 import type { ActionRecord, ActionStore } from "../../src/actions/types.js";
 import { toNodeListener, type NodeListenerOptions } from "../../src/node/fetch-adapter.js";
-import { approveForm, bob, setup } from "./support.js";
+import { approveForm, bob, mainText, setup } from "./support.js";
 
 type Handler = (request: Request) => Promise<Response>;
 
@@ -132,4 +132,11 @@ test("U3, W14: a form binds the state its page showed: the approval page's token
     body: JSON.stringify({ ...now.form, outcome: "succeeded", note: "checked the server's log" }),
   }));
   assert.equal(settled.status, 200);
+});
+
+test("U2: a list row's summary cannot make one member look like two: a key that is not one word is quoted as JSON", async () => {
+  const s = setup();
+  await s.propose({ arguments: { "amount: 1, to": "evil", plain_key: 2 } });
+  const row = mainText((await (await s.get("/", bob)).text()).replace(/<\/?bdi>/g, ""));
+  assert.ok(row.includes(`"amount: 1, to": "evil", plain_key: 2`), row);
 });
