@@ -498,3 +498,5 @@ export const NODE_ADAPTER_MAX_BODY_BYTES = 64 * 1024;
 export const NODE_ADAPTER_MAX_HEADERS = 100;
 /** Longest one request may take in the Node adapter, body and answer included, in ms (U7; ours). */
 export const NODE_ADAPTER_TIMEOUT_MS = 30_000;
+/** Requests the Node adapter holds at once, bodies being read included; more are answered 503 unread (U4, U7; ours: at most 16 MiB of bodies at `NODE_ADAPTER_MAX_BODY_BYTES`). */
+export const NODE_ADAPTER_MAX_IN_FLIGHT = 256;

@@ -4,7 +4,8 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createServer, type Server } from "node:http";
-import { connect } from "node:net";
+import { connect, type Socket } from "node:net";
+import { NODE_ADAPTER_MAX_IN_FLIGHT } from "../../src/limits.js";
 import type { ActionRecord, ActionStore } from "../../src/actions/types.js";
 import { toNodeListener, type NodeListenerOptions } from "../../src/node/fetch-adapter.js";
 import { approveForm, bob, mainText, setup } from "./support.js";
@@ -139,4 +140,56 @@ test("U2: a list row's summary cannot make one member look like two: a key that 
   await s.propose({ arguments: { "amount: 1, to": "evil", plain_key: 2 } });
   const row = mainText((await (await s.get("/", bob)).text()).replace(/<\/?bdi>/g, ""));
   assert.ok(row.includes(`"amount: 1, to": "evil", plain_key: 2`), row);
+});
+
+/** Opens a request whose headers arrived and whose body has not: the socket, to finish or drop it. */
+function slowPost(port: number, got: (text: string) => void): Promise<Socket> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, "127.0.0.1", () => {
+      socket.write(`POST / HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\ncontent-type: text/plain\r\ncontent-length: 4\r\nconnection: close\r\n\r\n`);
+      resolve(socket);
+    });
+    let text = "";
+    socket.on("data", (d) => (text += d.toString("latin1")));
+    socket.on("close", () => got(text));
+    socket.on("error", reject);
+  });
+}
+
+test("U4, U7: the adapter holds at most maxInFlight requests at once (default NODE_ADAPTER_MAX_IN_FLIGHT), slow bodies included; the next is a 503 at once, its body unread", async () => {
+  let calls = 0;
+  const handler = async (r: Request) => (calls++, new Response(`read ${(await r.text()).length}`));
+  for (const [options, n] of [[{ maxInFlight: 3 }, 3], [{}, NODE_ADAPTER_MAX_IN_FLIGHT]] as const) {
+    calls = 0;
+    const server = await serve(handler, options);
+    const answers: string[] = [];
+    try {
+      const slow: Socket[] = [];
+      for (let i = 0; i < n; i++) slow.push(await slowPost(server.port, (t) => answers.push(t)));
+      // Each of those has sent its headers and holds a slot; wait until the server has seen them all.
+      for (let i = 0; i < 200 && (await raw(server.port, `GET / HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n`)).startsWith("HTTP/1.1 200"); i++) calls = 0;
+      const refused = await raw(server.port, `POST / HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-length: 4\r\nconnection: close\r\n\r\nbody`);
+      assert.match(refused, /^HTTP\/1\.1 503 /);
+      assert.match(refused, /\r\nretry-after: 1\r\n/i);
+      assert.equal(calls, 0, "no handler ran for a refused request");
+      for (const s of slow) s.end("body");
+      for (let i = 0; i < 500 && answers.length < n; i++) await new Promise((r) => setTimeout(r, 10));
+      assert.equal(answers.filter((t) => /^HTTP\/1\.1 200 [\s\S]*read 4/.test(t)).length, n, "every slow body was read and answered");
+      assert.match(await raw(server.port, `GET / HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n`), /^HTTP\/1\.1 200 /, "the slots are free again");
+    } finally {
+      await server.close();
+    }
+  }
+});
+
+test("U7: a method the web Request cannot carry (TRACE) is a 501 from the adapter, not a handler failure reported to onError", async () => {
+  const errors: unknown[] = [];
+  let calls = 0;
+  const server = await serve(async () => (calls++, new Response("ok")), { onError: (e) => errors.push(e) });
+  try {
+    assert.match(await raw(server.port, `TRACE / HTTP/1.1\r\nhost: 127.0.0.1\r\nconnection: close\r\n\r\n`), /^HTTP\/1\.1 501 /);
+    assert.deepEqual([calls, errors.length], [0, 0]);
+  } finally {
+    await server.close();
+  }
 });
