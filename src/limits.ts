@@ -452,6 +452,8 @@ export const MIN_LEGACY_HEALTHY_STREAM_MS = 5_000;
 
 /** Actions one `claimMany` leases at most (W12; ours: one statement's worth, as a pass's `MAX_ACTIONS_PER_PASS`). */
 export const MAX_CLAIM_BATCH = 100;
+/** Tool-name prefixes one claim may be limited to (W12, U6; ours: one per server, as `MAX_MCP_SERVERS`). */
+export const MAX_CLAIM_TOOL_PREFIXES = 64;
 /** Compare-and-swaps one `transitionMany` applies at most (W12; ours: one statement's worth, as `MAX_CLAIM_BATCH`). */
 export const MAX_TRANSITION_BATCH = 100;
 /** Actions one worker keeps in flight when not told otherwise (W12; ours: a few sends overlap, one batch per statement). */

@@ -13,6 +13,7 @@ import { createActions } from "../../src/actions/approvals.js";
 import { MemoryActionStore } from "../../src/actions/memory-store.js";
 import { createWorker } from "../../src/actions/worker.js";
 import type { ActionRecord } from "../../src/actions/types.js";
+import type { ConfirmTool } from "../../src/tools/types.js";
 import { openFileStore } from "../../src/node/file-store.js";
 import { newRecord } from "./store-contract.js";
 import { alice, bob, performed, renameTool, startContract, tempDir } from "./support.js";
@@ -67,6 +68,27 @@ describe("review: approvals and the worker", { timeout: 60_000 }, () => {
     } finally {
       await store.close();
     }
+  });
+
+  test("W5, U6: a worker given toolPrefixes executes its servers' actions and never leases another's; bad prefixes are refused when it is made", async () => {
+    const store = new MemoryActionStore();
+    const actions = createActions({ store, mayApprove: () => true });
+    const propose = async (tool: string) => actions.approve(await actions.propose({ tool, version: "v1", arguments: { n: 1 } }, { identity: alice, effect: "confirm" }), bob);
+    const other = await propose("billing__refund"); // the oldest: a claim of any action takes it first
+    const mine = await propose("files__rename");
+    const sent: string[] = [];
+    const tool = (name: string): ConfirmTool => ({
+      effect: "confirm", name, version: "v1", description: "", inputSchema: { type: "object" },
+      prepare: async () => ({ tool: name, version: "v1", arguments: {} }),
+      execute: async (a) => (sent.push(a.tool), { status: "succeeded", result: { content: [{ type: "text", text: "ok" }], isError: false } }),
+    });
+    const worker = createWorker({ store, resolveTool: (a) => (a.tool.startsWith("files__") ? tool(a.tool) : undefined), toolPrefixes: ["files__"], concurrency: 1 });
+    assert.equal(await worker.runOnce(), 1);
+    assert.deepEqual(sent, ["files__rename"]);
+    assert.equal((await store.get(mine.id))?.state, "succeeded");
+    const left = await store.get(other.id);
+    assert.deepEqual([left?.state, left?.fence, left?.leaseOwner], ["approved", other.fence, undefined], "the other server's action is untouched");
+    assert.throws(() => createWorker({ store, resolveTool: () => undefined, toolPrefixes: [""] }), (e: unknown) => (e as { code?: unknown }).code === "validation");
   });
 
   test("W8: an approval made while a worker held the action to expire it by a faster clock leaves no lease that holds the approved action back", async () => {

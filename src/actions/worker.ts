@@ -22,7 +22,7 @@ import {
   RECONCILE_MAX_DELAY_MS,
 } from "../limits.js";
 import type { ActionOutcome, ApprovedAction, ConfirmTool, Identity, ToolResult, WriteTool } from "../tools/types.js";
-import { isStorableResult, utf8Length } from "./record.js";
+import { checkClaim, isStorableResult, utf8Length } from "./record.js";
 import { coalescingTransition } from "./coalesce.js";
 import { argumentsHash } from "./hash.js";
 import type { ActionPatch, ActionRecord, ActionStore } from "./types.js";
@@ -39,6 +39,13 @@ export interface WorkerOptions {
   workerId?: string;
   /** Lease per claim (default `DEFAULT_ACTION_LEASE_MS`): longer than one execute takes. */
   leaseMs?: number;
+  /**
+   * Only the actions whose tool name starts with one of these, e.g. `["billing__"]` for a
+   * worker that serves the server `billing` alone (see `ClaimOptions.toolPrefixes`): the
+   * others are never claimed, so they wait for a worker that serves them instead of
+   * under this one's lease. Without it, every action.
+   */
+  toolPrefixes?: readonly string[];
   /** Pause of a started worker that found nothing to do (default `DEFAULT_WORKER_POLL_MS`). */
   pollMs?: number;
   /**
@@ -161,6 +168,8 @@ export function createWorker(options: WorkerOptions): ActionWorker {
   if (!Number.isSafeInteger(concurrency) || concurrency < 1 || concurrency > MAX_WORKER_CONCURRENCY) {
     throw new ValidationError(`concurrency must be an integer from 1 to ${MAX_WORKER_CONCURRENCY} (MAX_WORKER_CONCURRENCY)`);
   }
+  const toolPrefixes = options.toolPrefixes === undefined ? undefined : Object.freeze([...options.toolPrefixes]);
+  if (toolPrefixes) checkClaim({ workerId, now: 0, leaseMs: 1, toolPrefixes });
   const now = options.now ?? Date.now;
   const random = options.random ?? Math.random;
   const transition = coalescingTransition(store, now);
@@ -287,7 +296,7 @@ export function createWorker(options: WorkerOptions): ActionWorker {
 
   /** Leases up to `n` actions: one batched claim where the store has it. */
   async function claimSome(n: number): Promise<ActionRecord[]> {
-    const claim = { workerId, now: now(), leaseMs };
+    const claim = { workerId, now: now(), leaseMs, ...(toolPrefixes ? { toolPrefixes } : {}) };
     if (n > 1 && store.claimMany) {
       const got = await store.claimMany({ ...claim, limit: Math.min(n, MAX_CLAIM_BATCH) });
       if (!Array.isArray(got) || got.length > n) throw new StoreError("a batched claim answered out of shape");

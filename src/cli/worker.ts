@@ -8,8 +8,9 @@
  * `--config` file (write mappings allowed) or from `YADA_MCP_SERVERS`, or one
  * `--stdio` / `--url` server named by `--name`. Each action's tool is resolved
  * on a connection bound to the action's own actor and tenant (one connection
- * per server and identity, kept across passes). An approved action of a server
- * it does not serve is left approved for a worker that does (its lease lapses).
+ * per server and identity, kept across passes). It claims only the actions of the
+ * servers it serves (`toolPrefixes`): another server's action is never leased by
+ * it, and waits, untouched, for a worker that serves it.
  *
  * The store is opened for each pass and closed between passes, so `yada
  * actions approve` can decide actions while the worker runs; a note beside the
@@ -215,6 +216,8 @@ export async function workerCommand(ctx: CommandContext): Promise<number> {
           store: gate.store,
           workerId: `yada-worker-${process.pid}`,
           concurrency: 1,
+          // Only the actions of the servers served here: another's is never held under this worker's lease.
+          toolPrefixes: choices.map((c) => `${c.name}__`),
           resolveTool: async (a, identity): Promise<WriteTool | ConfirmTool | undefined> => {
             // The longest served name the tool starts with: servers may share a prefix.
             const choice = choices.filter((c) => a.tool.startsWith(`${c.name}__`)).sort((x, y) => y.name.length - x.name.length)[0];
