@@ -131,12 +131,6 @@ function stopClaiming(store: ActionStore, stop: AbortSignal): { store: ActionSto
   return { store: gated, cutShort: () => cut };
 }
 
-/** An action of a server this worker does not serve: left approved for a worker that does. */
-class NotServed extends Error {}
-
-/** Foreign actions said once each; past this many the memory of them starts again. */
-const MAX_NOT_SERVED_REMEMBERED = 1_000;
-
 /** One line per move: the action, its tool and its new state, with what the server said. */
 function moveLine(a: ActionRecord): string {
   const part = a.outcome?.result?.content[0];
@@ -196,7 +190,6 @@ export async function workerCommand(ctx: CommandContext): Promise<number> {
   const pool = new ConnectionPool(io.env, logger);
   const release = announceWorker(path, choices.map((c) => c.name));
   const stop = ctx.signal;
-  const notServed = new Set<string>();
   let firstError: unknown;
   const report = (e: unknown, what: string): void => {
     firstError ??= e;
@@ -221,19 +214,13 @@ export async function workerCommand(ctx: CommandContext): Promise<number> {
           resolveTool: async (a, identity): Promise<WriteTool | ConfirmTool | undefined> => {
             // The longest served name the tool starts with: servers may share a prefix.
             const choice = choices.filter((c) => a.tool.startsWith(`${c.name}__`)).sort((x, y) => y.name.length - x.name.length)[0];
-            if (!choice) {
-              if (!notServed.has(a.id)) io.err(`yada: worker: action ${a.id} (${oneLine(a.tool, 80)}) is for a server this worker does not serve (${names}); left for a worker that does\n`);
-              if (notServed.size >= MAX_NOT_SERVED_REMEMBERED) notServed.clear();
-              notServed.add(a.id);
-              throw new NotServed(a.id);
-            }
+            // The claims ask for these servers' tools only; a store that handed out another's is not trusted with it.
+            if (!choice) throw new StoreError(`the store handed this worker action ${a.id} (${oneLine(a.tool, 80)}) of a server it does not serve (${names}); nothing was sent`);
             const connection = await pool.get(choice, identity);
             return connection.tools.find((t): t is WriteTool | ConfirmTool => t.name === a.tool && t.effect !== "read");
           },
           onAction: (a) => io.out(ctx.args.json ? `${jsonText(a, true)}\n` : moveLine(a)),
-          onError: (e) => {
-            if (!(e instanceof NotServed)) report(e, "an action was left for a later pass");
-          },
+          onError: (e) => report(e, "an action was left for a later pass"),
         });
         handled = await worker.runOnce();
       } catch (e) {
