@@ -488,6 +488,12 @@ export const INBOX_BODY_TIMEOUT_MS = 10_000;
 export const INBOX_CSRF_TTL_MS = 12 * 60 * 60_000;
 /** Shortest CSRF secret a host may pass, in bytes (U3; ours: 256 bits, the HMAC-SHA-256 output). */
 export const MIN_INBOX_CSRF_SECRET_BYTES = 32;
+/** How far ahead of the verifying clock a CSRF token's issue time may be, in ms: another instance's clock (U3; ours). */
+export const INBOX_CSRF_CLOCK_SKEW_MS = 60_000;
+/** Longest CSRF token text the inbox reads; a longer one is refused unread (U3; ours: a token is at most 55 characters). */
+export const MAX_INBOX_CSRF_TOKEN_CHARS = 128;
+/** Characters of an `Accept` header the inbox reads to choose JSON or HTML (U1; ours). */
+export const MAX_INBOX_ACCEPT_CHARS = 1_024;
 /** A reconciling action joins the attention queue this long after its approval, in ms (U1, W13; ours). */
 export const INBOX_ATTENTION_AFTER_MS = 15 * 60_000;
 /** Characters of an untrusted string shown in a list row; the action's own page shows it whole (U2; ours). */

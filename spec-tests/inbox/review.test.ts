@@ -5,7 +5,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createServer, type Server } from "node:http";
 import { connect, type Socket } from "node:net";
-import { NODE_ADAPTER_MAX_IN_FLIGHT } from "../../src/limits.js";
+import { INBOX_CSRF_CLOCK_SKEW_MS, MAX_INBOX_ACCEPT_CHARS, MAX_INBOX_CSRF_TOKEN_CHARS, NODE_ADAPTER_MAX_IN_FLIGHT } from "../../src/limits.js";
 import type { ActionRecord, ActionStore } from "../../src/actions/types.js";
 import { toNodeListener, type NodeListenerOptions } from "../../src/node/fetch-adapter.js";
 import { approveForm, bob, mainText, setup } from "./support.js";
@@ -192,4 +192,28 @@ test("U7: a method the web Request cannot carry (TRACE) is a 501 from the adapte
   } finally {
     await server.close();
   }
+});
+
+test("U3: a CSRF token issued by a clock up to INBOX_CSRF_CLOCK_SKEW_MS ahead is honoured (another instance), one further ahead is not; a token over MAX_INBOX_CSRF_TOKEN_CHARS is refused unread", async () => {
+  const csrfSecret = "k".repeat(32);
+  const s = setup({ csrfSecret });
+  const a = await s.propose();
+  const ahead = setup({ csrfSecret, store: s.store });
+  const post = (form: Record<string, string>) => s.post(`/actions/${a.id}/reject`, { ...form, reason: "not now" }, bob);
+  ahead.clock.now = s.clock.now + INBOX_CSRF_CLOCK_SKEW_MS + 1_000;
+  assert.equal((await post(await approveForm(ahead, a.id, bob, "reject"))).status, 403, "issued too far ahead");
+  ahead.clock.now = s.clock.now + INBOX_CSRF_CLOCK_SKEW_MS - 1_000;
+  const form = await approveForm(ahead, a.id, bob, "reject");
+  assert.equal((await post({ ...form, csrf: `${form.csrf}${"A".repeat(MAX_INBOX_CSRF_TOKEN_CHARS)}` })).status, 403, "an overlong token");
+  assert.equal((await post(form)).status, 303, "within the skew");
+  assert.equal((await s.store.get(a.id))?.state, "rejected");
+});
+
+test("U1: the inbox reads MAX_INBOX_ACCEPT_CHARS of Accept to choose JSON: application/json past them is not read", async () => {
+  const s = setup();
+  const pad = "text/plain;q=0.1,".repeat(Math.ceil(MAX_INBOX_ACCEPT_CHARS / 17));
+  const within = await s.get("/", bob, false, { accept: `${pad.slice(0, MAX_INBOX_ACCEPT_CHARS - 20)},application/json` });
+  assert.match(within.headers.get("content-type") ?? "", /^application\/json/);
+  const past = await s.get("/", bob, false, { accept: `${pad},application/json` });
+  assert.match(past.headers.get("content-type") ?? "", /^text\/html/);
 });
