@@ -3,40 +3,11 @@
 // where the wire matters.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { createServer, type Server } from "node:http";
 import { connect, type Socket } from "node:net";
 import { INBOX_CSRF_CLOCK_SKEW_MS, MAX_INBOX_ACCEPT_CHARS, MAX_INBOX_CSRF_TOKEN_CHARS, NODE_ADAPTER_MAX_IN_FLIGHT } from "../../src/limits.js";
 import type { ActionRecord, ActionStore } from "../../src/actions/types.js";
-import { toNodeListener, type NodeListenerOptions } from "../../src/node/fetch-adapter.js";
 import { approveForm, bob, mainText, setup } from "./support.js";
-
-type Handler = (request: Request) => Promise<Response>;
-
-async function serve(handler: Handler, options: NodeListenerOptions | ((port: number) => NodeListenerOptions) = {}): Promise<{ origin: string; port: number; close(): Promise<void> }> {
-  let listener: ReturnType<typeof toNodeListener> | undefined;
-  const server: Server = createServer((req, res) => listener!(req, res));
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  const port = (server.address() as { port: number }).port;
-  listener = toNodeListener(handler, typeof options === "function" ? options(port) : options);
-  return {
-    origin: `http://127.0.0.1:${port}`,
-    port,
-    close: () => new Promise<void>((r) => (server.closeAllConnections(), server.close(() => r()))),
-  };
-}
-
-/** Sends raw bytes; resolves with what came back before the server closed (bounded). */
-function raw(port: number, text: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const socket = connect(port, "127.0.0.1");
-    let got = "";
-    const timer = setTimeout(() => (socket.destroy(), resolve(got)), 10_000);
-    socket.on("data", (d) => (got += d.toString("latin1")));
-    socket.on("close", () => (clearTimeout(timer), resolve(got)));
-    socket.on("error", (e) => (clearTimeout(timer), got ? resolve(got) : reject(e)));
-    socket.write(text);
-  });
-}
+import { raw, serve } from "./wire.js";
 
 test("U7, U3: a request target starting with // or /\\ stays a path on the adapter's origin; it cannot move the inbox's own origin check to another host", async () => {
   const seen: string[] = [];
