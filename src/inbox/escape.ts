@@ -35,6 +35,8 @@ export function escapeHtml(s: string): string {
 const HIDDEN = /(?![\t\n\uFE0E\uFE0F])[\p{Cc}\p{Cf}\p{Co}\p{Cs}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}]|\p{M}{4,}/gu;
 const HIDDEN_INLINE = /(?![\uFE0E\uFE0F])[\p{Cc}\p{Cf}\p{Co}\p{Cs}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}]|\p{M}{4,}/gu;
 
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
+
 const hex = (cp: number): string => cp.toString(16).toUpperCase().padStart(4, "0");
 
 /** The visible marker of a hidden character or of a long run of combining marks. */
@@ -49,6 +51,8 @@ function marker(match: string): string {
  * `U+XXXX` marker. `multiline` keeps tabs and newlines (for a `<pre>`).
  */
 export function showText(s: string, multiline = false): string {
+  // Printable ASCII hides nothing: only the HTML specials to escape.
+  if (PRINTABLE_ASCII.test(s)) return escapeHtml(s);
   const pattern = multiline ? HIDDEN : HIDDEN_INLINE;
   pattern.lastIndex = 0;
   let out = "";

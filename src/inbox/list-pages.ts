@@ -41,7 +41,7 @@ function pager(path: string, list: ListPage, what: string): string {
 const toolLink = (r: Routes, a: ActionRecord): string => `<a href="${escapeHtml(r.action(a.id))}">${isoCell(a.tool)}</a>`;
 
 /** A key as a summary writes it: bare when it is one word, else quoted as JSON (so a key such as `amount: 1, to` cannot pose as two members). */
-const summaryKey = (k: string): string => (/^[\p{L}\p{N}_$-]+$/u.test(k) ? k : JSON.stringify(k));
+const summaryKey = (k: string): string => (/^[A-Za-z0-9_$-]+$/.test(k) || /^[\p{L}\p{N}_$-]+$/u.test(k) ? k : JSON.stringify(k));
 
 /**
  * The start of an action's arguments as a list cell's HTML, for telling one row from
@@ -56,6 +56,10 @@ export function argumentsCell(args: Record<string, unknown>, max = MAX_INBOX_CEL
   let cut = false;
   /** `text` isolated, cut with "…" to what is left of the cell. */
   const piece = (text: string): string => {
+    if (text.length <= left) {
+      left -= text.length; // at least as many code points left as code units used
+      return `<bdi>${showText(text)}</bdi>`;
+    }
     const points = [...text.slice(0, 2 * left + 1)];
     if (points.length <= left) {
       left -= points.length;
