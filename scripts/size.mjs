@@ -30,7 +30,7 @@ const root = fileURLToPath(new URL("..", import.meta.url));
 // import the inbox carries none of it (held by a test). The web entry's and the core's ceilings hold the spans of run, the
 // actions and the worker and the MCP tracing module (O1-O3, about 2,900 B); McpClient + HttpTransport and connectMcp's reads
 // carry only the hook that calls the module (about 150 B), and none of the module unless it is imported (held by a test).
-export const CEILINGS = { web: 109_000, core: 69_000, client: 22_000 };
+export const CEILINGS = { web: 110_000, core: 69_000, client: 22_000 };
 
 /**
  * What one use of the web entry bundles (X3, pay for what you use): each a

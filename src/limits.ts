@@ -480,6 +480,8 @@ export const MIN_LEGACY_HEALTHY_STREAM_MS = 5_000;
 
 /** Actions one `claimMany` leases at most (W12; ours: one statement's worth, as a pass's `MAX_ACTIONS_PER_PASS`). */
 export const MAX_CLAIM_BATCH = 100;
+/** Tool-name prefixes one claim may be limited to (W12, U6; ours: one per server, as `MAX_MCP_SERVERS`). */
+export const MAX_CLAIM_TOOL_PREFIXES = 64;
 /** Compare-and-swaps one `transitionMany` applies at most (W12; ours: one statement's worth, as `MAX_CLAIM_BATCH`). */
 export const MAX_TRANSITION_BATCH = 100;
 /** Actions one worker keeps in flight when not told otherwise (W12; ours: a few sends overlap, one batch per statement). */
@@ -514,6 +516,12 @@ export const INBOX_BODY_TIMEOUT_MS = 10_000;
 export const INBOX_CSRF_TTL_MS = 12 * 60 * 60_000;
 /** Shortest CSRF secret a host may pass, in bytes (U3; ours: 256 bits, the HMAC-SHA-256 output). */
 export const MIN_INBOX_CSRF_SECRET_BYTES = 32;
+/** How far ahead of the verifying clock a CSRF token's issue time may be, in ms: another instance's clock (U3; ours). */
+export const INBOX_CSRF_CLOCK_SKEW_MS = 60_000;
+/** Longest CSRF token text the inbox reads; a longer one is refused unread (U3; ours: a token is at most 55 characters). */
+export const MAX_INBOX_CSRF_TOKEN_CHARS = 128;
+/** Characters of an `Accept` header the inbox reads to choose JSON or HTML (U1; ours). */
+export const MAX_INBOX_ACCEPT_CHARS = 1_024;
 /** A reconciling action joins the attention queue this long after its approval, in ms (U1, W13; ours). */
 export const INBOX_ATTENTION_AFTER_MS = 15 * 60_000;
 /** Characters of an untrusted string shown in a list row; the action's own page shows it whole (U2; ours). */
@@ -526,6 +534,9 @@ export const NODE_ADAPTER_MAX_BODY_BYTES = 64 * 1024;
 export const NODE_ADAPTER_MAX_HEADERS = 100;
 /** Longest one request may take in the Node adapter, body and answer included, in ms (U7; ours). */
 export const NODE_ADAPTER_TIMEOUT_MS = 30_000;
+/** Requests the Node adapter holds at once, bodies being read included; more are answered 503 unread (U4, U7; ours: at most 16 MiB of bodies at `NODE_ADAPTER_MAX_BODY_BYTES`). */
+export const NODE_ADAPTER_MAX_IN_FLIGHT = 256;
+
 // ── Traces (src/trace) ──
 
 /** Longest tool argument, result, resource URI or error message recorded on a span with `traceContent`, in characters (O3; ours: enough to read, bounded for any exporter). */

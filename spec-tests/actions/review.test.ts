@@ -13,6 +13,7 @@ import { createActions } from "../../src/actions/approvals.js";
 import { MemoryActionStore } from "../../src/actions/memory-store.js";
 import { createWorker } from "../../src/actions/worker.js";
 import type { ActionRecord } from "../../src/actions/types.js";
+import type { ConfirmTool } from "../../src/tools/types.js";
 import { openFileStore } from "../../src/node/file-store.js";
 import { newRecord } from "./store-contract.js";
 import { alice, bob, performed, renameTool, startContract, tempDir } from "./support.js";
@@ -46,6 +47,48 @@ describe("review: approvals and the worker", { timeout: 60_000 }, () => {
     assert.equal((await store.get(a.id))?.state, "awaiting_approval");
     // Shown exactly as stored (any key order): approved.
     assert.equal((await actions.approve({ ...a, arguments: { name: "Gear", id: "A" } }, bob)).state, "approved");
+  });
+
+  test("W8: a proposal's arguments are JSON data: Infinity, NaN, an undefined member or a Date (hashed as one value, shown and sent as another) are refused; what is stored is the JSON", async () => {
+    const dir = tempDir();
+    const path = join(dir, "actions.jsonl");
+    const store = await openFileStore(path);
+    try {
+      const actions = createActions({ store, mayApprove: () => true });
+      const propose = (args: Record<string, unknown>) => actions.propose({ tool: "pay__send", version: "v1", arguments: args }, { identity: alice, effect: "confirm" });
+      // A model that writes 1e309 gets Infinity from JSON.parse: JSON itself can only say null.
+      for (const args of [JSON.parse('{"amount": 1e309}') as Record<string, unknown>, { amount: Number.NaN }, { amount: 5, memo: undefined }, { when: new Date(0) }]) {
+        assert.equal(await code(propose(args)), "validation", JSON.stringify(args));
+      }
+      assert.deepEqual(await store.list({ tenantId: alice.tenantId }), [], "nothing was recorded");
+      // What JSON can say exactly is kept, hashed as stored, and approvable from the file store.
+      const a = await propose(JSON.parse('{"__proto__": {"admin": true}, "zero": -0, "big": 12345678901234567890}') as Record<string, unknown>);
+      assert.deepEqual(Object.keys(a.arguments), ["__proto__", "zero", "big"]);
+      assert.equal((await actions.approve(a, bob)).state, "approved");
+    } finally {
+      await store.close();
+    }
+  });
+
+  test("W5, U6: a worker given toolPrefixes executes its servers' actions and never leases another's; bad prefixes are refused when it is made", async () => {
+    const store = new MemoryActionStore();
+    const actions = createActions({ store, mayApprove: () => true });
+    const propose = async (tool: string) => actions.approve(await actions.propose({ tool, version: "v1", arguments: { n: 1 } }, { identity: alice, effect: "confirm" }), bob);
+    const other = await propose("billing__refund"); // the oldest: a claim of any action takes it first
+    const mine = await propose("files__rename");
+    const sent: string[] = [];
+    const tool = (name: string): ConfirmTool => ({
+      effect: "confirm", name, version: "v1", description: "", inputSchema: { type: "object" },
+      prepare: async () => ({ tool: name, version: "v1", arguments: {} }),
+      execute: async (a) => (sent.push(a.tool), { status: "succeeded", result: { content: [{ type: "text", text: "ok" }], isError: false } }),
+    });
+    const worker = createWorker({ store, resolveTool: (a) => (a.tool.startsWith("files__") ? tool(a.tool) : undefined), toolPrefixes: ["files__"], concurrency: 1 });
+    assert.equal(await worker.runOnce(), 1);
+    assert.deepEqual(sent, ["files__rename"]);
+    assert.equal((await store.get(mine.id))?.state, "succeeded");
+    const left = await store.get(other.id);
+    assert.deepEqual([left?.state, left?.fence, left?.leaseOwner], ["approved", other.fence, undefined], "the other server's action is untouched");
+    assert.throws(() => createWorker({ store, resolveTool: () => undefined, toolPrefixes: [""] }), (e: unknown) => (e as { code?: unknown }).code === "validation");
   });
 
   test("W8: an approval made while a worker held the action to expire it by a faster clock leaves no lease that holds the approved action back", async () => {

@@ -3,7 +3,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import type { ActionRecord } from "../../src/actions/types.js";
-import { MAX_ACTION_RECORD_BYTES, MAX_CLAIM_BATCH, MAX_TRANSITION_BATCH } from "../../src/limits.js";
+import { MAX_ACTION_RECORD_BYTES, MAX_CLAIM_BATCH, MAX_CLAIM_TOOL_PREFIXES, MAX_TOOL_NAME_CHARS, MAX_TRANSITION_BATCH } from "../../src/limits.js";
 import { inState, newRecord, okResult, rejectsWith, type StoreHarness } from "./store-contract.js";
 
 type WithStore = (fn: (h: StoreHarness) => Promise<void>) => () => Promise<void>;
@@ -38,6 +38,35 @@ export function batchContract(withStore: WithStore): void {
         await rejectsWith(claimMany({ workerId: "w", now: Date.now(), leaseMs: 1_000, limit }), "validation", `limit ${limit}`);
       }
       await rejectsWith(claimMany({ workerId: "", now: Date.now(), leaseMs: 1_000, limit: 1 }), "validation", "empty worker id");
+    }));
+
+    test("W12, U6: a claim limited to toolPrefixes takes only those tools' actions, of every kind a claim takes, and claimMany the same; the others are never leased", withStore(async ({ store }) => {
+      const mine: string[] = [];
+      const theirs: string[] = [];
+      for (const [tool, into] of [["billing__refund", mine], ["files__rename", theirs]] as const) {
+        into.push((await inState(store, "approved", { tool })).id);
+        into.push((await inState(store, "reconciling", { tool })).id);
+        into.push((await inState(store, "executing", { tool })).id); // no live lease: a worker died mid-send
+        into.push((await store.create(newRecord({ tool, expiresAt: Date.now() - 60_000 }))).id); // to expire
+      }
+      const limited = { workerId: "w-billing", now: Date.now(), leaseMs: 60_000, toolPrefixes: ["ledger__", "billing__"] };
+      const one = await store.claim(limited);
+      assert.ok(one && mine.includes(one.id), "a claim takes an action of its tools");
+      const rest = await store.claimMany!({ ...limited, limit: MAX_CLAIM_BATCH });
+      assert.deepEqual(new Set([one.id, ...rest.map((c) => c.id)]), new Set(mine), "every kind of its tools' actions, and only those");
+      assert.equal(await store.claim(limited), undefined);
+      assert.deepEqual(await store.claimMany!({ ...limited, limit: 5 }), []);
+      for (const id of theirs) assert.equal((await store.get(id))?.leaseOwner, undefined, "another server's action is never leased");
+      assert.equal(await store.claim({ ...limited, toolPrefixes: [] }), undefined, "no prefix: no action");
+      const any = await store.claimMany!({ workerId: "w-any", now: Date.now(), leaseMs: 60_000, limit: MAX_CLAIM_BATCH });
+      assert.deepEqual(new Set(any.map((c) => c.id)), new Set(theirs), "without toolPrefixes, any action");
+      for (const bad of [[""], ["x".repeat(MAX_TOOL_NAME_CHARS + 1)], Array.from({ length: MAX_CLAIM_TOOL_PREFIXES + 1 }, (_, i) => `s${i}__`), "billing__", [1]]) {
+        await rejectsWith(store.claim({ ...limited, toolPrefixes: bad as never }), "validation", `toolPrefixes ${JSON.stringify(bad).slice(0, 40)}`);
+        await rejectsWith(store.claimMany!({ ...limited, limit: 1, toolPrefixes: bad as never }), "validation", `claimMany toolPrefixes ${JSON.stringify(bad).slice(0, 40)}`);
+      }
+      // At the bound: as many prefixes as MAX_CLAIM_TOOL_PREFIXES, each of MAX_TOOL_NAME_CHARS.
+      const full = Array.from({ length: MAX_CLAIM_TOOL_PREFIXES }, (_, i) => `${i}`.padEnd(MAX_TOOL_NAME_CHARS, "_"));
+      assert.equal(await store.claim({ ...limited, toolPrefixes: full }), undefined);
     }));
 
     test("W12: concurrent claimMany calls never hand out the same action", withStore(async ({ store }) => {

@@ -39,8 +39,8 @@ type SizeModule = {
 };
 const size = (await import(pathToFileURL(repoPath("scripts", "size.mjs")).href)) as SizeModule;
 
-test("X3: the whole web entry, the approval inbox included, stays within 109,000 bytes min+gzip", async () => {
-  assert.equal(size.CEILINGS.web, 109_000);
+test("X3: the whole web entry, the approval inbox included, stays within 110,000 bytes min+gzip", async () => {
+  assert.equal(size.CEILINGS.web, 110_000);
   const web = size.rows.find((r) => r.name.startsWith("yada (web"));
   assert.ok(web);
   const { gzip } = await size.measure(web);

@@ -119,7 +119,14 @@ describe("U6: yada approvals", T, () => {
         // The printed link: a cookie, and a redirect that drops the token from the URL.
         const link = await fetch(inbox.url, { redirect: "manual" });
         assert.equal(link.status, 303);
-        assert.equal(link.headers.get("location"), "/");
+        assert.equal(link.headers.get("location"), `${origin}/`);
+        // A path that reads as another host (`//host`) is still a path here: the redirect stays on the inbox.
+        const token0 = new URL(inbox.url).searchParams.get("token") ?? "";
+        const away = await new Promise<string | undefined>((resolve, reject) => {
+          const req = request({ host: "127.0.0.1", port: new URL(origin).port, path: `/.//evil.example/?token=${token0}` }, (res) => (res.resume(), resolve(res.headers.location)));
+          req.on("error", reject).end();
+        });
+        assert.equal(away, `${origin}//evil.example/`);
         const cookie = (link.headers.get("set-cookie") ?? "").split(";")[0] ?? "";
         assert.match(link.headers.get("set-cookie") ?? "", /^yada_inbox_\d+=[A-Za-z0-9_-]{43}; HttpOnly; SameSite=Strict; Path=\/$/);
         const pending = await fetch(`${origin}/`, { headers: { cookie, accept: "application/json" } });

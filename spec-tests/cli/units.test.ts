@@ -115,6 +115,19 @@ describe("X6: terminal safety", () => {
     assert.equal(jsonText({ a: [1] }), '{\n  "a": [\n    1\n  ]\n}', "small values stay indented");
   });
 
+  test("X6, U6: arguments shown at the terminal hide nothing: zero-width characters, bidi marks, Unicode tags are \\u escapes (the same JSON); safe() replaces bidi marks and zero-width spaces", () => {
+    // Two keys that would look alike, a right-to-left mark, an invisible tag run.
+    const value = { amount: 1, "amount\u200b": 1000, to: "bob\u200f\u061c", note: "ok\u{E0041}\u{E0042}", sep: "a\u2028b", hangul: "\u3164" };
+    const text = jsonText(value);
+    assert.doesNotMatch(text, /[\u200b-\u200f\u061c\u2028\u3164]|[\u{E0000}-\u{E007F}]/u, text);
+    assert.match(text, /"amount\\u200b": 1000/);
+    assert.match(text, /"ok\\udb40\\udc41\\udb40\\udc42"/);
+    assert.deepEqual(JSON.parse(text), value);
+    assert.equal(jsonText({ a: [1] }), '{\n  "a": [\n    1\n  ]\n}');
+    assert.equal(safe("pay\u200f\u061c 100\u200b\u2060\ufeff"), "pay\uFFFD\uFFFD 100\uFFFD\uFFFD\uFFFD");
+    assert.equal(safe("emoji \u{1F468}\u200d\u{1F469}"), "emoji \u{1F468}\u200d\u{1F469}", "a joiner inside an emoji stays");
+  });
+
   test("X6: indenting a deeply nested answer cannot multiply its size: past MAX_LINE_BYTES it is printed compact", () => {
     let deep: unknown = new Array(60_000).fill(0);
     for (let i = 0; i < 300; i++) deep = [deep];

@@ -108,6 +108,28 @@ describe("U6: yada worker", T, () => {
     assert.equal(performed(w.log), 1);
   });
 
+  test("U6: the worker never claims an action of a server it does not serve: it stays approved, unleased, for a worker that serves it", T, async () => {
+    const w = world("foreign");
+    const a = await proposeRename(w, "B");
+    assert.equal((await yada(["actions", "approve", a.id, "--store", w.store])).code, EXIT.ok);
+    // An approved action of another server in the same store.
+    const store = await openFileStore(w.store);
+    let other: ActionRecord;
+    try {
+      const actions = createActions({ store, mayApprove: () => true });
+      const proposed = await actions.propose({ tool: "billing__refund", version: "v1", arguments: { order: "o-1" } }, { identity: { actorId: "cli", tenantId: "local" }, effect: "confirm" });
+      other = await actions.approve(proposed, { actorId: "ops", tenantId: "local" });
+    } finally {
+      await store.close();
+    }
+    const r = await yada(["worker", "--server", "contract", "--config", w.config, "--store", w.store, "--once"]);
+    assert.equal(r.code, EXIT.ok, r.stderr);
+    assert.match(r.stdout, new RegExp(`${a.id}  contract__rename  succeeded`));
+    assert.doesNotMatch(r.stdout + r.stderr, /billing__refund/, "the worker never took it up");
+    const after = JSON.parse((await yada(["actions", "show", other.id, "--store", w.store, "--json"])).stdout) as ActionRecord;
+    assert.deepEqual([after.state, after.fence, after.leaseOwner, after.leaseUntil], ["approved", other.fence, undefined, undefined], "not leased: a worker that serves billing may take it at once");
+  });
+
   test("U6: the worker executes the actions of every run, each for its own actor; approve says the running worker executes it; SIGTERM lets the action in hand finish, then exit 0", T, async () => {
     const w = world("every", ["--execute-delay-ms", "1500", "--mode", "trust-meta"]);
     const first = await proposeRename(w, "A");

@@ -217,6 +217,53 @@ test("U8: hostile strings in tool names, arguments, previews and reasons stay in
   for (const id of ids.slice(1)) await actions.reject((await store.get(id))!, { actorId: "carol", tenantId: "acme" }, "cleanup");
 });
 
+/**
+ * In the element `selector` (the `which`-th of them), whether `tokens` (in the order the
+ * text holds them) are shown left to right, each after the one before it: the pieces
+ * that are not where they read, as "before | after".
+ */
+function outOfOrder(selector: string, tokens: string[], which = 0): Promise<string[]> {
+  return browser.eval<string[]>(`(() => {
+    const root = document.querySelectorAll(${JSON.stringify(selector)})[${which}];
+    const nodes = [];
+    const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+    for (let n = walker.nextNode(), at = 0; n; at += n.length, n = walker.nextNode()) nodes.push({ n, at });
+    const text = nodes.map((x) => x.n.data).join("");
+    const rect = (from, to) => {
+      const r = document.createRange();
+      const start = nodes.findLast((x) => x.at <= from), end = nodes.findLast((x) => x.at < to);
+      r.setStart(start.n, from - start.at);
+      r.setEnd(end.n, to - end.at);
+      return r.getBoundingClientRect();
+    };
+    const wrong = [];
+    let at = 0, last;
+    for (const t of ${JSON.stringify(tokens)}) {
+      const i = text.indexOf(t, at);
+      if (i < 0) return ["missing " + t];
+      const r = rect(i, i + t.length);
+      if (last && Math.abs(r.top - last.r.top) < 2 && r.left < last.r.right - 0.5) wrong.push(last.t + " | " + t);
+      last = { t, r };
+      at = i + t.length;
+    }
+    return wrong;
+  })()`);
+}
+
+test("U2, U8: right-to-left text in a key cannot carry its value or the JSON's punctuation to the other side of it, on the action's page or in its list row", T, async () => {
+  const a = await actions.propose({ tool: "pay__send", version: "v1", arguments: { "שם": 1000, to: "bob אבג", n: 7 } }, { identity: alice, effect: "confirm" });
+  try {
+    await browser.goto(`${origin}/actions/${a.id}`);
+    assert.deepEqual(await outOfOrder('pre[aria-label="Arguments as JSON"]', ['"', "שם", '"', ":", "1000", ",", '"', "to", '"', ":", '"', "bob", "אבג", '"', ",", '"', "n", '"', ":", "7"]), []);
+    await browser.goto(`${origin}/`);
+    const row = await browser.eval<number>(`[...document.querySelectorAll("tbody tr")].findIndex((tr) => tr.querySelector("a").href.endsWith(${JSON.stringify(a.id)}))`);
+    assert.ok(row >= 0, "the action is listed");
+    assert.deepEqual(await outOfOrder("tbody tr td .mono", ["שם", ":", "1000", ",", "to", ":", '"bob', "אבג", '"', ",", "n", ":", "7"], row), []);
+  } finally {
+    await actions.reject((await store.get(a.id))!, { actorId: "carol", tenantId: "acme" }, "cleanup");
+  }
+});
+
 test("U8: a form posted from another origin is refused, even with a valid token and the approver's credentials; nothing is approved", T, async () => {
   const a = await proposeRename("A", "Avocados");
   await browser.goto(`${origin}/actions/${a.id}`);

@@ -4,40 +4,11 @@
 // time, the Host the origin names, a client that goes away.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { createServer, request as httpRequest, type Server } from "node:http";
-import { connect } from "node:net";
-import { toNodeListener, type NodeListenerOptions } from "../../src/node/fetch-adapter.js";
+import { request as httpRequest } from "node:http";
+import { toNodeListener } from "../../src/node/fetch-adapter.js";
 import { NODE_ADAPTER_MAX_BODY_BYTES, NODE_ADAPTER_MAX_HEADERS, NODE_ADAPTER_TIMEOUT_MS } from "../../src/limits.js";
 import { bob, formsOf, mainText, setup } from "./support.js";
-
-type Handler = (request: Request) => Promise<Response>;
-
-async function serve(handler: Handler, options: NodeListenerOptions | ((port: number) => NodeListenerOptions) = {}): Promise<{ origin: string; port: number; close(): Promise<void> }> {
-  let listener: ReturnType<typeof toNodeListener> | undefined;
-  const server: Server = createServer((req, res) => listener!(req, res));
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  const port = (server.address() as { port: number }).port;
-  listener = toNodeListener(handler, typeof options === "function" ? options(port) : options);
-  return {
-    origin: `http://127.0.0.1:${port}`,
-    port,
-    close: () => new Promise<void>((r) => (server.closeAllConnections(), server.close(() => r()))),
-  };
-}
-
-/** Sends raw bytes and resolves with what came back before the server closed (bounded). */
-function raw(port: number, text: string, then?: (write: (s: string) => void) => void): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const socket = connect(port, "127.0.0.1");
-    let got = "";
-    const timer = setTimeout(() => (socket.destroy(), resolve(got)), 10_000);
-    socket.on("data", (d) => (got += d.toString("latin1")));
-    socket.on("close", () => (clearTimeout(timer), resolve(got)));
-    socket.on("error", (e) => (clearTimeout(timer), got ? resolve(got) : reject(e)));
-    socket.write(text);
-    then?.((s) => socket.write(s));
-  });
-}
+import { raw, serve } from "./wire.js";
 
 test("U7: the inbox served by toNodeListener on node:http: its pages with every header, and an approval posted as a browser posts it", async () => {
   const s = setup();

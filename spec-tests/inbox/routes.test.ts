@@ -90,7 +90,8 @@ test("U1: the action page shows tool, effect, arguments as JSON, the preview as 
   for (const shown of ["items__rename", "write", "alice", "acme", "run-9", "v1", a.argumentsHash, "sv-7", a.operationId, a.id, "2026-05-01 09:00:00 UTC"]) {
     assert.ok(text.includes(shown), `the page shows ${shown}`);
   }
-  assert.match(text, /"nested": \{\s+"list": \[\s+1,\s+2\s+\]/, "the arguments as indented JSON");
+  // Each string of the JSON sits in an isolate of its own (<bdi>), which adds no text.
+  assert.match(mainText(page.replace(/<\/?bdi>/g, "")), /"nested": \{\s+"list": \[\s+1,\s+2\s+\]/, "the arguments as indented JSON");
   assert.match(page, /<section class="server"[^>]*><p class="from">Preview — text from the server[^<]*<\/p><pre>Rename A from Apple to Apples<\/pre>/);
   assert.ok(formsOf(page).has(`/actions/${a.id}/approve`) && formsOf(page).has(`/actions/${a.id}/reject`));
   // alice proposed it; the host's rule lets her see it but not decide it.

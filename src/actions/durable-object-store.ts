@@ -22,7 +22,7 @@ import { isRec } from "../util/record.js";
 import { quote } from "../util/text.js";
 import { listStates } from "./record-check.js";
 import { checkCountQuery, queryPage } from "./query.js";
-import { applyTransition, checkClaim, isClaimable, leaseRecord, matchesQuery, parseActionRecord, parseNewRecord } from "./record.js";
+import { applyTransition, checkClaim, claimsTool, isClaimable, leaseRecord, matchesQuery, parseActionRecord, parseNewRecord } from "./record.js";
 import { ACTION_STATES, isTerminal } from "./states.js";
 import { checkBatch, checkClaimMany, eachItem, single } from "./batch.js";
 import type { ActionCountQuery, ActionCursor, ActionExpectation, ActionPatch, ActionQuery, ActionRecord, ActionState, ActionStore, ActionTransition, ClaimManyOptions, ClaimOptions, TransitionOutcome } from "./types.js";
@@ -229,7 +229,7 @@ export class DurableObjectActionStore implements ActionStore {
       txn,
       "w:",
       (r, key) => {
-        if (!isClaimable(r, options.now)) return false;
+        if (!isClaimable(r, options.now) || !claimsTool(options, r.tool)) return false;
         picked.push({ key, record: r });
         return picked.length >= limit;
       },

@@ -346,7 +346,8 @@ ON CONFLICT DO NOTHING RETURNING id`,
   }
 
   async #claim(options: ClaimOptions, limit: number): Promise<ActionRecord[]> {
-    const params = [options.workerId, String(options.leaseMs), String(limit)];
+    // $4: the claim's tool-name prefixes as a JSON array, or null for any tool.
+    const params = [options.workerId, String(options.leaseMs), String(limit), options.toolPrefixes === undefined ? null : JSON.stringify(options.toolPrefixes)];
     const work = parseRows(await this.#run("claim", this.#sql.claimWork, params), limit, this.#where).sort(byAge);
     if (work.length >= limit) return work;
     params[2] = String(limit - work.length);
@@ -434,10 +435,15 @@ ON CONFLICT DO NOTHING RETURNING id`,
   }
 }
 
-/** A claim of up to `$3` rows of `t` matching `where`, in `order`: `$1` the worker, `$2` the lease in ms (from the database's clock). */
+/**
+ * A claim of up to `$3` rows of `t` matching `where`, in `order`: `$1` the worker, `$2`
+ * the lease in ms (from the database's clock), `$4` a JSON array of tool-name prefixes
+ * one of which the action's tool starts with, or null for any tool.
+ */
 function claimSql(t: string, where: string, order: string): string {
   return `WITH next AS (SELECT id FROM ${t} WHERE ${where}
   AND (lease_until IS NULL OR lease_until <= ${DB_NOW}) AND fence >= 0 AND attempts >= 0
+  AND ($4::json IS NULL OR EXISTS (SELECT 1 FROM json_array_elements_text($4::json) AS p(prefix) WHERE left(body->>'tool', length(p.prefix)) = p.prefix))
   ORDER BY ${order} LIMIT $3::int FOR UPDATE SKIP LOCKED
 ), u AS (UPDATE ${t} a SET fence = a.fence + 1, lease_owner = $1, lease_until = ${DB_NOW} + $2::float8, updated_at = ${DB_NOW}
   FROM next CROSS JOIN (SELECT set_config('synchronous_commit', 'off', true)) AS async_commit

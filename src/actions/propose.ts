@@ -13,6 +13,7 @@ import { DEFAULT_APPROVAL_TTL_MS, MAX_ACTION_PREVIEW_CHARS, MAX_APPROVAL_TTL_MS 
 import { silentLogger, type Logger } from "../log.js";
 import type { Identity, PreparedAction } from "../tools/types.js";
 import { isRec } from "../util/record.js";
+import { canonicalKey } from "../schema/equal.js";
 import { argumentsHash } from "./hash.js";
 import type { ActionRecord, ActionStore } from "./types.js";
 import { tracedProposal } from "../trace/actions.js";
@@ -83,6 +84,7 @@ export function proposer(options: ProposerOptions): (prepared: PreparedAction, c
   return async (prepared, context) => {
     checkIdentity(context?.identity, "propose");
     if (!isRec(prepared) || !isRec(prepared.arguments)) throw new ValidationError("propose needs a prepared action with arguments");
+    const args = jsonArguments(prepared.arguments);
     const at = now();
     const record: ActionRecord = {
       id: crypto.randomUUID(),
@@ -92,8 +94,8 @@ export function proposer(options: ProposerOptions): (prepared: PreparedAction, c
       tool: prepared.tool,
       effect: context.effect,
       version: prepared.version,
-      arguments: structuredClone(prepared.arguments),
-      argumentsHash: await argumentsHash(prepared.arguments),
+      arguments: args,
+      argumentsHash: await argumentsHash(args),
       state: "awaiting_approval",
       fence: 0,
       attempts: 0,
@@ -119,4 +121,25 @@ export function proposer(options: ProposerOptions): (prepared: PreparedAction, c
     }
     return stored;
   };
+}
+
+/**
+ * The arguments as the JSON they are stored, hashed, shown and sent as. Arguments a
+ * JSON round trip would change are refused: a number JSON cannot carry (`Infinity`,
+ * `NaN`), an `undefined` member, a `Date` or another object with `toJSON`. Else the
+ * hash would bind one value while the page showed, and the worker sent, another.
+ *
+ * @throws ValidationError (`validation`); LimitError (`limit`) past `MAX_INSTANCE_DEPTH`.
+ */
+function jsonArguments(args: Record<string, unknown>): Record<string, unknown> {
+  let copy: unknown;
+  try {
+    copy = JSON.parse(JSON.stringify(args));
+  } catch {
+    copy = undefined;
+  }
+  if (!isRec(copy) || canonicalKey(copy) !== canonicalKey(args)) {
+    throw new ValidationError("propose: the arguments must be JSON data (no Infinity or NaN, no undefined member, no Date): what is hashed, shown and sent is their JSON");
+  }
+  return copy;
 }

@@ -14,6 +14,7 @@ import {
   MAX_ACTION_RECORD_BYTES,
   MAX_ACTION_VERSION_CHARS,
   MAX_ACTIONS_LISTED,
+  MAX_CLAIM_TOOL_PREFIXES,
   MAX_OPERATION_ID_CHARS,
   MAX_RESOLUTION_NOTE_CHARS,
   MAX_STATE_VERSION_CHARS,
@@ -250,6 +251,16 @@ export function checkClaim(options: ClaimOptions): void {
     throw new ValidationError(`a claim needs a workerId of 1 to ${MAX_ACTION_ID_CHARS} characters`);
   }
   if (!Number.isFinite(options.now) || !Number.isFinite(options.leaseMs) || options.leaseMs <= 0) throw new ValidationError("a claim needs a finite now and a positive leaseMs");
+  const prefixes: unknown = options.toolPrefixes;
+  if (prefixes !== undefined && (!Array.isArray(prefixes) || prefixes.length > MAX_CLAIM_TOOL_PREFIXES ||
+    !prefixes.every((p) => typeof p === "string" && p.length > 0 && p.length <= MAX_TOOL_NAME_CHARS))) {
+    throw new ValidationError(`a claim's toolPrefixes are at most ${MAX_CLAIM_TOOL_PREFIXES} names of 1 to ${MAX_TOOL_NAME_CHARS} characters`);
+  }
+}
+
+/** Is the action of `tool` one a claim with `options` may take (its `toolPrefixes`)? */
+export function claimsTool(options: ClaimOptions, tool: string): boolean {
+  return options.toolPrefixes === undefined || options.toolPrefixes.some((p) => tool.startsWith(p));
 }
 
 /** Oldest first; ties by id, so every store lists and claims in the same order. */

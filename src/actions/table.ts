@@ -9,7 +9,7 @@
  */
 import { ActionConflictError, LimitError, StoreError } from "../errors.js";
 import { checkCountQuery, isAfter, queryPage } from "./query.js";
-import { applyTransition, byAge, checkClaim, isClaimable, leaseRecord, matchesQuery, parseActionRecord, parseNewRecord } from "./record.js";
+import { applyTransition, byAge, checkClaim, claimsTool, isClaimable, leaseRecord, matchesQuery, parseActionRecord, parseNewRecord } from "./record.js";
 import { StateCounts } from "./counts.js";
 import { ACTION_STATES, isTerminal } from "./states.js";
 import type { ActionCountQuery, ActionExpectation, ActionPatch, ActionQuery, ActionRecord, ClaimOptions } from "./types.js";
@@ -172,7 +172,7 @@ export class RecordTable {
         continue; // never handed to a worker; get and list report it
       }
       if (isTerminal(r.state)) this.#live.delete(id);
-      else if (isClaimable(r, options.now)) found.push(r);
+      else if (isClaimable(r, options.now) && claimsTool(options, r.tool)) found.push(r);
     }
     return found.sort(byAge).slice(0, limit).map((r) => leaseRecord(r, options));
   }

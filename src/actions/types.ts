@@ -232,6 +232,13 @@ export interface ClaimOptions {
   now: number;
   /** How long the lease lasts, in ms. */
   leaseMs: number;
+  /**
+   * Only actions whose tool name starts with one of these (e.g. `["billing__"]`, the
+   * tools of the server `billing`), for a worker that serves only some servers: it
+   * then never leases, recovers or expires an action of another. Without it, any
+   * action. At most `MAX_CLAIM_TOOL_PREFIXES`, each 1 to `MAX_TOOL_NAME_CHARS` characters.
+   */
+  toolPrefixes?: readonly string[];
 }
 
 /** What {@link ActionStore.claimMany} needs: a claim's options and how many to lease at most. */

@@ -20,6 +20,7 @@ import {
   MAX_WORKER_CONCURRENCY,
 } from "../limits.js";
 import type { ActionOutcome, ApprovedAction, ConfirmTool, Identity, Tool, WriteTool } from "../tools/types.js";
+import { checkClaim } from "./record.js";
 import { coalescingTransition } from "./coalesce.js";
 import { argumentsHash } from "./hash.js";
 import type { ActionPatch, ActionRecord, ActionStore } from "./types.js";
@@ -58,6 +59,13 @@ export interface WorkerOptions extends TraceOptions {
   workerId?: string;
   /** Lease per claim (default `DEFAULT_ACTION_LEASE_MS`): longer than one execute takes. */
   leaseMs?: number;
+  /**
+   * Only the actions whose tool name starts with one of these, e.g. `["billing__"]` for a
+   * worker that serves the server `billing` alone (see `ClaimOptions.toolPrefixes`): the
+   * others are never claimed, so they wait for a worker that serves them instead of
+   * under this one's lease. Without it, every action.
+   */
+  toolPrefixes?: readonly string[];
   /** Pause of a started worker that found nothing to do (default `DEFAULT_WORKER_POLL_MS`). */
   pollMs?: number;
   /**
@@ -169,6 +177,8 @@ export function createWorker(options: WorkerOptions): ActionWorker {
   if (!Number.isSafeInteger(windowMs) || windowMs < 1 || windowMs > MAX_RECONCILE_AGE_MS) {
     throw new ValidationError(`reconcileWindowMs must be an integer from 1 to ${MAX_RECONCILE_AGE_MS} (MAX_RECONCILE_AGE_MS)`);
   }
+  const toolPrefixes = options.toolPrefixes === undefined ? undefined : Object.freeze([...options.toolPrefixes]);
+  if (toolPrefixes) checkClaim({ workerId, now: 0, leaseMs: 1, toolPrefixes });
   const now = options.now ?? Date.now;
   const random = options.random ?? Math.random;
   const transition = coalescingTransition(store, now);
@@ -370,7 +380,7 @@ export function createWorker(options: WorkerOptions): ActionWorker {
 
   /** Leases up to `n` actions: one batched claim where the store has it. */
   async function claimSome(n: number): Promise<ActionRecord[]> {
-    const claim = { workerId, now: now(), leaseMs };
+    const claim = { workerId, now: now(), leaseMs, ...(toolPrefixes ? { toolPrefixes } : {}) };
     if (n > 1 && store.claimMany) {
       const got = await store.claimMany({ ...claim, limit: Math.min(n, MAX_CLAIM_BATCH) });
       if (!Array.isArray(got) || got.length > n) throw new StoreError("a batched claim answered out of shape");

@@ -91,7 +91,8 @@ export async function approvalsCommand(ctx: CommandContext): Promise<number> {
       if (!sameSecret(offered, token)) return plain(401, "This link's access token is not the one yada approvals printed.");
       url.searchParams.delete("token");
       const cookieLine = `${cookieName}=${token}; HttpOnly; SameSite=Strict; Path=/`;
-      return plain(303, "", { location: `${url.pathname}${url.search}`, "set-cookie": cookieLine });
+      // On the inbox's own origin: a path such as `//elsewhere.example` never sends the browser away.
+      return plain(303, "", { location: `${origin}${url.pathname}${url.search}`, "set-cookie": cookieLine });
     }
     if (queued >= MAX_INBOX_IN_FLIGHT) return plain(503, "Too many requests at once; try again.");
     queued++;

@@ -82,9 +82,10 @@ export function processIo(): Io {
   };
 }
 
-// C0 controls except tab and newline, DEL, C1 controls, and the bidirectional
-// overrides / isolates (text that displays in another order than it reads).
-const UNSAFE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
+// C0 controls except tab and newline, DEL, C1 controls, the bidirectional
+// overrides / isolates and marks (text that displays in another order than it
+// reads), and the zero-width spaces (text that hides where it breaks).
+const UNSAFE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200b\u200e\u200f\u202a-\u202e\u2060\u2066-\u2069\ufeff]/g;
 
 /**
  * `text` with every control character except newline and tab replaced by U+FFFD,
@@ -99,9 +100,12 @@ export function safe(text: string): string {
   return text.replace(/\r\n/g, "\n").replace(UNSAFE, "\uFFFD");
 }
 
-// What JSON.stringify leaves raw that a terminal may still act on: DEL, the C1
-// controls (U+009B is CSI) and the bidirectional overrides / isolates.
-const JSON_UNSAFE = /[\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
+// What JSON.stringify leaves raw that a terminal may still act on, or that does not
+// show as itself: DEL, the C1 controls (U+009B is CSI), format characters (bidi
+// overrides, isolates and marks, zero-width characters, Unicode tags), private use,
+// line and paragraph separators and other default-ignorable code points. Written as
+// \u escapes, which is the same JSON.
+const JSON_UNSAFE = /(?!\n)[\p{Cc}\p{Cf}\p{Co}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}]/gu;
 
 /** Deepest nesting of arrays and objects in JSON text. */
 function nestingDepth(json: string): number {
@@ -136,7 +140,11 @@ function nestingDepth(json: string): number {
 export function jsonText(value: unknown, singleLine = false): string {
   const compact = JSON.stringify(value) ?? "null";
   const indent = !singleLine && compact.length * (2 * nestingDepth(compact) + 3) <= MAX_LINE_BYTES;
-  return (indent ? JSON.stringify(value, null, 2) : compact).replace(JSON_UNSAFE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  return (indent ? JSON.stringify(value, null, 2) : compact).replace(JSON_UNSAFE, (c) => {
+    let out = "";
+    for (let i = 0; i < c.length; i++) out += `\\u${c.charCodeAt(i).toString(16).padStart(4, "0")}`;
+    return out;
+  });
 }
 
 /**

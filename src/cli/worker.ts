@@ -8,8 +8,9 @@
  * `--config` file (write mappings allowed) or from `YADA_MCP_SERVERS`, or one
  * `--stdio` / `--url` server named by `--name`. Each action's tool is resolved
  * on a connection bound to the action's own actor and tenant (one connection
- * per server and identity, kept across passes). An approved action of a server
- * it does not serve is left approved for a worker that does (its lease lapses).
+ * per server and identity, kept across passes). It claims only the actions of the
+ * servers it serves (`toolPrefixes`): another server's action is never leased by
+ * it, and waits, untouched, for a worker that serves it.
  *
  * The store is opened for each pass and closed between passes, so `yada
  * actions approve` can decide actions while the worker runs; a note beside the
@@ -130,12 +131,6 @@ function stopClaiming(store: ActionStore, stop: AbortSignal): { store: ActionSto
   return { store: gated, cutShort: () => cut };
 }
 
-/** An action of a server this worker does not serve: left approved for a worker that does. */
-class NotServed extends Error {}
-
-/** Foreign actions said once each; past this many the memory of them starts again. */
-const MAX_NOT_SERVED_REMEMBERED = 1_000;
-
 /** One line per move: the action, its tool and its new state, with what the server said. */
 function moveLine(a: ActionRecord): string {
   const part = a.outcome?.result?.content[0];
@@ -195,7 +190,6 @@ export async function workerCommand(ctx: CommandContext): Promise<number> {
   const pool = new ConnectionPool(io.env, logger);
   const release = announceWorker(path, choices.map((c) => c.name));
   const stop = ctx.signal;
-  const notServed = new Set<string>();
   let firstError: unknown;
   const report = (e: unknown, what: string): void => {
     firstError ??= e;
@@ -215,22 +209,18 @@ export async function workerCommand(ctx: CommandContext): Promise<number> {
           store: gate.store,
           workerId: `yada-worker-${process.pid}`,
           concurrency: 1,
+          // Only the actions of the servers served here: another's is never held under this worker's lease.
+          toolPrefixes: choices.map((c) => `${c.name}__`),
           resolveTool: async (a, identity): Promise<WriteTool | ConfirmTool | undefined> => {
             // The longest served name the tool starts with: servers may share a prefix.
             const choice = choices.filter((c) => a.tool.startsWith(`${c.name}__`)).sort((x, y) => y.name.length - x.name.length)[0];
-            if (!choice) {
-              if (!notServed.has(a.id)) io.err(`yada: worker: action ${a.id} (${oneLine(a.tool, 80)}) is for a server this worker does not serve (${names}); left for a worker that does\n`);
-              if (notServed.size >= MAX_NOT_SERVED_REMEMBERED) notServed.clear();
-              notServed.add(a.id);
-              throw new NotServed(a.id);
-            }
+            // The claims ask for these servers' tools only; a store that handed out another's is not trusted with it.
+            if (!choice) throw new StoreError(`the store handed this worker action ${a.id} (${oneLine(a.tool, 80)}) of a server it does not serve (${names}); nothing was sent`);
             const connection = await pool.get(choice, identity);
             return connection.tools.find((t): t is WriteTool | ConfirmTool => t.name === a.tool && t.effect !== "read");
           },
           onAction: (a) => io.out(ctx.args.json ? `${jsonText(a, true)}\n` : moveLine(a)),
-          onError: (e) => {
-            if (!(e instanceof NotServed)) report(e, "an action was left for a later pass");
-          },
+          onError: (e) => report(e, "an action was left for a later pass"),
         });
         handled = await worker.runOnce();
       } catch (e) {

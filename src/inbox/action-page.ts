@@ -75,7 +75,7 @@ function decision(a: ActionRecord): string {
   }
   if (a.state === "expired") out += `<p>Nobody decided it before ${at(a.expiresAt)}; it expired and will never run.</p>`;
   if (a.resolution) {
-    out += `<p>Its outcome was unknown; ${iso(a.resolution.actorId)} checked the server and settled it as <strong>${a.resolution.outcome}</strong> at ${at(a.resolution.at)}.</p>`;
+    out += `<p>Its outcome was unknown; ${iso(a.resolution.actorId)} checked the server and settled it as <strong>${escapeHtml(String(a.resolution.outcome))}</strong> at ${at(a.resolution.at)}.</p>`;
     out += `<p class="muted">Their note (the agent reads it):</p><pre>${showText(a.resolution.note, true)}</pre>`;
   }
   const o = a.outcome;
@@ -112,7 +112,7 @@ export function actionBody(p: ActionPageInput): string {
   body += `<h1>${iso(a.tool)} ${stateBadge(a.state)}</h1>`;
   if (waiting && a.expiresAt <= p.now) body += `<p class="notice bad">Its approval window has passed: it can no longer be approved.</p>`;
   if (a.state === "outcome_unknown") body += `<p class="notice bad">Nobody knows whether the server carried this call out. It is never sent again; check the server with its operation id.</p>`;
-  let facts = row("Effect", `${a.effect}: ${EFFECTS[a.effect]}`);
+  let facts = row("Effect", `${escapeHtml(String(a.effect))}: ${Object.hasOwn(EFFECTS, a.effect) ? EFFECTS[a.effect] : "an effect this inbox does not know"}`);
   facts += row("Proposed by", `${iso(a.actorId)} <span class="muted">in</span> ${iso(a.tenantId)}`);
   if (a.runId !== undefined) facts += row("Run", mono(a.runId));
   facts += row("Proposed", at(a.createdAt));

@@ -9,7 +9,7 @@
  */
 import type { SigningKey } from "../auth/jwt.js";
 import { ValidationError } from "../errors.js";
-import { INBOX_CSRF_TTL_MS, MIN_INBOX_CSRF_SECRET_BYTES } from "../limits.js";
+import { INBOX_CSRF_CLOCK_SKEW_MS, INBOX_CSRF_TTL_MS, MAX_INBOX_CSRF_TOKEN_CHARS, MIN_INBOX_CSRF_SECRET_BYTES } from "../limits.js";
 import type { Identity } from "../tools/types.js";
 
 /** Issues and checks the tokens of one inbox. */
@@ -19,10 +19,6 @@ export interface CsrfTokens {
   verify(token: unknown, who: Identity, actionId: string, now: number): Promise<boolean>;
 }
 
-/** A token's longest text; a longer one is refused unread. */
-const MAX_TOKEN_CHARS = 128;
-/** A clock a little behind the one that issued a token still honours it. */
-const SKEW_MS = 60_000;
 const PURPOSE = "yada-inbox-csrf/1";
 const HMAC = { name: "HMAC", hash: "SHA-256" } as const;
 
@@ -90,11 +86,11 @@ export function csrfTokens(secret: string | Uint8Array | SigningKey | undefined)
       return `${at.toString(36)}.${base64url(sig)}`;
     },
     async verify(token, who, actionId, now) {
-      if (typeof token !== "string" || token.length > MAX_TOKEN_CHARS) return false;
+      if (typeof token !== "string" || token.length > MAX_INBOX_CSRF_TOKEN_CHARS) return false;
       const dot = token.indexOf(".");
       if (dot < 1 || !/^[0-9a-z]{1,11}$/.test(token.slice(0, dot))) return false;
       const at = Number.parseInt(token.slice(0, dot), 36);
-      if (!Number.isSafeInteger(at) || now - at > INBOX_CSRF_TTL_MS || at - now > SKEW_MS) return false;
+      if (!Number.isSafeInteger(at) || now - at > INBOX_CSRF_TTL_MS || at - now > INBOX_CSRF_CLOCK_SKEW_MS) return false;
       const sig = fromBase64url(token.slice(dot + 1));
       if (!sig) return false;
       try {

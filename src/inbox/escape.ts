@@ -35,6 +35,8 @@ export function escapeHtml(s: string): string {
 const HIDDEN = /(?![\t\n\uFE0E\uFE0F])[\p{Cc}\p{Cf}\p{Co}\p{Cs}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}]|\p{M}{4,}/gu;
 const HIDDEN_INLINE = /(?![\uFE0E\uFE0F])[\p{Cc}\p{Cf}\p{Co}\p{Cs}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}]|\p{M}{4,}/gu;
 
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
+
 const hex = (cp: number): string => cp.toString(16).toUpperCase().padStart(4, "0");
 
 /** The visible marker of a hidden character or of a long run of combining marks. */
@@ -49,6 +51,8 @@ function marker(match: string): string {
  * `U+XXXX` marker. `multiline` keeps tabs and newlines (for a `<pre>`).
  */
 export function showText(s: string, multiline = false): string {
+  // Printable ASCII hides nothing: only the HTML specials to escape.
+  if (PRINTABLE_ASCII.test(s)) return escapeHtml(s);
   const pattern = multiline ? HIDDEN : HIDDEN_INLINE;
   pattern.lastIndex = 0;
   let out = "";
@@ -67,9 +71,15 @@ export function showCell(s: string, max = MAX_INBOX_CELL_CHARS): string {
   return points.length <= max ? showText(s) : `${showText(points.slice(0, max).join(""))}…`;
 }
 
+/** A string of JSON text, quotes included (JSON.stringify writes no raw quote or newline inside one). */
+const JSON_STRING = /"[^"\\]*(?:\\.[^"\\]*)*"/g;
+
 /**
  * `value` as indented JSON with every hidden character (and long mark run) written as
  * `\uXXXX` escapes, then escaped for HTML: the same JSON, every character visible.
+ * Each string (key or value) sits inside its quotes in an isolate of its own
+ * (`<bdi>`): right-to-left text in a key cannot carry the key's value, or the JSON's
+ * punctuation, to the other side of it.
  */
 export function showJson(value: unknown): string {
   let text: string;
@@ -80,13 +90,18 @@ export function showJson(value: unknown): string {
   }
   // The layout's newlines stay; inside strings JSON.stringify has escaped every newline and tab already.
   HIDDEN.lastIndex = 0;
-  return escapeHtml(
-    text.replace(HIDDEN, (m) => {
-      let out = "";
-      for (let i = 0; i < m.length; i++) out += `\\u${hex(m.charCodeAt(i)).toLowerCase()}`;
-      return out;
-    }),
-  );
+  text = text.replace(HIDDEN, (m) => {
+    let out = "";
+    for (let i = 0; i < m.length; i++) out += `\\u${hex(m.charCodeAt(i)).toLowerCase()}`;
+    return out;
+  });
+  let out = "";
+  let at = 0;
+  for (const m of text.matchAll(JSON_STRING)) {
+    out += `${escapeHtml(text.slice(at, m.index))}&quot;<bdi>${escapeHtml(m[0].slice(1, -1))}</bdi>&quot;`;
+    at = m.index + m[0].length;
+  }
+  return out + escapeHtml(text.slice(at));
 }
 
 /** A count as a page writes it: `10,000` (without building a number formatter per call). */

@@ -89,11 +89,14 @@ function pageParams(url: URL, pageSize: number): { limit: number; asked: number 
 
 /**
  * The binding a decision form carries: SHA-256 (hex) of the JSON of every field an
- * approval binds (id, tool, version, arguments hash, state version, proposer, tenant)
- * and of the preview the page showed. Any difference in any of them is another hash.
+ * approval binds (id, tool, version, arguments hash, state version, proposer, tenant),
+ * of the preview the page showed and of the state it showed the action in (a form
+ * made for one state never decides the action in another: an approval page's form
+ * does not settle the action once its outcome became unknown). Any difference in any
+ * of them is another hash.
  */
 async function bindingOf(a: ActionRecord): Promise<string> {
-  const text = JSON.stringify(["yada-inbox-binding/1", a.id, a.tool, a.version, a.argumentsHash, a.stateVersion ?? null, a.actorId, a.tenantId, a.preview ?? null]);
+  const text = JSON.stringify(["yada-inbox-binding/2", a.id, a.tool, a.version, a.argumentsHash, a.stateVersion ?? null, a.actorId, a.tenantId, a.preview ?? null, a.state]);
   const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)));
   return [...digest].map((b) => b.toString(16).padStart(2, "0")).join("");
 }
@@ -149,7 +152,11 @@ export function createApprovalInbox(options: ApprovalInboxOptions): FetchHandler
       // a reporter that throws changes no answer
     }
   };
-  const count = async (q: ActionCountQuery): Promise<number | undefined> => (store.count ? store.count(q) : undefined);
+  // A count is a non-negative integer or no count at all (a host's own store may answer anything).
+  const count = async (q: ActionCountQuery): Promise<number | undefined> => {
+    const n: unknown = store.count ? await store.count(q) : undefined;
+    return typeof n === "number" && Number.isSafeInteger(n) && n >= 0 ? n : undefined;
+  };
 
   async function listOf(who: Identity, url: URL, state: ActionState | readonly ActionState[], order: "oldest" | "newest"): Promise<ListPage> {
     const { limit, asked, after } = pageParams(url, config.pageSize);

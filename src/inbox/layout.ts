@@ -46,8 +46,11 @@ export const iso = (s: string): string => `<bdi class="u">${showText(s)}</bdi>`;
 /** Untrusted text in a list cell: cut, isolated. */
 export const isoCell = (s: string): string => `<bdi class="u">${showCell(s)}</bdi>`;
 
-/** An action's state as a badge. */
-export const stateBadge = (state: ActionRecord["state"]): string => `<span class="state s-${state}">${state.replace(/_/g, " ")}</span>`;
+/** An action's state as a badge (escaped: a host's own store may hand back anything). */
+export const stateBadge = (state: ActionRecord["state"]): string => {
+  const s = escapeHtml(String(state));
+  return `<span class="state s-${s}">${s.replace(/_/g, " ")}</span>`;
+};
 
 /** The counts the header shows. */
 export interface NavCounts {

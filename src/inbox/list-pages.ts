@@ -8,7 +8,7 @@
  */
 import type { ActionCursor, ActionRecord } from "../actions/types.js";
 import { MAX_INBOX_CELL_CHARS } from "../limits.js";
-import { escapeHtml, formatCount, formatDuration, formatTime, isoTime } from "./escape.js";
+import { escapeHtml, formatCount, formatDuration, formatTime, isoTime, showText } from "./escape.js";
 import { isoCell, pageHref, stateBadge, type Routes } from "./layout.js";
 
 /** A page of a list, as the routes read it. */
@@ -40,23 +40,55 @@ function pager(path: string, list: ListPage, what: string): string {
 
 const toolLink = (r: Routes, a: ActionRecord): string => `<a href="${escapeHtml(r.action(a.id))}">${isoCell(a.tool)}</a>`;
 
+/** A key as a summary writes it: bare when it is one word, else quoted as JSON (so a key such as `amount: 1, to` cannot pose as two members). */
+const summaryKey = (k: string): string => (/^[A-Za-z0-9_$-]+$/.test(k) || /^[\p{L}\p{N}_$-]+$/u.test(k) ? k : JSON.stringify(k));
+
 /**
- * The start of an action's arguments, for telling one row from the next: top-level
- * members as `key: value`, strings cut before they are quoted, nested values as
- * `{…}` / `[…]`; never more than the cell shows, whatever the arguments' size.
+ * The start of an action's arguments as a list cell's HTML, for telling one row from
+ * the next: top-level members as `key: value`, strings cut before they are quoted,
+ * nested values as `{…}` / `[…]`; never more than `max` characters, whatever the
+ * arguments' size. Each key and each value is escaped (see `showText`) in an isolate
+ * of its own (`<bdi>`): right-to-left text in one cannot move the separators, or a
+ * value, to the other side of a key.
  */
-export function argumentsSummary(args: Record<string, unknown>, max = MAX_INBOX_CELL_CHARS): string {
+export function argumentsCell(args: Record<string, unknown>, max = MAX_INBOX_CELL_CHARS): string {
+  let left = max;
+  let cut = false;
+  /** `text` isolated, cut with "…" to what is left of the cell. */
+  const piece = (text: string): string => {
+    if (text.length <= left) {
+      left -= text.length; // at least as many code points left as code units used
+      return `<bdi>${showText(text)}</bdi>`;
+    }
+    const points = [...text.slice(0, 2 * left + 1)];
+    if (points.length <= left) {
+      left -= points.length;
+      return `<bdi>${showText(text)}</bdi>`;
+    }
+    cut = true;
+    return `<bdi>${showText(points.slice(0, left).join(""))}…</bdi>`;
+  };
   let out = "";
   for (const [k, v] of Object.entries(args)) {
-    if (out.length >= max) break;
+    if (out) {
+      if (left <= 2) return `${out}, …`;
+      out += ", ";
+      left -= 2;
+    }
+    out += piece(summaryKey(k.length > max ? `${k.slice(0, max)}…` : k));
+    if (cut) return out;
+    if (left <= 2) return `${out}: …`;
+    out += ": ";
+    left -= 2;
     const value = typeof v === "string" ? JSON.stringify(v.length > max ? `${v.slice(0, max)}…` : v)
       : Array.isArray(v) ? "[…]" : v !== null && typeof v === "object" ? "{…}" : String(v);
-    out += `${out ? ", " : ""}${k.length > max ? `${k.slice(0, max)}…` : k}: ${value}`;
+    out += piece(value);
+    if (cut) return out;
   }
   return out;
 }
 
-const what = (r: Routes, a: ActionRecord): string => `${toolLink(r, a)}<br><span class="muted mono">${isoCell(argumentsSummary(a.arguments))}</span>`;
+const what = (r: Routes, a: ActionRecord): string => `${toolLink(r, a)}<br><span class="muted mono"><bdi class="u">${argumentsCell(a.arguments)}</bdi></span>`;
 
 /** The pending list. */
 export function pendingBody(r: Routes, list: ListPage, now: number): string {
@@ -65,7 +97,7 @@ export function pendingBody(r: Routes, list: ListPage, now: number): string {
   if (list.items.length === 0) return head + (list.later ? pager(r.pending, list, "page") : `<p class="muted">When an agent proposes a write, it appears here.</p>`);
   const rows = list.items.map((a) => {
     const left = a.expiresAt - now;
-    return `<tr><td>${what(r, a)}</td><td>${a.effect}</td><td>${isoCell(a.actorId)}</td><td>${time(a.createdAt, now)}</td>` +
+    return `<tr><td>${what(r, a)}</td><td>${escapeHtml(String(a.effect))}</td><td>${isoCell(a.actorId)}</td><td>${time(a.createdAt, now)}</td>` +
       `<td>${left > 0 ? `<time datetime="${isoTime(a.expiresAt)}" title="${formatTime(a.expiresAt)}">${formatDuration(left)} left</time>` : `<span class="state s-expired">expired</span>`}</td></tr>`;
   });
   return head +

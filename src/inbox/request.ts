@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { MAX_INBOX_BODY_BYTES, MAX_INBOX_URL_CHARS } from "../limits.js";
+import { MAX_INBOX_ACCEPT_CHARS, MAX_INBOX_BODY_BYTES, MAX_INBOX_URL_CHARS } from "../limits.js";
 import { InboxError } from "./respond.js";
 
 /** The fields of a decision's body, each given once, as text. */
@@ -13,7 +13,7 @@ export type Fields = ReadonlyMap<string, string>;
 
 /** Does the client ask for JSON (`Accept: application/json` before, or without, `text/html`)? */
 export function wantsJson(request: Request): boolean {
-  const accept = (request.headers.get("accept") ?? "").slice(0, 1_024).toLowerCase();
+  const accept = (request.headers.get("accept") ?? "").slice(0, MAX_INBOX_ACCEPT_CHARS).toLowerCase();
   const j = accept.indexOf("application/json");
   if (j < 0) return false;
   const h = accept.indexOf("text/html");

@@ -4,10 +4,12 @@
  * a web `Request`, awaits the handler and writes its `Response` back. It serves the
  * approval inbox on Node, and any other `(Request) => Promise<Response>` handler.
  *
- * Each request is bounded before the handler sees it: the number of headers
- * (431 past it), the body (413 past it, declared or streamed), and the whole
- * exchange, body and answer included (408 while the body is still arriving, 503
- * while the handler works, the connection cut when the answer is under way). The
+ * Each request is bounded before the handler sees it: the number of requests held
+ * at once, bodies still arriving included (503 past it, the body unread), the
+ * number of headers (431 past it), the body (413 past it, declared or streamed),
+ * and the whole exchange, body and answer included (408 while the body is still
+ * arriving, 503 while the handler works, the connection cut when the answer is
+ * under way). A method the web `Request` cannot carry (`TRACE`) is a 501. The
  * request's URL is built on the origin the host names, and a `Host` header that
  * names another host is refused (421): a page of another site that got a browser
  * to resolve its name to this server (DNS rebinding) reaches nothing.
@@ -16,7 +18,7 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { ValidationError } from "../errors.js";
-import { NODE_ADAPTER_MAX_BODY_BYTES, NODE_ADAPTER_MAX_HEADERS, NODE_ADAPTER_TIMEOUT_MS } from "../limits.js";
+import { NODE_ADAPTER_MAX_BODY_BYTES, NODE_ADAPTER_MAX_HEADERS, NODE_ADAPTER_MAX_IN_FLIGHT, NODE_ADAPTER_TIMEOUT_MS } from "../limits.js";
 
 /** Options of {@link toNodeListener}. */
 export interface NodeListenerOptions {
@@ -34,6 +36,8 @@ export interface NodeListenerOptions {
   maxHeaders?: number;
   /** Longest one request may take, body and answer included, in ms (default `NODE_ADAPTER_TIMEOUT_MS`). */
   timeoutMs?: number;
+  /** Most requests held at once, from their headers to the end of their answer (default `NODE_ADAPTER_MAX_IN_FLIGHT`); more are answered 503 at once. */
+  maxInFlight?: number;
   /** Told of a handler that threw or rejected (answered 500). */
   onError?: (error: unknown) => void;
 }
@@ -147,6 +151,8 @@ export function toNodeListener(handler: Handler, options: NodeListenerOptions = 
   const maxBody = positive(options.maxBodyBytes, "maxBodyBytes", NODE_ADAPTER_MAX_BODY_BYTES);
   const maxHeaders = positive(options.maxHeaders, "maxHeaders", NODE_ADAPTER_MAX_HEADERS);
   const timeoutMs = positive(options.timeoutMs, "timeoutMs", NODE_ADAPTER_TIMEOUT_MS);
+  const maxInFlight = positive(options.maxInFlight, "maxInFlight", NODE_ADAPTER_MAX_IN_FLIGHT);
+  let inFlight = 0;
   let origin: URL | undefined;
   if (options.origin !== undefined) {
     try {
@@ -160,6 +166,12 @@ export function toNodeListener(handler: Handler, options: NodeListenerOptions = 
   }
 
   return (req, res) => {
+    // Counted from the headers to the end of the answer: a crowd of slow bodies holds at most maxInFlight buffers.
+    if (inFlight >= maxInFlight) {
+      res.setHeader("retry-after", "1");
+      return plain(res, 503, "too many requests at once; try again in a moment", true);
+    }
+    inFlight++;
     const abort = new AbortController();
     let phase: "body" | "handler" | "answer" = "body";
     const timer = setTimeout(() => {
@@ -169,6 +181,7 @@ export function toNodeListener(handler: Handler, options: NodeListenerOptions = 
       req.destroy();
     }, timeoutMs);
     const done = (): void => {
+      inFlight--;
       clearTimeout(timer);
       if (!abort.signal.aborted && !res.writableFinished) abort.abort();
     };
@@ -184,10 +197,13 @@ export function toNodeListener(handler: Handler, options: NodeListenerOptions = 
       const base = origin ? origin.origin : `${(req.socket as { encrypted?: boolean }).encrypted ? "https" : "http"}://${host}`;
       let url: URL;
       try {
-        url = new URL(path, base);
+        // Appended, not resolved: a target such as `//elsewhere.example/x` or `/\elsewhere` is a
+        // path on this origin, never a URL of another host.
+        url = new URL(`${base}${path}`);
       } catch {
         return plain(res, 400, "the request target does not parse", true);
       }
+      if (url.origin !== new URL(base).origin) return plain(res, 400, "the request target does not parse", true);
       const method = req.method ?? "GET";
       const declared = Number(req.headers["content-length"] ?? 0);
       if (!(declared <= maxBody)) return plain(res, 413, `the body is larger than ${maxBody} bytes`, true);
@@ -206,10 +222,16 @@ export function toNodeListener(handler: Handler, options: NodeListenerOptions = 
           return plain(res, 400, "a request header is malformed", true);
         }
       }
+      let request: Request;
+      try {
+        request = new Request(url, { method, headers, signal: abort.signal, ...(body ? { body } : {}) });
+      } catch {
+        return plain(res, 501, "this server does not answer that method", true);
+      }
       phase = "handler";
       let response: Response;
       try {
-        response = await handler(new Request(url, { method, headers, signal: abort.signal, ...(body ? { body } : {}) }));
+        response = await handler(request);
         if (!(response instanceof Response)) throw new TypeError("the handler did not answer a Response");
       } catch (e) {
         try {
