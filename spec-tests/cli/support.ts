@@ -88,7 +88,8 @@ export interface OnTerminal {
 
 /**
  * Runs `yada ...args` on a pseudo-terminal made by `script -qfec` (util-linux),
- * which exits with yada's exit code. Colours are off (NO_COLOR) so the screen
+ * which exits with yada's exit code (the shell it starts execs yada, whatever
+ * `$SHELL` is). Colours are off (NO_COLOR) so the screen
  * reads as text. Killed after `timeoutMs` (default 30 000).
  */
 export function yadaOnTerminal(args: readonly string[], options: { env?: Record<string, string | undefined>; cwd?: string; timeoutMs?: number } = {}): OnTerminal {
@@ -100,7 +101,9 @@ export function yadaOnTerminal(args: readonly string[], options: { env?: Record<
     if (v === undefined) delete env[k];
     else env[k] = v;
   }
-  const command = [process.execPath, CLI, ...args].map(quote).join(" ");
+  // exec: the shell script starts (`$SHELL -c`, often dash) must not stay as
+  // yada's parent, or a Ctrl-C kills it and script reports 130 for yada.
+  const command = `exec ${[process.execPath, CLI, ...args].map(quote).join(" ")}`;
   const child = spawn("script", ["-qfec", command, "/dev/null"], { cwd: options.cwd ?? repoRoot, env, stdio: ["pipe", "pipe", "pipe"] });
   let screen = "";
   const waiters = new Set<() => void>();
