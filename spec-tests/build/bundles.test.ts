@@ -63,13 +63,13 @@ test("X3: McpClient + HttpTransport alone stay within 22,000 bytes min+gzip (the
   assert.ok(gzip <= size.CEILINGS.client, `McpClient + HttpTransport are ${gzip} bytes min+gzip, over ${size.CEILINGS.client}`);
 });
 
-test("X3: McpClient + HttpTransport carry neither the task follower, the HTTP+SSE transport, the schema validator nor completions (opt-in modules)", async () => {
+test("X3: McpClient + HttpTransport carry neither the task follower, the HTTP+SSE transport, the schema validator, completions nor the host handlers (opt-in modules)", async () => {
   const client = size.rows.find((r) => r.name.startsWith("yada: McpClient"));
   assert.ok(client);
   const { inputs } = (await size.measure(client, true)) as unknown as { inputs: Record<string, { bytesInOutput: number }> };
   const carried = Object.entries(inputs).filter(([, v]) => v.bytesInOutput > 0).map(([file]) => file);
   assert.ok(carried.includes("src/mcp/client.ts") && carried.includes("src/transport/http.ts"), carried.join(", "));
-  const optIn = carried.filter((f) => /^src\/(schema\/|transport\/legacy-sse\.ts|mcp\/task-module\.ts|mcp\/completions\.ts)/.test(f));
+  const optIn = carried.filter((f) => /^src\/(schema\/|transport\/legacy-sse\.ts|mcp\/(task-module|completions|handlers|handler-limits|host-module)\.ts)/.test(f));
   assert.deepEqual(optIn, [], `statically reachable from McpClient or HttpTransport: ${optIn.join(", ")}`);
   // Of the task code only the capability checks stay (the follower, polling and input rounds of tasks are left out).
   assert.ok((inputs["src/mcp/tasks.ts"]?.bytesInOutput ?? 0) < 600, `src/mcp/tasks.ts adds ${inputs["src/mcp/tasks.ts"]?.bytesInOutput} bytes`);
