@@ -82,4 +82,5 @@ export { createApprovalInbox, type FetchHandler } from "./inbox/inbox.js";
 export type { ApprovalInboxOptions, Authenticate } from "./inbox/options.js";
 export type { ActionView } from "./inbox/views.js";
 export { mcpTracing } from "./trace/mcp.js";
+export { runTracing, type RunTracing } from "./trace/agent.js";
 export type { McpTracing, Tracer, TraceOptions, TraceSpan, TraceSpanOptions, TraceSpanContext, TraceState, TraceLink, TraceAttributes, TraceAttributeValue } from "./trace/types.js";
