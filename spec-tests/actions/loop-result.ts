@@ -1,10 +1,12 @@
-// What the fault loops of fixtures/actions (fault-loop.mjs, do-fault-loop.mjs) report (W9, W12).
+// What the fault loops of fixtures/actions (fault-loop.mjs, do-fault-loop.mjs, file-fault-loop.mjs) report (W9, W12).
 
 /** A fault loop's figures: kills, sends, final states and the judge's counts. */
 export interface FaultLoopResult {
   actions: number;
   kills: number;
   settled: boolean;
+  /** The file store's loop: its last worker stopped within its grace after SIGTERM. */
+  stoppedCleanly?: boolean;
   seconds: number;
   /** Execute requests the server logged for the loop's actions (repeated operation ids included). */
   sends: number;
@@ -17,9 +19,11 @@ export interface FaultLoopResult {
   lost: number;
   reconciled: number;
   reconciledBySecondSend: number;
-  /** With `transport: "http-faults"`: server kills, proxy-counted sends and how each uncertain action settled. */
-  serverKills?: number;
+  /** Settled by a reconcile window (a person looks at each), and how many of them the server performed. */
   outcomeUnknown?: number;
+  unknownPerformed?: number;
+  /** With `transport: "http-faults"` or the file store's stdio loop: server kills; how each uncertain action settled. */
+  serverKills?: number;
   notSentThenSent?: number;
   notSentThenSucceeded?: number;
   attentionCalls?: number;

@@ -10,7 +10,7 @@ import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync,
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { EXIT } from "../../src/cli/exit.js";
-import { CLI_STORE_BUSY_WAIT_MS, MAX_CLI_CONFIG_BYTES, MAX_CLI_WORKER_CONNECTIONS } from "../../src/limits.js";
+import { CLI_STORE_BUSY_WAIT_MS, CLI_WORKER_PASS_CLAIM_MS, MAX_CLI_CONFIG_BYTES, MAX_CLI_WORKER_CONNECTIONS } from "../../src/limits.js";
 import { createActions } from "../../src/actions/approvals.js";
 import { openFileStore } from "../../src/node/file-store.js";
 import { connectMcp } from "../../src/node/tools.js";
@@ -193,6 +193,46 @@ describe("U6: yada worker", T, () => {
       await held.close();
       rmSync(`${w.store}.worker`, { force: true });
     }
+  });
+
+  test("U6: a pass of the worker claims for at most CLI_WORKER_PASS_CLAIM_MS, then closes the store, so yada actions gets it while work is left", T, async () => {
+    const w = world("pass", ["--execute-delay-ms", "1500"]);
+    const config = JSON.parse(readFileSync(w.config, "utf8")) as McpServerConfig[];
+    const owner = { actorId: "cli", tenantId: "local" };
+    const connection = await connectMcp(config[0] as McpServerConfig, { identity: owner, authorize: () => true });
+    const store = await openFileStore(w.store);
+    const ids: string[] = [];
+    try {
+      const rename = connection.tools.find((t) => t.name === "contract__rename");
+      assert.ok(rename && rename.effect === "write");
+      const api = createActions({ store, mayApprove: () => true });
+      for (const item of ["A", "B", "C"]) {
+        const a = await api.propose(await rename.prepare({ id: item, name: `Renamed ${item}` }, { identity: owner }), { identity: owner, effect: "write" });
+        await api.approve(a, owner);
+        ids.push(a.id);
+      }
+    } finally {
+      await store.close();
+      await connection.close();
+    }
+    // Three sends of 1.5 s each, one at a time: longer than a pass claims.
+    assert.ok(CLI_WORKER_PASS_CLAIM_MS < 1_500);
+    const worker = startWorker(["--server", "contract", "--config", w.config, "--store", w.store]);
+    try {
+      await worker.waitFor(new RegExp(`${ids[0]}  contract__rename  executing`));
+      const listed = await yada(["actions", "list", "--store", w.store, "--json"]);
+      assert.equal(listed.code, EXIT.ok, listed.stderr);
+      const states = new Map((JSON.parse(listed.stdout) as ActionRecord[]).map((a) => [a.id, a.state]));
+      // The pass that took A ended after A: the list got the store before the last action was done.
+      assert.equal(states.get(ids[0] as string), "succeeded");
+      assert.notEqual(states.get(ids[2] as string), "succeeded", "the worker held the store for the whole queue");
+      await worker.waitFor(new RegExp(`${ids[2]}  contract__rename  succeeded`));
+      worker.child.kill("SIGTERM");
+      assert.equal(await worker.exit, EXIT.ok, worker.err());
+    } finally {
+      worker.child.kill("SIGKILL");
+    }
+    assert.equal(performed(w.log), 3);
   });
 
   test("U6: past MAX_CLI_WORKER_CONNECTIONS identities the worker closes the least recently used connection and still executes each action as its own actor", T, async () => {
