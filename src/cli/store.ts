@@ -4,13 +4,14 @@
  * creates a store that does not exist), and the note a running `yada worker`
  * leaves beside it (`PATH.worker`: its process id and the servers it serves), so
  * `yada actions approve` can say what will execute an action, and the CLI waits
- * while a worker holds the store for one pass.
+ * while a worker holds the store for one pass (leaving `PATH.waiting`, so that the
+ * worker lets it have the store before the next).
  *
  * @module
  */
 import { readFileSync, statSync, unlinkSync, writeFileSync } from "node:fs";
 import { StoreError } from "../errors.js";
-import { CLI_STORE_BUSY_WAIT_MS } from "../limits.js";
+import { CLI_STORE_BUSY_POLL_MS, CLI_STORE_BUSY_WAIT_MS } from "../limits.js";
 import { DEFAULT_FILE_STORE_PATH, openFileStore, type FileActionStore } from "../node/file-store.js";
 import { isRecord } from "../mcp/types.js";
 import { oneLine, type Io } from "./terminal.js";
@@ -93,10 +94,40 @@ export function announceWorker(store: string, servers: readonly string[]): () =>
   };
 }
 
+const waitingPath = (store: string): string => `${store}.waiting`;
+
+/**
+ * The live process (not this one) waiting for `store` while the worker holds it
+ * (`PATH.waiting`, left by {@link openCliStore}), or undefined: the worker lets it
+ * have the store before its next pass.
+ */
+export function waitingFor(store: string): number | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(readFileSync(waitingPath(store), "utf8").slice(0, 1024));
+  } catch {
+    return undefined;
+  }
+  if (!isRecord(value) || !Number.isSafeInteger(value.pid) || (value.pid as number) <= 0) return undefined;
+  const pid = value.pid as number;
+  return pid !== process.pid && alive(pid) ? pid : undefined;
+}
+
+/** Removes this process's waiting note beside `store`, if it is there. */
+function stopWaiting(store: string): void {
+  try {
+    const value: unknown = JSON.parse(readFileSync(waitingPath(store), "utf8").slice(0, 1024));
+    if (isRecord(value) && value.pid === process.pid) unlinkSync(waitingPath(store));
+  } catch {
+    // gone, or another's
+  }
+}
+
 /**
  * Opens the store at `path`. A store held by the running worker for one of its
- * passes is waited for, up to `CLI_STORE_BUSY_WAIT_MS` (one line on stderr says so);
- * any other holder is an error at once.
+ * passes is waited for, up to `CLI_STORE_BUSY_WAIT_MS` (one line on stderr says so),
+ * with a note beside the store (`PATH.waiting`) that has the worker leave it free
+ * after the pass; any other holder is an error at once.
  *
  * @throws StoreError (`store`) as {@link checkStorePath} and `openFileStore` do.
  */
@@ -104,17 +135,25 @@ export async function openCliStore(io: Io, path: string, options: { mustExist: b
   checkStorePath(path, options.mustExist);
   const until = Date.now() + CLI_STORE_BUSY_WAIT_MS;
   let said = false;
-  for (;;) {
-    try {
-      return await openFileStore(path);
-    } catch (e) {
-      const worker = runningWorker(path);
-      const busy = e instanceof StoreError && worker !== undefined && worker.pid !== process.pid;
-      if (!busy || Date.now() > until || options.signal?.aborted) throw e;
-      if (!said) io.err(`yada: waiting for the action store: the yada worker (process ${worker.pid}) is using it for a pass\n`);
-      said = true;
-      await new Promise((resolve) => setTimeout(resolve, 100));
+  try {
+    for (;;) {
+      try {
+        return await openFileStore(path);
+      } catch (e) {
+        const worker = runningWorker(path);
+        const busy = e instanceof StoreError && worker !== undefined && worker.pid !== process.pid;
+        if (!busy || Date.now() > until || options.signal?.aborted) throw e;
+        if (!said) {
+          io.err(`yada: waiting for the action store: the yada worker (process ${worker.pid}) is using it for a pass\n`);
+          // The worker sees this between two passes and leaves the store free for us.
+          writeFileSync(waitingPath(path), `${JSON.stringify({ pid: process.pid })}\n`, { mode: 0o600 });
+        }
+        said = true;
+        await new Promise((resolve) => setTimeout(resolve, CLI_STORE_BUSY_POLL_MS));
+      }
     }
+  } finally {
+    if (said) stopWaiting(path);
   }
 }
 

@@ -21,7 +21,7 @@
 import type { ActionRecord, ActionStore } from "../actions/types.js";
 import { createWorker } from "../actions/worker.js";
 import { StoreError } from "../errors.js";
-import { CLI_WORKER_PASS_CLAIM_MS, DEFAULT_WORKER_POLL_MS, MAX_CLI_WORKER_CONNECTIONS } from "../limits.js";
+import { CLI_STORE_BUSY_POLL_MS, CLI_WORKER_PASS_CLAIM_MS, CLI_WORKER_YIELD_MS, DEFAULT_WORKER_POLL_MS, MAX_CLI_WORKER_CONNECTIONS } from "../limits.js";
 import type { Logger } from "../log.js";
 import type { FileActionStore } from "../node/file-store.js";
 import { StdioTransport, type StdioServerParams } from "../node/stdio.js";
@@ -34,7 +34,7 @@ import { loginOf, withLoginAdvice } from "./login-hints.js";
 import { loggerOf, positionals, type CommandContext } from "./command.js";
 import { EXIT, UsageError, errorLine, exitCodeOf } from "./exit.js";
 import { chooseServers, printServerStderr, type ServerChoice } from "./server.js";
-import { announceWorker, checkStorePath, openCliStore, storePathOf } from "./store.js";
+import { announceWorker, checkStorePath, openCliStore, storePathOf, waitingFor } from "./store.js";
 import { jsonText, keepRunningWhenStdoutCloses, oneLine, type Io } from "./terminal.js";
 import { allowAll } from "./run.js";
 
@@ -147,6 +147,12 @@ const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
     signal.addEventListener("abort", done, { once: true });
   });
 
+/** Waits while a process that waits for the store (a `yada actions`) has not taken it, at most `CLI_WORKER_YIELD_MS`. */
+async function yieldToWaiter(path: string, stop: AbortSignal): Promise<void> {
+  const until = Date.now() + CLI_WORKER_YIELD_MS;
+  while (waitingFor(path) !== undefined && Date.now() < until && !stop.aborted) await sleep(CLI_STORE_BUSY_POLL_MS / 4, stop);
+}
+
 /** Opens the store for a pass; a store another process holds is waited for (said once), until `stop`. */
 async function openForPass(io: Io, path: string, stop: AbortSignal, once: boolean, said: { locked: boolean }): Promise<FileActionStore | undefined> {
   for (;;) {
@@ -229,6 +235,8 @@ export async function workerCommand(ctx: CommandContext): Promise<number> {
       }
       // --once: every action due now, over as many passes as the claim budget cut it into.
       if (ctx.args.once && !gate.cutShort()) break;
+      // A `yada actions` waits for the store: it has it before the next pass (which then waits for it in turn).
+      await yieldToWaiter(path, stop);
       if (handled === 0) await sleep(DEFAULT_WORKER_POLL_MS, stop);
     }
   } finally {
