@@ -237,6 +237,8 @@ export const CLI_EXIT_GRACE_MS = 2_000;
 export const MAX_CLI_CONFIG_BYTES = 256 * 1024;
 /** How long `yada actions` waits for a file store that a running `yada worker` holds for one pass (U6; ours: a pass holds it while it executes). */
 export const CLI_STORE_BUSY_WAIT_MS = 15_000;
+/** How long one pass of `yada worker` keeps claiming before it closes the file store, so `yada actions` gets a turn (U6; ours: well within `CLI_STORE_BUSY_WAIT_MS`). */
+export const CLI_WORKER_PASS_CLAIM_MS = 1_000;
 /** Random bytes of the access token of `yada approvals` (U6; ours: 256 bits, as a session key). */
 export const CLI_INBOX_TOKEN_BYTES = 32;
 /** Connections one `yada worker` keeps open, one per server and identity; the least recently used is closed past it (U6; ours). */

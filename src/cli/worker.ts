@@ -21,7 +21,7 @@
 import type { ActionRecord, ActionStore } from "../actions/types.js";
 import { createWorker } from "../actions/worker.js";
 import { StoreError } from "../errors.js";
-import { DEFAULT_WORKER_POLL_MS, MAX_CLI_WORKER_CONNECTIONS } from "../limits.js";
+import { CLI_WORKER_PASS_CLAIM_MS, DEFAULT_WORKER_POLL_MS, MAX_CLI_WORKER_CONNECTIONS } from "../limits.js";
 import type { Logger } from "../log.js";
 import type { FileActionStore } from "../node/file-store.js";
 import { StdioTransport, type StdioServerParams } from "../node/stdio.js";
@@ -102,15 +102,12 @@ class ConnectionPool {
   }
 }
 
-/** How long one pass keeps claiming: then it ends and closes the store, so `yada actions` gets a turn (the next pass starts at once). */
-const PASS_CLAIM_MS = 1_000;
-
 /**
  * `store` whose claims find nothing once `stop` is aborted or the pass has claimed
- * for `PASS_CLAIM_MS`: the worker then finishes what it holds and the pass ends.
+ * for `CLI_WORKER_PASS_CLAIM_MS`: the worker then finishes what it holds and the pass ends.
  */
 function stopClaiming(store: ActionStore, stop: AbortSignal): { store: ActionStore; cutShort: () => boolean } {
-  const until = Date.now() + PASS_CLAIM_MS;
+  const until = Date.now() + CLI_WORKER_PASS_CLAIM_MS;
   let cut = false;
   const closed = (): boolean => {
     if (stop.aborted) return true;
