@@ -356,6 +356,8 @@ export const ASSERTION_CLOCK_SKEW_S = 30;
 export const MAX_SUBJECT_TOKEN_CHARS = 64 * 1024;
 /** Largest workload token file `yada login --workload-token-file` reads, in bytes (A7; ours: a platform JWT is a few KB). */
 export const MAX_WORKLOAD_TOKEN_FILE_BYTES = 64 * 1024;
+/** Largest ID token file `yada login --id-token-file` reads, in bytes (A7; ours: the longest assertion a token exchange sends, and a line ending). */
+export const MAX_ID_TOKEN_FILE_BYTES = MAX_SUBJECT_TOKEN_CHARS + 2;
 /** Largest token store file read, in bytes (A5; ours). */
 export const MAX_TOKEN_FILE_BYTES = 1024 * 1024;
 /** Largest request the loopback redirect listener reads, in bytes of its URL (A6; ours). */

@@ -22,10 +22,10 @@ import { clientFor, identityOf, type ClientDeps } from "./clients.js";
 import { authorizationUrl, atRedirectUri, callbackCode, callbackState, interact } from "./flow.js";
 import { flowKey, sweepFlows } from "./flows.js";
 import { clientCredentialsGrant, type GrantContext } from "./grants.js";
-import { checkReach, reachOf } from "./reach.js";
+import { reachOf } from "./reach.js";
 import { overwrite, readFlow, readTokens, type FlowRecord, type TokensRecord } from "./records.js";
 import { checkMetadataDocumentUrl } from "./registration.js";
-import { randomToken, secureUrl, withTimeout, type OAuthFetch } from "./request.js";
+import { endpointUrl, randomToken, secureUrl, withTimeout, type OAuthFetch } from "./request.js";
 import type { OAuthClientOptions } from "./options.js";
 import { MemoryTokenStore, type TokenStore } from "./store.js";
 import { requestToken, type TokenSet } from "./token.js";
@@ -55,6 +55,8 @@ interface Saving {
   tokenEndpoint: string;
   requested: string | undefined;
   defaultEndpoints: boolean;
+  /** Where the resource metadata was found, when it was. */
+  resourceMetadata: string | undefined;
 }
 
 /**
@@ -208,14 +210,16 @@ export class OAuthClient implements HttpAuth {
     await sweepFlows(this.#store, { remove: state });
     if (!atRedirectUri(cb, flow.redirectUri)) throw new OAuthError("state_mismatch", "the authorization callback did not arrive at the flow's redirect URI");
     const code = callbackCode(cb, flow);
+    // A8: the store is outside input: the code, verifier and client secret go only where metadata could have sent them.
+    endpointUrl(flow.tokenEndpoint, "the stored flow", "token_endpoint", reachOf(flow.key));
     const client = await identityOf(this.#deps, flow.issuer, flow.clientId);
     const defaultEndpoints = flow.defaultEndpoints === true;
     const set = await requestToken(
       { fetch: this.#fetch, tokenEndpoint: flow.tokenEndpoint, issuer: defaultEndpoints ? undefined : flow.issuer, client, dpop: await this.#dpopOrNot(), signal },
       { grant_type: "authorization_code", code, redirect_uri: flow.redirectUri, code_verifier: flow.verifier, resource: flow.resource },
     );
-    const { key, issuer, resource, clientId, tokenEndpoint } = flow;
-    await this.#save({ key, issuer, resource, clientId, tokenEndpoint, requested: flow.scope, defaultEndpoints }, set);
+    const { key, issuer, resource, clientId, tokenEndpoint, resourceMetadata } = flow;
+    await this.#save({ key, issuer, resource, clientId, tokenEndpoint, requested: flow.scope, defaultEndpoints, resourceMetadata }, set);
   }
 
   // ── the flows ──
@@ -257,7 +261,7 @@ export class OAuthClient implements HttpAuth {
     if (grant !== "authorization_code") {
       const ctx: GrantContext = { fetch: this.#fetch, meta, identity: recorded, resource, scope, dpop: await this.#dpopOrNot(), clients: this.#o.clients, signal };
       const { set, clientId } = grant === "client_credentials" ? await clientCredentialsGrant(ctx) : await grant.obtain(ctx);
-      await this.#save({ key, issuer: recorded, resource, clientId, tokenEndpoint: meta.tokenEndpoint, requested: scope, defaultEndpoints }, set);
+      await this.#save({ key, issuer: recorded, resource, clientId, tokenEndpoint: meta.tokenEndpoint, requested: scope, defaultEndpoints, resourceMetadata: prm?.url }, set);
       return;
     }
     const redirectUri = this.#o.redirectUri;
@@ -283,6 +287,7 @@ export class OAuthClient implements HttpAuth {
       tokenEndpoint: meta.tokenEndpoint,
       createdAt: Date.now(),
       ...(defaultEndpoints && { defaultEndpoints }),
+      ...(prm !== undefined && { resourceMetadata: prm.url }),
       // OpenID Connect Core §11: providers issue a refresh token for offline_access on a consent prompt.
       ...(scopeList(scope).includes(OFFLINE) && meta.promptValuesSupported?.includes("consent") && { prompt: "consent" }),
     };
@@ -330,6 +335,7 @@ export class OAuthClient implements HttpAuth {
       ...(s.requested !== undefined && { requestedScope: s.requested }),
       ...(missing && { refreshTokenMissing: true }),
       ...(s.defaultEndpoints && { defaultEndpoints: true }),
+      ...(s.resourceMetadata !== undefined && { resourceMetadata: s.resourceMetadata }),
     };
     await overwrite(this.#store, tokensKey(s.key), record);
     this.#confirmed.set(s.key, s.issuer);
@@ -357,7 +363,7 @@ export class OAuthClient implements HttpAuth {
     if (cur.accessToken !== t.accessToken) return cur;
     if (cur.refreshToken === undefined) return undefined;
     // A8: the store is outside input too; its token endpoint is measured against the server like metadata is.
-    checkReach(new URL(cur.tokenEndpoint), "token_endpoint", "the stored tokens", reachOf(key));
+    endpointUrl(cur.tokenEndpoint, "the stored tokens", "token_endpoint", reachOf(key));
     let set: TokenSet;
     try {
       const client = await identityOf(this.#deps, cur.issuer, cur.clientId);
@@ -390,7 +396,8 @@ export class OAuthClient implements HttpAuth {
   async #confirm(key: string, url: string, t: TokensRecord, signal: AbortSignal): Promise<boolean> {
     let issuer = this.#confirmed.get(key);
     if (issuer === undefined) {
-      const prm = await discoverResource(this.#fetch, url, undefined, signal);
+      // Where the login found the resource metadata first (a challenge's URL no well-known one reaches), checked again like a challenge's (A8).
+      const prm = await discoverResource(this.#fetch, url, t.resourceMetadata, signal);
       issuer = prm?.authorizationServers[0] ?? (await discoverLegacy(this.#fetch, url, signal)).issuer ?? new URL(url).origin;
       this.#confirmed.set(key, issuer);
     }

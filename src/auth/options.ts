@@ -42,8 +42,8 @@ export interface AssertionRequest {
 /**
  * Workload identity federation (A7), what `workloadIdentity` takes: returns the JWT the
  * workload's platform issued it (a Kubernetes projected service account token, a cloud provider's identity
- * token, a SPIFFE JWT-SVID), whose `aud` names the authorization server (its issuer or
- * its token endpoint). Called each time a token is needed.
+ * token, a SPIFFE JWT-SVID), whose `aud` names the authorization server (its issuer, or
+ * its token endpoint on the issuer's origin). Called each time a token is needed.
  */
 export type WorkloadTokenSource = (request: AssertionRequest) => Promise<string>;
 

@@ -20,7 +20,9 @@ import { OAuthError } from "../errors.js";
 /**
  * The kind of a URL's host:
  * - `name`: a DNS name (not `localhost`);
- * - `loopback`: `localhost`, `*.localhost`, 127.0.0.0/8, `::1`, and the unspecified `0.0.0.0` / `::`;
+ * - `loopback`: `localhost`, `*.localhost`, the loopback names common hosts files ship
+ *   (`localhost.localdomain`, `localhost4`, `localhost6`, `ip6-localhost`, `ip6-loopback`, ...),
+ *   127.0.0.0/8, `::1`, and the unspecified `0.0.0.0` / `::`;
  * - `private`: RFC 1918 (10/8, 172.16/12, 192.168/16), shared address space (100.64/10), RFC 4193 (fc00::/7), site-local fec0::/10;
  * - `link-local`: 169.254/16, fe80::/10;
  * - `ip`: any other literal IP address (public, multicast, reserved).
@@ -74,6 +76,22 @@ function ipv6Kind(g: readonly number[]): AddressKind {
 }
 
 /**
+ * Names the hosts files of common systems map to loopback out of the box (Debian and
+ * Ubuntu: `ip6-localhost`, `ip6-loopback`; Red Hat and SUSE: `localhost.localdomain`,
+ * `localhost4`, `localhost6` and their `.localdomain` forms): the host's resolver
+ * answers them from that file, so they are loopback as surely as `localhost`.
+ */
+const HOSTS_LOOPBACK: ReadonlySet<string> = new Set([
+  "localhost.localdomain",
+  "localhost4",
+  "localhost4.localdomain4",
+  "localhost6",
+  "localhost6.localdomain6",
+  "ip6-localhost",
+  "ip6-loopback",
+]);
+
+/**
  * The kind of `hostname` as `URL.hostname` serializes it (IPv4 in dotted decimal,
  * IPv6 in brackets, names lowercased).
  *
@@ -85,14 +103,14 @@ function ipv6Kind(g: readonly number[]): AddressKind {
  * ```
  */
 export function addressKind(hostname: string): AddressKind {
-  const h = hostname.toLowerCase().replace(/\.$/, "");
+  const h = hostname.toLowerCase().replace(/\.+$/, "");
   if (h.startsWith("[") && h.endsWith("]")) {
     const groups = ipv6Groups(h.slice(1, -1));
     return groups === undefined ? "ip" : ipv6Kind(groups);
   }
   const v4 = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(h);
   if (v4) return ipv4Kind(v4.slice(1).map(Number));
-  if (h === "localhost" || h.endsWith(".localhost")) return "loopback";
+  if (h === "localhost" || h.endsWith(".localhost") || HOSTS_LOOPBACK.has(h)) return "loopback";
   return "name";
 }
 

@@ -38,6 +38,8 @@ export interface TokensRecord {
   refreshTokenMissing?: boolean;
   /** The authorization server is a 2025-03-26 server's default endpoints (no metadata); `issuer` is then the server's origin. */
   defaultEndpoints?: boolean;
+  /** Where the server's resource metadata was found (a challenge may name a URL no well-known one reaches): where a later session confirms the issuer (A4). */
+  resourceMetadata?: string;
 }
 
 /** A started authorization (A3): verifier, state and issuer kept in one record. */
@@ -58,6 +60,8 @@ export interface FlowRecord {
   defaultEndpoints?: boolean;
   /** The authorization request's `prompt` (`consent` for a refresh token, OpenID Connect Core §11). */
   prompt?: string;
+  /** Where the server's resource metadata was found, kept with the tokens. */
+  resourceMetadata?: string;
 }
 
 const str = (o: Rec, k: string, max = MAX_OAUTH_STRING_CHARS): boolean => typeof o[k] === "string" && (o[k] as string).length <= max;
@@ -87,7 +91,7 @@ export function readTokens(v: StoredValue | undefined): TokensRecord | undefined
   const ok =
     str(o, "issuer") && str(o, "resource") && str(o, "clientId") && str(o, "accessToken", MAX_TOKEN_CHARS) && (o.tokenType === "bearer" || o.tokenType === "dpop") &&
     (o.expiresAt === undefined || Number.isFinite(o.expiresAt)) && optStr(o, "refreshToken", MAX_TOKEN_CHARS) && optStr(o, "scope") && optStr(o, "requestedScope") && str(o, "tokenEndpoint") &&
-    optBool(o, "refreshTokenMissing") && optBool(o, "defaultEndpoints");
+    optBool(o, "refreshTokenMissing") && optBool(o, "defaultEndpoints") && optStr(o, "resourceMetadata");
   return ok ? (o as unknown as TokensRecord) : undefined;
 }
 
@@ -97,7 +101,7 @@ export function readFlow(v: StoredValue | undefined): FlowRecord | undefined {
   const ok =
     str(o, "state") && str(o, "verifier") && str(o, "issuer") && typeof o.issRequired === "boolean" && str(o, "key") && str(o, "resource") && optStr(o, "scope") &&
     str(o, "redirectUri") && str(o, "clientId") && str(o, "tokenEndpoint") && Number.isFinite(o.createdAt) &&
-    optBool(o, "defaultEndpoints") && (o.prompt === undefined || o.prompt === "consent");
+    optBool(o, "defaultEndpoints") && (o.prompt === undefined || o.prompt === "consent") && optStr(o, "resourceMetadata");
   return ok ? (o as unknown as FlowRecord) : undefined;
 }
 

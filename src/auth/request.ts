@@ -103,34 +103,45 @@ export async function oauthRequest(fetcher: OAuthFetch, url: string, what: strin
   const max = options.maxBytes ?? MAX_OAUTH_RESPONSE_BYTES;
   const controller = new AbortController();
   let timedOut = false;
+  // A2: the bound holds whatever the fetch does with the signal (a host's fetch may drop it):
+  // the request and each read of its answer race this promise, which rejects at the deadline or on abort.
+  let stop: (e: unknown) => void = () => {};
+  const stopped = new Promise<never>((_, reject) => (stop = reject));
+  stopped.catch(() => {});
   const timer = setTimeout(() => {
     timedOut = true;
     controller.abort();
+    stop(new Error("deadline"));
   }, timeoutMs);
-  const onAbort = (): void => controller.abort();
+  const onAbort = (): void => {
+    controller.abort();
+    stop(new Error("aborted"));
+  };
   options.signal?.addEventListener("abort", onAbort, { once: true });
-  if (options.signal?.aborted) controller.abort();
+  if (options.signal?.aborted) onAbort();
   const where = `${what} at ${u.origin}${u.pathname}`;
+  const ended = (e: unknown, what: string): OAuthError | undefined => {
+    if (timedOut) return new OAuthError("timeout", `${where} did not ${what} within ${timeoutMs} ms`);
+    if (options.signal?.aborted) return new OAuthError("timeout", `${where} was cancelled`, { cause: e });
+    return undefined;
+  };
   try {
     let res: Response;
+    const init: RequestInit = { method: options.method ?? "GET", headers: { accept: "application/json", ...options.headers }, body: options.body, redirect: "manual", signal: controller.signal };
+    // A fetch that throws instead of rejecting fails the same way.
+    const sent = new Promise<Response>((resolve) => resolve(fetcher(u.href, init)));
     try {
-      res = await fetcher(u.href, {
-        method: options.method ?? "GET",
-        headers: { accept: "application/json", ...options.headers },
-        body: options.body,
-        redirect: "manual",
-        signal: controller.signal,
-      });
+      res = await Promise.race([sent, stopped]);
     } catch (e) {
-      if (timedOut) throw new OAuthError("timeout", `${where} did not answer within ${timeoutMs} ms`);
-      if (options.signal?.aborted) throw new OAuthError("timeout", `${where} was cancelled`, { cause: e });
-      throw new OAuthError("http_status", `${where} failed: ${e instanceof Error ? e.message.slice(0, 200) : "unknown error"}`, { cause: e });
+      // An answer that comes after the deadline is not read.
+      sent.then((late) => late.body?.cancel().catch(() => {}), () => {});
+      throw ended(e, "answer") ?? new OAuthError("http_status", `${where} failed: ${e instanceof Error ? e.message.slice(0, 200) : "unknown error"}`, { cause: e });
     }
     if (res.type === "opaqueredirect" || res.status === 0 || (res.status >= 300 && res.status < 400)) {
       await res.body?.cancel().catch(() => {});
       throw new OAuthError("redirect", `${where} answered with a redirect (HTTP ${res.status}), which is never followed`, { status: res.status });
     }
-    const bytes = await readBounded(res, max, where, () => timedOut, timeoutMs);
+    const bytes = await readBounded(res, max, where, stopped, (e) => ended(e, "finish its answer"));
     const type = (res.headers.get("content-type") ?? "").split(";")[0]?.trim().toLowerCase() ?? "";
     const isJson = type === "application/json" || type.endsWith("+json");
     let json: unknown;
@@ -148,7 +159,7 @@ export async function oauthRequest(fetcher: OAuthFetch, url: string, what: strin
   }
 }
 
-async function readBounded(res: Response, max: number, where: string, timedOut: () => boolean, timeoutMs: number): Promise<Uint8Array> {
+async function readBounded(res: Response, max: number, where: string, stopped: Promise<never>, ended: (e: unknown) => OAuthError | undefined): Promise<Uint8Array> {
   if (res.body === null) return new Uint8Array(0);
   const reader = res.body.getReader();
   const parts: Uint8Array[] = [];
@@ -157,10 +168,11 @@ async function readBounded(res: Response, max: number, where: string, timedOut: 
     for (;;) {
       let r: ReadableStreamReadResult<Uint8Array>;
       try {
-        r = await reader.read();
+        const read = reader.read();
+        read.catch(() => {});
+        r = await Promise.race([read, stopped]);
       } catch (e) {
-        if (timedOut()) throw new OAuthError("timeout", `${where} did not finish its answer within ${timeoutMs} ms`);
-        throw new OAuthError("http_status", `${where}: the answer broke off`, { cause: e });
+        throw ended(e) ?? new OAuthError("http_status", `${where}: the answer broke off`, { cause: e });
       }
       if (r.done) return concatBytes(parts);
       total += r.value.length;

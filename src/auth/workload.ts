@@ -16,6 +16,14 @@ import { preRegistered, toIdentity } from "./identity.js";
 import type { WorkloadTokenSource } from "./options.js";
 import { requestToken } from "./token.js";
 
+function sameOrigin(a: string, b: string): boolean {
+  try {
+    return new URL(a).origin === new URL(b).origin;
+  } catch {
+    return false;
+  }
+}
+
 /**
  * The grant of a workload: `workloadToken` returns its platform JWT, and is called
  * each time a token is needed (platforms rotate it). No client authentication, unless
@@ -39,8 +47,10 @@ export function workloadIdentity(workloadToken: WorkloadTokenSource): TokenGrant
       requireGrant(ctx.meta, ctx.identity, JWT_BEARER);
       const raw = await workloadToken(assertionRequest(ctx));
       const jwt = bounded(typeof raw === "string" ? raw.trim() : raw, "the workload token", MAX_TOKEN_CHARS);
-      // Only to the authorization server it was made for: a hostile MCP server may name another.
-      checkAssertion(jwt, { what: "the workload token", audience: [ctx.identity, ctx.meta.tokenEndpoint] });
+      // Only to the authorization server it was made for: a hostile MCP server may name another. Its token
+      // endpoint counts as its name only on its issuer's origin: a hostile issuer's metadata may name
+      // another server's token endpoint, which would then mint a token for the hostile server.
+      checkAssertion(jwt, { what: "the workload token", audience: [ctx.identity, ...(sameOrigin(ctx.meta.tokenEndpoint, ctx.identity) ? [ctx.meta.tokenEndpoint] : [])] });
       const pre = preRegistered(ctx.clients, ctx.identity);
       const client = pre === undefined ? undefined : await toIdentity(pre, ctx.meta);
       const set = await requestToken(

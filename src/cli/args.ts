@@ -72,6 +72,16 @@ export interface CliArgs {
   port?: number;
   /** login: the workload's platform JWT file (A7 workload identity). */
   workloadTokenFile?: string;
+  /** login: the ID token file the host's single sign-on tool wrote (A7 enterprise sign-in). */
+  idTokenFile?: string;
+  /** login: the enterprise identity provider's issuer (A7). */
+  idpIssuer?: string;
+  /** login: the identity provider's token endpoint, instead of its metadata's (A7). */
+  idpTokenEndpoint?: string;
+  /** login: this host's client at the identity provider (A7). */
+  idpClientId?: string;
+  /** login: this host's client at the MCP server's authorization server (A7). */
+  clientId?: string;
 }
 
 /** Which help section a flag is listed under. */
@@ -156,6 +166,18 @@ export const FLAGS: readonly FlagSpec[] = [
     help: "log in as a workload: the file holding its platform JWT (read again whenever a token is needed; no browser)",
     set: (a, v) => (a.workloadTokenFile = v),
   },
+  {
+    name: "id-token-file",
+    kind: "value",
+    value: "path",
+    group: "login",
+    help: "enterprise sign-in: the file your single sign-on tool wrote the ID token to (read again whenever a token is needed; no browser)",
+    set: (a, v) => (a.idTokenFile = v),
+  },
+  { name: "idp-issuer", kind: "value", value: "url", group: "login", help: "enterprise sign-in: the identity provider's issuer (the ID token's iss)", set: (a, v) => (a.idpIssuer = v) },
+  { name: "idp-token-endpoint", kind: "value", value: "url", group: "login", help: "enterprise sign-in: its token endpoint (default: from its metadata)", set: (a, v) => (a.idpTokenEndpoint = v) },
+  { name: "idp-client-id", kind: "value", value: "id", group: "login", help: "enterprise sign-in: this host's client at the identity provider (the ID token's aud)", set: (a, v) => (a.idpClientId = v) },
+  { name: "client-id", kind: "value", value: "id", group: "login", help: "enterprise sign-in: this host's client at the server's authorization server", set: (a, v) => (a.clientId = v) },
   { name: "provider", kind: "value", value: "anthropic|openai|scripted", group: "run", help: "the model provider (default: from the API key in the environment)", set: (a, v) => (a.provider = v) },
   { name: "model", kind: "value", value: "id", group: "run", help: "the model (default: YADA_MODEL, else the provider's default)", set: (a, v) => (a.model = v) },
   { name: "script", kind: "value", value: "plan.json", group: "run", help: "scripted provider: a JSON array of steps {text?, toolCalls?: [{name, arguments}]}", set: (a, v) => (a.script = v) },

@@ -12,22 +12,19 @@
  *
  * @module
  */
-import { open } from "node:fs/promises";
 import { resolve } from "node:path";
 import { OAuthClient } from "../auth/client.js";
 import { workloadIdentity } from "../auth/workload.js";
 import { resourceOf } from "../auth/discovery.js";
-import { ConfigError } from "../errors.js";
 import { MAX_WORKLOAD_TOKEN_FILE_BYTES } from "../limits.js";
 import type { Logger } from "../log.js";
 import { defaultTokenFile, FileTokenStore } from "../node/token-store.js";
 import { startLoopbackRedirect } from "../node/loopback-redirect.js";
 import { loggerOf, positionals, type CommandContext } from "./command.js";
 import { EXIT, UsageError, errorCodeOf } from "./exit.js";
+import { enterpriseLogin, recordedEnterprise } from "./enterprise-login.js";
+import { forgetLoginMode, overwriteKey, readCredentialFile, workloadKey } from "./login-store.js";
 import { chooseServer, connectClient, describeServer } from "./server.js";
-
-/** The store key under which `yada login --workload-token-file` keeps the file's path for a server. */
-const workloadKey = (url: string): string => `cli workload ${resourceOf(url)}`;
 
 /**
  * The JWT in the workload token file at `path`: at most `MAX_WORKLOAD_TOKEN_FILE_BYTES`,
@@ -35,26 +32,8 @@ const workloadKey = (url: string): string => `cli workload ${resourceOf(url)}`;
  *
  * @throws ConfigError (`config`) when the file cannot be read or is too large.
  */
-export async function readWorkloadToken(path: string): Promise<string> {
-  let handle;
-  try {
-    handle = await open(path, "r");
-  } catch (e) {
-    throw new ConfigError(`the workload token file ${path} cannot be read (${e instanceof Error && "code" in e ? String(e.code) : "error"})`);
-  }
-  try {
-    const buffer = new Uint8Array(MAX_WORKLOAD_TOKEN_FILE_BYTES + 1);
-    let n = 0;
-    for (;;) {
-      const { bytesRead } = await handle.read(buffer, n, buffer.length - n, null);
-      if (bytesRead === 0) break;
-      n += bytesRead;
-      if (n > MAX_WORKLOAD_TOKEN_FILE_BYTES) throw new ConfigError(`the workload token file ${path} is larger than ${MAX_WORKLOAD_TOKEN_FILE_BYTES} bytes`);
-    }
-    return new TextDecoder().decode(buffer.subarray(0, n)).trim();
-  } finally {
-    await handle.close();
-  }
+export function readWorkloadToken(path: string): Promise<string> {
+  return readCredentialFile(path, "the workload token file", MAX_WORKLOAD_TOKEN_FILE_BYTES);
 }
 
 function workloadAuth(store: FileTokenStore, file: string, logger: Logger | undefined): OAuthClient {
@@ -63,7 +42,7 @@ function workloadAuth(store: FileTokenStore, file: string, logger: Logger | unde
 
 /** The workload token file `yada login` recorded for the server at `url`, if it did. */
 async function recordedWorkload(store: FileTokenStore, url: string): Promise<string | undefined> {
-  const v = await store.get(workloadKey(url));
+  const v = await store.get(workloadKey(resourceOf(url)));
   if (v === undefined) return undefined;
   try {
     const o = JSON.parse(v.value) as { file?: unknown };
@@ -82,17 +61,12 @@ async function recordedWorkload(store: FileTokenStore, url: string): Promise<str
  */
 export async function storedAuth(url: string, env: Readonly<Record<string, string | undefined>>, logger?: Logger): Promise<OAuthClient | undefined> {
   const store = new FileTokenStore(defaultTokenFile(env));
+  const enterprise = await recordedEnterprise(store, url, logger);
+  if (enterprise !== undefined) return enterprise;
   const workload = await recordedWorkload(store, url);
   if (workload !== undefined) return workloadAuth(store, workload, logger);
   if ((await store.get(`tokens ${resourceOf(url)}`)) === undefined) return undefined;
   return new OAuthClient({ store, clientName: "yada CLI", ...(logger && { logger }) });
-}
-
-async function overwriteKey(store: FileTokenStore, key: string, value: string | undefined): Promise<void> {
-  for (let i = 0; i < 8; i++) {
-    const cur = await store.get(key);
-    if (await store.set(key, value, cur?.version)) return;
-  }
 }
 
 /** `yada login --url URL [--workload-token-file PATH]`. */
@@ -104,6 +78,13 @@ export async function loginCommand(ctx: CommandContext): Promise<number> {
   const file = defaultTokenFile(ctx.io.env);
   const logger = loggerOf(ctx);
   const store = new FileTokenStore(file);
+  if (ctx.args.idTokenFile !== undefined) {
+    if (ctx.args.workloadTokenFile !== undefined) throw new UsageError("login takes --workload-token-file or --id-token-file, not both");
+    return enterpriseLogin(ctx, choice, store, file, logger);
+  }
+  if (ctx.args.idpIssuer !== undefined || ctx.args.idpTokenEndpoint !== undefined || ctx.args.idpClientId !== undefined || ctx.args.clientId !== undefined) {
+    throw new UsageError("--idp-issuer, --idp-token-endpoint, --idp-client-id and --client-id go with --id-token-file");
+  }
   if (ctx.args.workloadTokenFile !== undefined) {
     const tokenFile = resolve(ctx.args.workloadTokenFile);
     await readWorkloadToken(tokenFile); // readable now, or a config error before anything is sent
@@ -115,7 +96,8 @@ export async function loginCommand(ctx: CommandContext): Promise<number> {
       ctx.io.out(`${describeServer(choice)} did not ask for a login\n`);
       return EXIT.ok;
     }
-    await overwriteKey(store, workloadKey(choice.url), JSON.stringify({ file: tokenFile }));
+    await forgetLoginMode(store, resourceOf(choice.url));
+    await overwriteKey(store, workloadKey(resourceOf(choice.url)), JSON.stringify({ file: tokenFile }));
     ctx.io.out(`Logged in to ${describeServer(choice)} as a workload (the JWT in ${tokenFile}); tokens stored in ${file}\n`);
     return EXIT.ok;
   }
@@ -135,8 +117,8 @@ export async function loginCommand(ctx: CommandContext): Promise<number> {
       },
     });
     await auth.logout(choice.url);
-    // A browser login replaces a workload login for this server.
-    await overwriteKey(store, workloadKey(choice.url), undefined);
+    // A browser login replaces a workload or enterprise login for this server.
+    await forgetLoginMode(store, resourceOf(choice.url));
     const client = await connectClient(choice, { signal: ctx.signal, auth, ...(logger && { logger }) }).catch((e: unknown) => {
       listener.report({ ok: false, message: `The login to ${describeServer(choice)} did not succeed (${errorCodeOf(e)}); see the terminal for why. Nothing was stored.` });
       throw e;
