@@ -40,6 +40,12 @@ export interface CoalescingTransition extends Transition {
   join(id: string): void;
   /** Action `id` waits on `work` (a host call): batches do not wait for it meanwhile. Resolves as `work`. */
   away<T>(id: string, work: T | PromiseLike<T>): Promise<T>;
+  /**
+   * Action `id` is on its way to a move again from now, before the work it was away on
+   * resolves: the lane handing it the next send (one action's move and the next one's
+   * `executing` then go out together instead of one after the other).
+   */
+  onWay(id: string): void;
   /** Action `id` is done: batches never wait for it again. */
   leave(id: string): void;
 }
@@ -108,6 +114,7 @@ export function coalescingTransition(store: ActionStore, now: () => number): Coa
       back(id);
     }
   };
+  transition.onWay = back;
   transition.leave = (id) => {
     joined.delete(id);
     busy.delete(id);

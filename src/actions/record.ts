@@ -35,6 +35,18 @@ const PATCH_KEYS = new Set(["state", "leaseOwner", "leaseUntil", "attempts", "no
 const APPROVED_STATES: ReadonlySet<ActionState> = new Set(["approved", "executing", "reconciling", "succeeded", "failed", "outcome_unknown"]);
 const HEX64 = /^[0-9a-f]{64}$/;
 
+/** The JSON text {@link parseActionRecord} measured each record it passed as (see {@link recordJson}). */
+const measured = new WeakMap<object, string>();
+
+/**
+ * The JSON text of `record`: the one {@link parseActionRecord} measured when it checked
+ * this very object, else a fresh one. Only for a record that nothing changes after the
+ * check (a transition's result, which the store owns), so the text is its JSON.
+ */
+export function recordJson(record: ActionRecord): string {
+  return measured.get(record) ?? JSON.stringify(record);
+}
+
 /** UTF-8 length of a string, without encoding it. */
 export function utf8Length(s: string): number {
   let n = s.length;
@@ -168,23 +180,31 @@ export function parseActionRecord(value: unknown, fail: Fail = (m) => new StoreE
   if (APPROVED_STATES.has(r.state) !== (r.approval !== undefined)) throw fail(`action in state ${r.state} ${r.approval === undefined ? "lacks" : "must not carry"} an approval`);
   if ((r.state === "rejected") !== (r.rejection !== undefined)) throw fail(`action in state ${r.state} ${r.rejection === undefined ? "lacks" : "must not carry"} a rejection`);
   if (r.effect === "confirm" && r.state === "reconciling") throw fail("a confirm action cannot be reconciling");
-  const bytes = utf8Length(JSON.stringify(r));
+  const text = JSON.stringify(r);
+  const bytes = utf8Length(text);
   if (bytes > MAX_ACTION_RECORD_BYTES) {
     throw new LimitError("MAX_ACTION_RECORD_BYTES", MAX_ACTION_RECORD_BYTES, `action record is ${bytes} bytes, over ${MAX_ACTION_RECORD_BYTES}`);
   }
+  measured.set(r, text);
   return r as unknown as ActionRecord;
 }
 
-/** Parses a record handed to `create`: as {@link parseActionRecord}, and it must be new (awaiting approval, fence 0). */
+/**
+ * Parses a record handed to `create`: as {@link parseActionRecord}, and it must be new
+ * (awaiting approval, fence 0). Returns the store's own copy: the record as its JSON reads
+ * back (records are plain JSON), so what is stored is what every later read answers.
+ */
 export function parseNewRecord(value: unknown): ActionRecord {
   const r = parseActionRecord(value, (m) => new ValidationError(m));
   if (r.state !== "awaiting_approval" || r.fence !== 0) throw new ValidationError("a new action must be awaiting_approval with fence 0");
-  return structuredClone(r);
+  return JSON.parse(recordJson(r)) as ActionRecord;
 }
 
 /**
  * The compare-and-swap every store's `transition` performs on the stored record
- * `current`: returns the new record, or throws and changes nothing.
+ * `current`: returns the new record, or throws and changes nothing. The new record
+ * shares the members the patch leaves alone with `current` (a store's records are never
+ * changed in place) and holds a copy of the patch's.
  *
  * @throws ActionConflictError (`conflict`) when state or fence differ or the move is not allowed;
  * ValidationError (`validation`) for a patch member that may not change; LimitError (`limit`) when the result is too large.
@@ -204,7 +224,7 @@ export function applyTransition(current: ActionRecord, expected: ActionExpectati
   }
   checkResolutionPatch(current.state, patch);
   if (typeof now !== "number" || !Number.isFinite(now)) throw new ValidationError("a transition needs a finite now");
-  const next: Rec = { ...structuredClone(current) };
+  const next: Rec = { ...current };
   for (const [k, v] of Object.entries(structuredClone(patch))) {
     if (v === undefined) delete next[k];
     else next[k] = v;
@@ -234,15 +254,12 @@ export function isClaimable(record: ActionRecord, now: number): boolean {
   }
 }
 
-/** The leased copy of a claimed record: fence bumped, owner and lease set, state unchanged. */
+/**
+ * The leased record of a claimed one (sharing its other members): fence bumped, owner and
+ * lease set, state unchanged. `options` were checked ({@link checkClaim}) by the claim.
+ */
 export function leaseRecord(record: ActionRecord, options: ClaimOptions): ActionRecord {
-  checkClaim(options);
-  const next = structuredClone(record);
-  next.fence = record.fence + 1;
-  next.leaseOwner = options.workerId;
-  next.leaseUntil = options.now + options.leaseMs;
-  next.updatedAt = options.now;
-  return next;
+  return { ...record, fence: record.fence + 1, leaseOwner: options.workerId, leaseUntil: options.now + options.leaseMs, updatedAt: options.now };
 }
 
 /** Checks the options of a claim. @throws ValidationError (`validation`). */

@@ -44,7 +44,7 @@ import { randomBytes } from "node:crypto";
 import { dirname, join } from "node:path";
 import { LimitError, StoreError } from "../errors.js";
 import { FILE_STORE_COMPACT_BYTES, FILE_STORE_MAX_JOURNAL_BYTES, MAX_FILE_STORE_ACTIONS } from "../limits.js";
-import { parseActionRecord } from "../actions/record.js";
+import { parseActionRecord, recordJson } from "../actions/record.js";
 import { checkBatch, checkClaimMany, failed, itemError, single } from "../actions/batch.js";
 import type { ActionCountQuery, ActionExpectation, ActionPatch, ActionQuery, ActionRecord, ActionStore, ActionTransition, ClaimManyOptions, ClaimOptions, TransitionOutcome } from "../actions/types.js";
 import { isHeld, platformLockMechanism, realTarget, tryLock, type HeldLock, type LockMechanism } from "./lock.js";
@@ -76,6 +76,9 @@ export interface FileStoreSeams {
 }
 
 const encoder = new TextEncoder();
+
+/** The caller's copy of a record the table owns: its JSON (measured when it was checked), parsed again. */
+const copy = (r: ActionRecord): ActionRecord => JSON.parse(recordJson(r)) as ActionRecord;
 
 const lockedBy = (path: string, holder: { pid?: number; host?: string; where: string }): StoreError =>
   new StoreError(
@@ -233,7 +236,7 @@ export class FileActionStore implements ActionStore, AsyncDisposable {
     this.#usable();
     const r = this.#writer.table.checkCreate(record);
     await this.#writer.commit([r]);
-    return structuredClone(r);
+    return copy(r);
   }
 
   async get(id: string): Promise<ActionRecord | undefined> {
@@ -274,7 +277,7 @@ export class FileActionStore implements ActionStore, AsyncDisposable {
     this.#usable();
     const picked = this.#writer.table.pickClaims(options, limit);
     await this.#writer.commit(picked);
-    return picked.map((r) => structuredClone(r));
+    return picked.map(copy);
   }
 
   /** Applies each compare-and-swap that holds, with one journal append and one sync (see ActionStore.transitionMany). */
@@ -300,7 +303,7 @@ export class FileActionStore implements ActionStore, AsyncDisposable {
       }
     }
     await this.#writer.commit(next);
-    return out.map((o) => (o.ok ? { ok: true, record: structuredClone(o.record) } : o));
+    return out.map((o) => (o.ok ? { ok: true, record: copy(o.record) } : o));
   }
 
   /**
