@@ -36,16 +36,15 @@ export type Transition = (item: ActionTransition) => Promise<ActionRecord>;
 
 /** A {@link Transition} that also knows the worker's actions in flight (see the module comment). */
 export interface CoalescingTransition extends Transition {
-  /** Action `id` is in flight: batches wait for its move (unless it is away). */
+  /**
+   * Action `id` is in flight: batches wait for its move (unless it is away). Said again of
+   * an action away on work that just ended, it is on its way from now, before that work's
+   * promise resolves (the lane handing it the next send: the move of the action before it
+   * then waits for its `executing`, and both go out together).
+   */
   join(id: string): void;
   /** Action `id` waits on `work` (a host call): batches do not wait for it meanwhile. Resolves as `work`. */
   away<T>(id: string, work: T | PromiseLike<T>): Promise<T>;
-  /**
-   * Action `id` is on its way to a move again from now, before the work it was away on
-   * resolves: the lane handing it the next send (one action's move and the next one's
-   * `executing` then go out together instead of one after the other).
-   */
-  onWay(id: string): void;
   /** Action `id` is done: batches never wait for it again. */
   leave(id: string): void;
 }
@@ -114,7 +113,6 @@ export function coalescingTransition(store: ActionStore, now: () => number): Coa
       back(id);
     }
   };
-  transition.onWay = back;
   transition.leave = (id) => {
     joined.delete(id);
     busy.delete(id);

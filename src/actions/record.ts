@@ -35,18 +35,6 @@ const PATCH_KEYS = new Set(["state", "leaseOwner", "leaseUntil", "attempts", "no
 const APPROVED_STATES: ReadonlySet<ActionState> = new Set(["approved", "executing", "reconciling", "succeeded", "failed", "outcome_unknown"]);
 const HEX64 = /^[0-9a-f]{64}$/;
 
-/** The JSON text {@link parseActionRecord} measured each record it passed as (see {@link recordJson}). */
-const measured = new WeakMap<object, string>();
-
-/**
- * The JSON text of `record`: the one {@link parseActionRecord} measured when it checked
- * this very object, else a fresh one. Only for a record that nothing changes after the
- * check (a transition's result, which the store owns), so the text is its JSON.
- */
-export function recordJson(record: ActionRecord): string {
-  return measured.get(record) ?? JSON.stringify(record);
-}
-
 /** UTF-8 length of a string, without encoding it. */
 export function utf8Length(s: string): number {
   let n = s.length;
@@ -180,24 +168,18 @@ export function parseActionRecord(value: unknown, fail: Fail = (m) => new StoreE
   if (APPROVED_STATES.has(r.state) !== (r.approval !== undefined)) throw fail(`action in state ${r.state} ${r.approval === undefined ? "lacks" : "must not carry"} an approval`);
   if ((r.state === "rejected") !== (r.rejection !== undefined)) throw fail(`action in state ${r.state} ${r.rejection === undefined ? "lacks" : "must not carry"} a rejection`);
   if (r.effect === "confirm" && r.state === "reconciling") throw fail("a confirm action cannot be reconciling");
-  const text = JSON.stringify(r);
-  const bytes = utf8Length(text);
+  const bytes = utf8Length(JSON.stringify(r));
   if (bytes > MAX_ACTION_RECORD_BYTES) {
     throw new LimitError("MAX_ACTION_RECORD_BYTES", MAX_ACTION_RECORD_BYTES, `action record is ${bytes} bytes, over ${MAX_ACTION_RECORD_BYTES}`);
   }
-  measured.set(r, text);
   return r as unknown as ActionRecord;
 }
 
-/**
- * Parses a record handed to `create`: as {@link parseActionRecord}, and it must be new
- * (awaiting approval, fence 0). Returns the store's own copy: the record as its JSON reads
- * back (records are plain JSON), so what is stored is what every later read answers.
- */
+/** Parses a record handed to `create`: as {@link parseActionRecord}, and it must be new (awaiting approval, fence 0). */
 export function parseNewRecord(value: unknown): ActionRecord {
   const r = parseActionRecord(value, (m) => new ValidationError(m));
   if (r.state !== "awaiting_approval" || r.fence !== 0) throw new ValidationError("a new action must be awaiting_approval with fence 0");
-  return JSON.parse(recordJson(r)) as ActionRecord;
+  return structuredClone(r);
 }
 
 /**

@@ -9,7 +9,7 @@
  */
 import { ActionConflictError, LimitError, StoreError } from "../errors.js";
 import { checkCountQuery, isAfter, queryPage } from "./query.js";
-import { applyTransition, byAge, checkClaim, claimsTool, isClaimable, leaseRecord, matchesQuery, parseActionRecord, parseNewRecord, recordJson } from "./record.js";
+import { applyTransition, byAge, checkClaim, claimsTool, isClaimable, leaseRecord, matchesQuery, parseActionRecord, parseNewRecord } from "./record.js";
 import { StateCounts } from "./counts.js";
 import { ACTION_STATES, isTerminal } from "./states.js";
 import type { ActionCountQuery, ActionExpectation, ActionPatch, ActionQuery, ActionRecord, ClaimOptions } from "./types.js";
@@ -181,7 +181,7 @@ export class RecordTable {
 
   /** {@link RecordTable.commit} of `record` as its JSON; answers the caller's copy (that JSON, parsed). */
   keep(record: ActionRecord): ActionRecord {
-    const text = recordJson(record);
+    const text = JSON.stringify(record);
     this.commit(record, text);
     return JSON.parse(text) as ActionRecord;
   }

@@ -44,7 +44,7 @@ import { randomBytes } from "node:crypto";
 import { dirname, join } from "node:path";
 import { LimitError, StoreError } from "../errors.js";
 import { FILE_STORE_COMPACT_BYTES, FILE_STORE_MAX_JOURNAL_BYTES, MAX_FILE_STORE_ACTIONS } from "../limits.js";
-import { parseActionRecord, recordJson } from "../actions/record.js";
+import { parseActionRecord } from "../actions/record.js";
 import { checkBatch, checkClaimMany, failed, itemError, single } from "../actions/batch.js";
 import type { ActionCountQuery, ActionExpectation, ActionPatch, ActionQuery, ActionRecord, ActionStore, ActionTransition, ClaimManyOptions, ClaimOptions, TransitionOutcome } from "../actions/types.js";
 import { isHeld, platformLockMechanism, realTarget, tryLock, type HeldLock, type LockMechanism } from "./lock.js";
@@ -77,8 +77,8 @@ export interface FileStoreSeams {
 
 const encoder = new TextEncoder();
 
-/** The caller's copy of a record the table owns: its JSON (measured when it was checked), parsed again. */
-const copy = (r: ActionRecord): ActionRecord => JSON.parse(recordJson(r)) as ActionRecord;
+/** The caller's copy of a record the table owns (which it never changes, and shares with no caller). */
+const copy = (r: ActionRecord): ActionRecord => structuredClone(r);
 
 const lockedBy = (path: string, holder: { pid?: number; host?: string; where: string }): StoreError =>
   new StoreError(

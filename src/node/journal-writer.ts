@@ -12,7 +12,6 @@
  */
 import { StoreError } from "../errors.js";
 import { FILE_STORE_GROUP_COMMIT_BYTES } from "../limits.js";
-import { recordJson } from "../actions/record.js";
 import { RecordTable } from "../actions/table.js";
 import type { ActionRecord } from "../actions/types.js";
 import { recordLine, recordLineOverhead } from "./journal.js";
@@ -117,7 +116,7 @@ export class JournalWriter {
     const seq = ++this.#seq;
     const entry: Entry = { records: [], lines: [], seq, resolve: () => undefined, reject: () => undefined };
     for (const r of records) {
-      const raw = recordJson(r);
+      const raw = JSON.stringify(r);
       const old = this.#data.get(r.id);
       if (!this.#before.has(r.id)) this.#before.set(r.id, old);
       this.#latest.set(r.id, seq);
