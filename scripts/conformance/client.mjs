@@ -5,7 +5,7 @@
 // scenario asks of a client, then the process exits (0 on success). Every opt-in
 // module of the web entry is passed in: the task module, the HTTP+SSE fallback and
 // the form-elicitation validator.
-import { compileSchema, HttpTransport, legacySse, listSkills, loadSkill, McpClient, taskCalls } from "../../dist/yada.js";
+import { compileSchema, hostHandlers, HttpTransport, legacySse, listSkills, loadSkill, McpClient, taskCalls } from "../../dist/yada.js";
 import { runAuthScenario } from "./auth-client.mjs";
 
 const url = process.argv[process.argv.length - 1];
@@ -17,7 +17,7 @@ async function connect(options = {}) {
   const elicitation = options.handlers?.elicitation;
   const handlers = elicitation ? { ...options.handlers, elicitation: { ...elicitation, compileSchema } } : options.handlers;
   const transport = new HttpTransport(url, { fallback: legacySse, ...(logger && { logger }) });
-  return McpClient.connect(transport, { logger, clientInfo: { name: "yada-conformance", version: "0.1.0" }, tasks: taskCalls, ...options, handlers });
+  return McpClient.connect(transport, { logger, clientInfo: { name: "yada-conformance", version: "0.1.0" }, tasks: taskCalls, ...options, handlers, ...(handlers && { hosting: hostHandlers }) });
 }
 
 const scenarios = {

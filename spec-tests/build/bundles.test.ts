@@ -47,29 +47,29 @@ test("X3: the whole web entry, the approval inbox included, stays within 110,000
   assert.ok(gzip <= size.CEILINGS.web, `the web entry is ${gzip} bytes min+gzip, over ${size.CEILINGS.web}`);
 });
 
-test("X3: the web entry without the OAuth client, the action stores, the approvals API and the inbox stays within 69,000 bytes min+gzip", async () => {
-  assert.equal(size.CEILINGS.core, 69_000);
+test("X3: the web entry without the OAuth client, the action stores, the approvals API, the inbox and the tracing modules stays within 67,800 bytes min+gzip", async () => {
+  assert.equal(size.CEILINGS.core, 67_800);
   const core = size.rows.find((r) => r.name.startsWith("yada web entry without"));
   assert.ok(core);
   const { gzip } = await size.measure(core);
-  assert.ok(gzip <= size.CEILINGS.core, `the web entry without OAuth, stores and approvals is ${gzip} bytes min+gzip, over ${size.CEILINGS.core}`);
+  assert.ok(gzip <= size.CEILINGS.core, `the web entry without OAuth, stores, approvals, inbox and tracing is ${gzip} bytes min+gzip, over ${size.CEILINGS.core}`);
 });
 
-test("X3: McpClient + HttpTransport alone stay within 22,000 bytes min+gzip (the task module, the HTTP+SSE fallback and the schema validator left out)", async () => {
-  assert.equal(size.CEILINGS.client, 22_000);
+test("X3: McpClient + HttpTransport alone stay within 20,300 bytes min+gzip (the task module, the HTTP+SSE fallback and the schema validator left out)", async () => {
+  assert.equal(size.CEILINGS.client, 20_300);
   const client = size.rows.find((r) => r.name.startsWith("yada: McpClient"));
   assert.ok(client);
   const { gzip } = await size.measure(client);
   assert.ok(gzip <= size.CEILINGS.client, `McpClient + HttpTransport are ${gzip} bytes min+gzip, over ${size.CEILINGS.client}`);
 });
 
-test("X3: McpClient + HttpTransport carry neither the task follower, the HTTP+SSE transport, the schema validator nor completions (opt-in modules)", async () => {
+test("X3: McpClient + HttpTransport carry neither the task follower, the HTTP+SSE transport, the schema validator, completions nor the host handlers (opt-in modules)", async () => {
   const client = size.rows.find((r) => r.name.startsWith("yada: McpClient"));
   assert.ok(client);
   const { inputs } = (await size.measure(client, true)) as unknown as { inputs: Record<string, { bytesInOutput: number }> };
   const carried = Object.entries(inputs).filter(([, v]) => v.bytesInOutput > 0).map(([file]) => file);
   assert.ok(carried.includes("src/mcp/client.ts") && carried.includes("src/transport/http.ts"), carried.join(", "));
-  const optIn = carried.filter((f) => /^src\/(schema\/|transport\/legacy-sse\.ts|mcp\/task-module\.ts|mcp\/completions\.ts)/.test(f));
+  const optIn = carried.filter((f) => /^src\/(schema\/|transport\/legacy-sse\.ts|mcp\/(task-module|completions|handlers|handler-limits|host-module)\.ts)/.test(f));
   assert.deepEqual(optIn, [], `statically reachable from McpClient or HttpTransport: ${optIn.join(", ")}`);
   // Of the task code only the capability checks stay (the follower, polling and input rounds of tasks are left out).
   assert.ok((inputs["src/mcp/tasks.ts"]?.bytesInOutput ?? 0) < 600, `src/mcp/tasks.ts adds ${inputs["src/mcp/tasks.ts"]?.bytesInOutput} bytes`);
@@ -106,12 +106,26 @@ for (const u of uses.USES) {
   });
 }
 
-test("X3: connectMcp alone carries neither the write tools, the task follower, the HTTP+SSE transport nor the format checks (modules passed in its options)", async () => {
+test("X3: connectMcp alone carries neither the write tools and roles, the resource tools, the task follower, the host handlers, the HTTP+SSE transport, the tracing modules nor the format checks (modules passed in its options)", async () => {
   const read = uses.USES.find((u) => u.use === "connectMcp read");
   assert.ok(read);
   const { inputs } = (await uses.measure(uses.useRow(read), true)) as unknown as { inputs: Record<string, { bytesInOutput: number }> };
   const carried = Object.entries(inputs).filter(([, v]) => v.bytesInOutput > 0).map(([file]) => file);
   assert.ok(carried.includes("src/tools/connect.ts") && carried.includes("src/schema/compile.ts"), carried.join(", "));
-  const optIn = carried.filter((f) => /^src\/(tools\/(action-call|write-tool|confirm-tool|envelope|fingerprint)\.ts|transport\/legacy-sse\.ts|mcp\/task-module\.ts|schema\/formats\.ts|auth\/)/.test(f));
+  const optIn = carried.filter((f) =>
+    /^src\/(tools\/(action-call|write-tool|confirm-tool|envelope|fingerprint|write-roles|resources)\.ts|transport\/legacy-sse\.ts|mcp\/(task-module|handlers|handler-limits|host-module)\.ts|schema\/formats\.ts|trace\/(mcp|agent)\.ts|auth\/)/.test(f),
+  );
   assert.deepEqual(optIn, [], `statically reachable from connectMcp: ${optIn.join(", ")}`);
+});
+
+test("O1, X3: run without a tracer carries none of the run's spans (runTracing), and a bundle that imports runTracing does", async () => {
+  const carriedBy = async (exports: string): Promise<string[]> => {
+    const row = { name: exports, contents: `export { ${exports} } from "./src/index.ts";`, loader: "ts", platform: "neutral" };
+    const { inputs } = (await size.measure(row as never, true)) as unknown as { inputs: Record<string, { bytesInOutput: number }> };
+    return Object.entries(inputs).filter(([, v]) => v.bytesInOutput > 0).map(([file]) => file);
+  };
+  const plain = await carriedBy("run, runStream");
+  assert.ok(plain.includes("src/agent/run.ts"), plain.join(", "));
+  assert.deepEqual(plain.filter((f) => /^src\/trace\/(agent|mcp)\.ts$/.test(f)), []);
+  assert.ok((await carriedBy("run, runTracing")).includes("src/trace/agent.ts"));
 });

@@ -7,6 +7,7 @@ import { YadaError } from "../../src/errors.js";
 import { MAX_QUOTED_TEXT_CHARS, MAX_TASK_ID_CHARS, MAX_TASK_POLLS } from "../../src/limits.js";
 import { followTask, parseTask, type TaskHost, type TaskInfo } from "../../src/mcp/tasks.js";
 import type { NotificationListener } from "../../src/jsonrpc/session.js";
+import { hostHandlers } from "../../src/mcp/host-module.js";
 import { check, int, jsonValue, pick, rngFor, type FuzzTarget, type Rng } from "./fuzz-gen.js";
 
 const STATUSES = ["working", "input_required", "completed", "failed", "cancelled"];
@@ -81,7 +82,7 @@ async function follow(r: Rng): Promise<void> {
   const host: TaskHost = {
     era,
     where: "fuzz: tools/call t",
-    handlers: r() < 0.5 ? { roots: () => [] } : undefined,
+    answer: r() < 0.5 ? hostHandlers.answerer({ roots: () => [] }) : undefined,
     requestTimeoutMs: null,
     canCancel: r() < 0.8,
     onNotification(l) {

@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import { McpClient } from "../../src/node/client.js";
 import { compileSchema } from "../../src/schema/index.js";
 import { capabilitiesFor, type ClientHandlers, type FormElicitation, type UrlElicitation, type SamplingRequest } from "../../src/mcp/handlers.js";
+import { hostHandlers } from "../../src/mcp/host-module.js";
 import type { ListKind, ServerLogEntry } from "../../src/mcp/client.js";
 import type { TextContent } from "../../src/mcp/types.js";
 import { fixtureServer, repoPath } from "../helpers/paths.js";
@@ -185,7 +186,7 @@ test("V2, V6: more than MAX_INPUT_REQUESTS input requests in one round is a limi
   const handlers: ClientHandlers = { roots: () => (handled++, []) };
   const inputRequests = Object.fromEntries(Array.from({ length: MAX_INPUT_REQUESTS + 1 }, (_, i) => [`r${i}`, { method: "roots/list" }]));
   await assert.rejects(
-    completeWithInput("s: tools/call", "tools/call", { name: "t" }, async () => ({ resultType: "input_required", inputRequests }), handlers, undefined),
+    completeWithInput("s: tools/call", "tools/call", { name: "t" }, async () => ({ resultType: "input_required", inputRequests }), hostHandlers.answerer(handlers), undefined),
     (e: unknown) => (e as { code?: string; limit?: string }).code === "limit" && (e as { limit?: string }).limit === "MAX_INPUT_REQUESTS",
   );
   assert.equal(handled, 0);
@@ -205,7 +206,7 @@ test("V2, V6: an input request keyed __proto__ is answered under that key, as an
       sent.push(JSON.stringify(params));
       return sent.length === 1 ? { resultType: "input_required", inputRequests } : { content: [] };
     },
-    handlers,
+    hostHandlers.answerer(handlers),
     undefined,
   );
   assert.deepEqual(result, { content: [] });
@@ -235,6 +236,18 @@ test("V6, X3: a bare McpClient given a form handler without compileSchema refuse
   // A command that cannot start: reaching the transport would be a transport error, not config.
   const transport = new StdioTransport({ command: "/nonexistent/yada-server" });
   const form = async () => ({ action: "cancel" as const });
-  await assert.rejects(WebMcpClient.connect(transport, { handlers: { elicitation: { form } } }), (e: Error & { code?: string }) => e.code === "config" && /compileSchema/.test(e.message));
-  await assert.rejects(WebMcpClient.connect(transport, { handlers: { elicitation: { form, compileSchema: "yes" as never } } }), (e: Error & { code?: string }) => e.code === "config" && /option compileSchema must be a function/.test(e.message));
+  await assert.rejects(WebMcpClient.connect(transport, { handlers: { elicitation: { form } }, hosting: hostHandlers }), (e: Error & { code?: string }) => e.code === "config" && /compileSchema/.test(e.message));
+  await assert.rejects(WebMcpClient.connect(transport, { handlers: { elicitation: { form, compileSchema: "yes" as never } }, hosting: hostHandlers }), (e: Error & { code?: string }) => e.code === "config" && /option compileSchema must be a function/.test(e.message));
+});
+
+test("V6, X3: a bare McpClient given handlers without the host handlers' module refuses at connect, naming hostHandlers, before the server starts", async () => {
+  const { McpClient: WebMcpClient } = await import("../../src/mcp/client.js");
+  const { StdioTransport } = await import("../../src/node/stdio.js");
+  const { ConfigError } = await import("../../src/errors.js");
+  // A command that cannot start: reaching the transport would be a transport error, not config.
+  const transport = new StdioTransport({ command: "/nonexistent/yada-server" });
+  const named = (e: unknown): boolean => e instanceof ConfigError && e.code === "config" && /handlers needs \{ hosting: hostHandlers \}/.test(e.message);
+  await assert.rejects(WebMcpClient.connect(transport, { handlers: { roots: () => [] } }), named);
+  await assert.rejects(WebMcpClient.connect(transport, { handlers: { sampling: { handle: async () => ({ role: "assistant", content: { type: "text", text: "" }, model: "m" }) } } }), named);
+  await assert.rejects(WebMcpClient.connect(transport, { handlers: { roots: () => [] }, hosting: {} as never }), named);
 });

@@ -23,7 +23,7 @@ function host(script: (method: string, notify: (params: JsonRecord) => void) => 
       listeners.add(l as never);
       return () => listeners.delete(l as never);
     },
-    handlers: undefined,
+    answer: undefined,
     requestTimeoutMs: null,
     canCancel: true,
   };

@@ -15,6 +15,7 @@ import { MIN_TASK_POLL_MS } from "../../src/limits.js";
 import { mcpNameOf } from "../../src/transport/http-headers.js";
 import { taskCallParams } from "../../src/mcp/task-call.js";
 import { taskCalls } from "../../src/mcp/task-module.js";
+import { hostHandlers } from "../../src/mcp/host-module.js";
 import { compileSchema } from "../../src/schema/index.js";
 import { startEverything } from "../helpers/everything.js";
 import { fixtureServer, repoPath } from "../helpers/paths.js";
@@ -41,7 +42,7 @@ describe("V8: tasks, 2025-11-25 (server-everything)", () => {
   let client: WebMcpClient;
   before(async () => {
     const transport = new RecordingTransport(new StdioTransport({ command: "node", args: [everything, "stdio"] }), (e) => wire.push(structuredClone(e)));
-    client = await WebMcpClient.connect(transport, { era: "legacy", handlers: snake, handshakeTimeoutMs: 30_000, tasks: taskCalls });
+    client = await WebMcpClient.connect(transport, { era: "legacy", handlers: snake, hosting: hostHandlers, handshakeTimeoutMs: 30_000, tasks: taskCalls });
     await client.listTools();
   });
   after(() => client?.close());

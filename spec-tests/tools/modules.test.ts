@@ -1,12 +1,14 @@
 // X3, pay for what you use: the web entry's connectMcp carries read tools over
-// Streamable HTTP only; write and confirmed tools (mcpWrites), task-augmented
-// tools (taskCalls) and the HTTP+SSE fallback (legacySse) are modules passed in
-// its options, and yada-mcp/node's connectMcp passes all three.
+// Streamable HTTP only; write and confirmed tools (mcpWrites), resource tools
+// (mcpResources), task-augmented tools (taskCalls) and the HTTP+SSE fallback
+// (legacySse) are modules passed in its options, and yada-mcp/node's connectMcp
+// passes them all.
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { connectMcp } from "../../src/tools/connect.js";
 import { connectMcp as nodeConnectMcp, nodeTransportFactory } from "../../src/node/tools.js";
 import { mcpWrites } from "../../src/tools/action-tools.js";
+import { mcpResources } from "../../src/tools/resources.js";
 import { taskCalls } from "../../src/mcp/task-module.js";
 import { legacySse } from "../../src/transport/legacy-fallback.js";
 import { compileSchema } from "../../src/schema/index.js";
@@ -40,6 +42,29 @@ describe("X3: connectMcp's modules", () => {
     }
     assert.equal(built, 0, "no transport was built");
     await assert.rejects(connectMcp(TASKED, { identity: alice, authorize: allowAll }, { ...stdio, writes: {} as typeof mcpWrites }), { code: "config" });
+  });
+
+  test("T11, X3: resources: true without { resourceTools: mcpResources } fails before anything starts, naming the module; with it (or through yada-mcp/node) the two resource tools are there", T, async () => {
+    let built = 0;
+    const counting = { transportFactory: (...a: Parameters<typeof nodeTransportFactory>) => (built++, nodeTransportFactory(...a)) };
+    for (const modules of [{}, { resourceTools: {} as typeof mcpResources }]) {
+      await assert.rejects(connectMcp({ ...TASKED, resources: true }, { identity: alice, authorize: allowAll }, { ...counting, ...modules }), (e: Error & { code?: string }) => {
+        assert.equal(e.code, "config");
+        assert.match(e.message, /resources: true needs \{ resourceTools: mcpResources \}/);
+        return true;
+      });
+    }
+    assert.equal(built, 0, "no transport was built");
+    for (const connection of [
+      await connectMcp({ ...TASKED, resources: true }, { identity: alice, authorize: allowAll }, { ...stdio, resourceTools: mcpResources, tasks: taskCalls }),
+      await nodeConnectMcp({ ...TASKED, resources: true }, { identity: alice, authorize: allowAll }),
+    ]) {
+      try {
+        assert.deepEqual(connection.tools.map((t) => t.name), ["tasked__plain", "tasked__slow_report", "tasked__list_resources", "tasked__read_resource"]);
+      } finally {
+        await connection.close();
+      }
+    }
   });
 
   test("V8, X3: without { tasks: taskCalls } a tool that runs only as a task is left out with a warning; named in readTools it is a config error", T, async () => {

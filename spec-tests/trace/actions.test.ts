@@ -5,6 +5,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { SpanKind, SpanStatusCode } from "@opentelemetry/api";
 import { run } from "../../src/agent/run.js";
+import { runTracing } from "../../src/trace/agent.js";
 import { scripted } from "../../src/agent/scripted.js";
 import { createActions } from "../../src/actions/approvals.js";
 import { MemoryActionStore } from "../../src/actions/memory-store.js";
@@ -27,7 +28,7 @@ test("O1: each read call is an execute_tool span under invoke_agent; a tool that
   const tools = [readTool("lookup", async () => text(`found ${secret}`)), readTool("broken", async () => Promise.reject(new Error(`down: ${secret}`)))];
   const steps = () => [{ toolCalls: [{ name: "lookup", arguments: { q: secret }, id: "c1" }, { name: "broken", id: "c2" }] }, { text: "done" }];
   const plain = otel();
-  await run({ provider: scripted(steps()), tools, identity: alice, input: "go", tracer: plain.tracer });
+  await run({ provider: scripted(steps()), tools, identity: alice, input: "go", tracer: plain.tracer, tracing: runTracing });
   const agent = plain.span("invoke_agent");
   const lookup = plain.span("execute_tool lookup");
   const broken = plain.span("execute_tool broken");
@@ -38,7 +39,7 @@ test("O1: each read call is an execute_tool span under invoke_agent; a tool that
   assert.doesNotMatch(everythingExported(plain.spans()), new RegExp(secret));
 
   const opted = otel();
-  await run({ provider: scripted(steps()), tools, identity: alice, input: "go", tracer: opted.tracer, traceContent: true });
+  await run({ provider: scripted(steps()), tools, identity: alice, input: "go", tracer: opted.tracer, traceContent: true, tracing: runTracing });
   const open = opted.span("execute_tool lookup");
   assert.equal(open.attributes["gen_ai.tool.call.arguments"], JSON.stringify({ q: secret }));
   assert.match(String(open.attributes["gen_ai.tool.call.result"]), new RegExp(`found ${secret}`));
@@ -117,6 +118,7 @@ test("O3: a tracer whose spans throw once the operation is done changes nothing 
     input: "go",
     actions: { store },
     tracer: hostile,
+    tracing: runTracing,
   });
   assert.equal(result.stopReason, "end");
   assert.equal(result.text, "done");
@@ -124,6 +126,21 @@ test("O3: a tracer whose spans throw once the operation is done changes nothing 
   assert.equal((await client.callTool("echo", { text: "x" })).isError, false);
   await assert.rejects(client.callTool("refuse", {}), JsonRpcError, "the server's error, not the tracer's");
   await client.close();
-  await assert.rejects(run({ provider: scripted([]), identity: alice, input: "go", tracer: {} as Tracer }), ConfigError);
+  await assert.rejects(run({ provider: scripted([]), identity: alice, input: "go", tracer: {} as Tracer, tracing: runTracing }), ConfigError);
   assert.throws(() => createWorker({ store, resolveTool: () => undefined, tracer: { startSpan() {} } as unknown as Tracer }), ConfigError);
+});
+
+test("O1, X3: run's spans are the runTracing module's: a tracer without { tracing: runTracing } is a ConfigError naming it, before the model is called; with it the run is traced", async () => {
+  const o = otel();
+  let generated = 0;
+  const provider = { ...scripted([{ text: "done" }]) };
+  const counted = { ...provider, generate: (...a: Parameters<typeof provider.generate>) => (generated++, provider.generate(...a)) };
+  for (const tracing of [undefined, {} as typeof runTracing]) {
+    await assert.rejects(run({ provider: counted, identity: alice, input: "go", tracer: o.tracer, tracing }), (e: unknown) => e instanceof ConfigError && e.code === "config" && /tracer needs \{ tracing: runTracing \}/.test(e.message));
+  }
+  assert.equal(generated, 0, "the model was not called");
+  assert.equal(o.spans().length, 0);
+  await run({ provider: counted, identity: alice, input: "go", tracer: o.tracer, tracing: runTracing });
+  const names = o.spans().map((s) => s.name);
+  assert.ok(names.includes("invoke_agent") && names.some((n) => n.startsWith("chat")), names.join(", "));
 });

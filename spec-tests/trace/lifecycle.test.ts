@@ -12,6 +12,7 @@ import { join } from "node:path";
 import { SpanKind, SpanStatusCode } from "@opentelemetry/api";
 import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import { run, type RunResult } from "../../src/agent/run.js";
+import { runTracing } from "../../src/trace/agent.js";
 import { openaiChat } from "../../src/agent/openai-chat.js";
 import { createWorker } from "../../src/actions/worker.js";
 import { createApprovalInbox } from "../../src/inbox/inbox.js";
@@ -83,7 +84,7 @@ test("O1, O2, O3: the spans of a run that proposes a write, its approval in the 
     {
       await using store = await openFileStore(journal);
       await using mcp = await connectMcp(config, access, { tracer: proposer.tracer });
-      paused = await run({ provider, tools: mcp.tools, identity: alice, input: `rename A ${SECRETS.input}`, actions: { store }, tracer: proposer.tracer });
+      paused = await run({ provider, tools: mcp.tools, identity: alice, input: `rename A ${SECRETS.input}`, actions: { store }, tracer: proposer.tracer, tracing: runTracing });
       assert.equal(paused.stopReason, "approval_required");
       assert.ok(paused.state);
       runId = paused.state.runId;
@@ -122,7 +123,7 @@ test("O1, O2, O3: the spans of a run that proposes a write, its approval in the 
     {
       await using store = await openFileStore(journal);
       await using mcp = await connectMcp(config, access, { tracer: proposer.tracer });
-      const done = await run({ provider, tools: mcp.tools, identity: alice, resume: paused.state as NonNullable<RunResult["state"]>, actions: { store }, tracer: proposer.tracer });
+      const done = await run({ provider, tools: mcp.tools, identity: alice, resume: paused.state as NonNullable<RunResult["state"]>, actions: { store }, tracer: proposer.tracer, tracing: runTracing });
       assert.equal(done.stopReason, "end");
       assert.equal((await store.get(actionId))?.traceparent, traceparentOf(one(proposer, "propose_action contract__rename")), "the record keeps the proposal's context");
     }

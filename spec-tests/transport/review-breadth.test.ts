@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { McpClient } from "../../src/mcp/client.js";
+import { hostHandlers } from "../../src/mcp/host-module.js";
 import { MIN_LEGACY_HEALTHY_STREAM_MS } from "../../src/limits.js";
 import type { ClientHandlers } from "../../src/mcp/handlers.js";
 import { LegacySseTransport, type LegacySseOptions } from "../../src/transport/legacy-sse.js";
@@ -127,7 +128,7 @@ async function withHostile(
 ): Promise<void> {
   const server = await hostile(o);
   try {
-    const client = await McpClient.connect(new LegacySseTransport(server.url, transport), { era: "legacy", callTimeoutMs: 10_000, ...(handlers && { handlers }) });
+    const client = await McpClient.connect(new LegacySseTransport(server.url, transport), { era: "legacy", callTimeoutMs: 10_000, ...(handlers && { handlers, hosting: hostHandlers }) });
     try {
       await body(client, server);
     } finally {

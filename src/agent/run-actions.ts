@@ -9,7 +9,7 @@
  * @module
  */
 import { proposer, type OnAwaitingApproval } from "../actions/propose.js";
-import { tracedTool, type RunSpan } from "../trace/agent.js";
+import type { RunSpan } from "../trace/agent.js";
 import { toHex } from "../actions/hash.js";
 import { isTerminal } from "../actions/states.js";
 import type { ActionRecord, ActionResolution, ActionStore } from "../actions/types.js";
@@ -175,7 +175,7 @@ export async function proposeCalls(
     return undefined;
   };
   for (const { call, tool } of calls) {
-    const failed = await tracedTool(traced, call, tool.effect, () => proposeOne(call, tool));
+    const failed = await (traced ? traced.tracing.tool(traced, call, tool.effect, () => proposeOne(call, tool)) : proposeOne(call, tool));
     if (failed) answer(call, failed);
   }
   return { proposed, pending };

@@ -32,17 +32,21 @@ import { answerWithout, executeReads, type ReadCall } from "./tool-exec.js";
 import { errorResult, type LoopErrorKind } from "./tool-results.js";
 import { checkOptions } from "../util/options.js";
 import { isRec } from "../util/record.js";
-import { nameConversation, tracedChat, tracedRun, type RunSpan } from "../trace/agent.js";
-import { tracedResume } from "../trace/actions.js";
+import type { RunSpan, RunTracing } from "../trace/agent.js";
 import { traceOf } from "../trace/span.js";
 import type { TraceOptions } from "../trace/types.js";
 
 /**
- * Options of {@link run} and {@link runStream}. With a `tracer` (O1) the run is an
- * `invoke_agent` span, each model call a `chat` span and each tool call an
- * `execute_tool` span; pass the same tracer to `connectMcp` for the MCP spans below them.
+ * Options of {@link run} and {@link runStream}. With a `tracer` and `tracing: runTracing`
+ * (O1) the run is an `invoke_agent` span, each model call a `chat` span and each tool
+ * call an `execute_tool` span; pass the same tracer to `connectMcp` for the MCP spans below them.
  */
 export interface RunOptions extends TraceOptions {
+  /**
+   * The run's spans (O1): {@link runTracing}, needed with `tracer`. A `tracer` without
+   * it is a ConfigError (`config`) naming it.
+   */
+  tracing?: RunTracing;
   provider: Provider;
   /** Tools of any number of connections plus host-defined tools; names must be unique. */
   tools?: readonly Tool[];
@@ -177,14 +181,18 @@ function checkAnswer(provider: string, value: unknown): AssistantMessage {
   return message;
 }
 
-// O1: the run inside its invoke_agent span when the host gave a tracer.
+// O1: the run inside its invoke_agent span when the host gave a tracer; X3: the spans
+// are the tracing module's, so a run without a tracer does not carry them.
 async function tracedLoop(options: RunOptions, emitTo: (event: AgentEvent) => void): Promise<RunResult> {
   const trace = isRec(options) ? traceOf("run", options) : undefined;
-  return tracedRun(trace, isRec(options) ? options.provider : undefined, (traced) => runLoop(options, emitTo, traced));
+  if (!trace) return runLoop(options, emitTo, undefined);
+  const tracing = options.tracing as Partial<RunTracing> | undefined;
+  if (typeof tracing?.run !== "function") throw new ConfigError("run: option tracer needs { tracing: runTracing }");
+  return tracing.run(trace, options.provider, (traced) => runLoop(options, emitTo, traced));
 }
 
 async function runLoop(options: RunOptions, emitTo: (event: AgentEvent) => void, traced: RunSpan | undefined): Promise<RunResult> {
-  checkOptions("run", options, "signal:a onEvent logger tracer:o");
+  checkOptions("run", options, "signal:a onEvent logger tracer:o tracing:o");
   const provider = checkProvider(options.provider);
   const identity = identityOf(options.identity, "run: ");
   const tools = checkTools(options.tools);
@@ -195,7 +203,7 @@ async function runLoop(options: RunOptions, emitTo: (event: AgentEvent) => void,
   const resumed = options.resume === undefined || !actions ? undefined : await parseRunState(options.resume, actions, identity);
   const messages = resumed ? resumed.messages : initialMessages(options.input);
   const runId = resumed?.runId ?? actions?.runId ?? crypto.randomUUID();
-  nameConversation(traced, runId);
+  traced?.tracing.name(traced, runId);
   const { signal, system } = options;
   const logger = options.logger ?? silentLogger;
   const byName = new Map<string, Tool>(tools.map((t) => [t.name, t]));
@@ -224,7 +232,7 @@ async function runLoop(options: RunOptions, emitTo: (event: AgentEvent) => void,
     if (resumed && actions) {
       // W8: outcomes come from the store, never from the state.
       const { results, waiting, ran, read } = await readOutcomes(actions.store, resumed);
-      await tracedResume(traced?.trace, read); // O2: each outcome read back links to its proposal
+      if (traced) await traced.tracing.resume(traced.trace, read); // O2: each outcome read back links to its proposal
       if (!results) return finish("approval_required", { proposedCalls: waiting, state: await pausedState(actions, runId, identity, messages, resumed.pending) });
       for (const event of resumedEvents(resumed, results, ran)) emit(event);
       for (const p of resumed.pending) {
@@ -240,12 +248,12 @@ async function runLoop(options: RunOptions, emitTo: (event: AgentEvent) => void,
       emit({ type: "message_start", turn, role: "assistant" });
       let answer: AssistantMessage;
       try {
-        const raw = await tracedChat(traced, provider, () =>
+        const generate = (): Promise<AssistantMessage> =>
           provider.generate(
             { ...(system !== undefined ? { system } : {}), messages: [...messages], tools: specs },
             { signal, onDelta: (d) => emit({ type: "message_delta", turn, kind: d.kind, text: d.text }) },
-          ),
-        );
+          );
+        const raw = await (traced ? traced.tracing.chat(traced, provider, generate) : generate());
         answer = checkAnswer(provider.name, raw);
       } catch (e) {
         if (signal?.aborted) return finish("cancelled");

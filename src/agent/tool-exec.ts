@@ -12,7 +12,7 @@ import type { Identity, ReadTool, ToolResult } from "../tools/types.js";
 import type { AgentEvent } from "./events.js";
 import type { ToolCallPart } from "./messages.js";
 import { boundedResult, errorResult, plainUpdate, thrownResult } from "./tool-results.js";
-import { tracedTool, type RunSpan } from "../trace/agent.js";
+import type { RunSpan } from "../trace/agent.js";
 
 /** One call to execute. */
 export interface ReadCall {
@@ -84,7 +84,8 @@ export async function executeReads(calls: readonly ReadCall[], results: Map<stri
   const worker = async (): Promise<void> => {
     for (let item; (item = calls[next++]); ) {
       const one = item;
-      results.set(one.call.id, await tracedTool(ctx.traced, one.call, "read", () => executeOne(one, ctx)));
+      const { traced } = ctx;
+      results.set(one.call.id, await (traced ? traced.tracing.tool(traced, one.call, "read", () => executeOne(one, ctx)) : executeOne(one, ctx)));
     }
   };
   await Promise.all(Array.from({ length: Math.min(ctx.concurrency, calls.length) }, worker));

@@ -8,6 +8,7 @@ import type { Progress, RequestHandler } from "../jsonrpc/session.js";
 import type { Logger } from "../log.js";
 import type { McpTracing, TraceOptions } from "../trace/types.js";
 import type { ClientHandlers } from "./handlers.js";
+import type { HostHandling } from "./host-module.js";
 import type { TaskCalls } from "./task-module.js";
 import type { JsonRecord } from "./types.js";
 import type { Era } from "./versions.js";
@@ -17,7 +18,7 @@ export const DEFAULT_CLIENT_INFO = { name: "yada", version: "0.1.0" } as const;
 
 /** The kinds of {@link ClientOptions}, checked where they enter (see checkOptions). */
 export const CLIENT_OPTIONS =
-  "logger handshakeTimeoutMs:n discoverTimeoutMs:n callTimeoutMs:n? requestTimeoutMs:n? signal:a handlers:o onServerLog requestHandlers:o tasks:o tracer:o tracing:o";
+  "logger handshakeTimeoutMs:n discoverTimeoutMs:n callTimeoutMs:n? requestTimeoutMs:n? signal:a handlers:o hosting:o onServerLog requestHandlers:o tasks:o tracer:o tracing:o";
 
 /** Options of {@link McpClient.connect}. */
 export interface ClientOptions extends TraceOptions {
@@ -55,9 +56,15 @@ export interface ClientOptions extends TraceOptions {
   /**
    * Host handlers for roots, sampling and elicitation (V6). Each declares its
    * capability; without a handler the capability is not declared and the server's
-   * request is declined with -32601.
+   * request is declined with -32601. Needs `hosting: hostHandlers`; `yada-mcp/node`'s
+   * client passes it.
    */
   handlers?: ClientHandlers;
+  /**
+   * The host handlers' module (V6): pass {@link hostHandlers} with `handlers`.
+   * `handlers` without it is a ConfigError (`config`) naming it.
+   */
+  hosting?: HostHandling;
   /** Receives the server's `notifications/message` log entries (V7). */
   onServerLog?: (entry: ServerLogEntry) => void;
   /** The server log level to ask for once connected (V7). */

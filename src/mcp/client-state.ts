@@ -8,7 +8,7 @@
 import type { JsonRpcSession } from "../jsonrpc/session.js";
 import type { Logger } from "../log.js";
 import { LOGGING_LEVELS, type ClientOptions, type ListKind, type LoggingLevel, type ServerLogEntry } from "./client-options.js";
-import { answerServerRequest, HANDLER_OF, type ClientHandlers } from "./handlers.js";
+import type { HostAnswer } from "./host-module.js";
 import type { ClientIdentity, Established } from "./handshake.js";
 import type { Subscriptions } from "./listen.js";
 import type { ParamHeader } from "./param-headers.js";
@@ -22,7 +22,8 @@ export interface Shared extends Established {
   name: string;
   requestTimeoutMs: number | null;
   who: ClientIdentity;
-  handlers: ClientHandlers | undefined;
+  /** Answers what the server asks through the host handlers (V6), when the host gave them with `hosting`. */
+  answer: HostAnswer | undefined;
   /** The level asked for; in the modern era it rides on every request's `_meta` (V7). */
   logLevel: LoggingLevel | undefined;
   /** `x-mcp-header` declarations of listed tools (modern HTTP only, V2). */
@@ -64,13 +65,9 @@ export function dropCachedLists(s: Shared, kind: string): void {
 
 /** Routes the server's requests to the host handlers and its notifications to the log, the list cache and the subscriptions. */
 export function wireSession(s: Shared, options: ClientOptions): void {
-  const { session, handlers } = s;
+  const { session, answer } = s;
   // Legacy servers ask with requests; modern ones with input_required results.
-  if (s.era === "legacy" && handlers) {
-    for (const [method, capability] of Object.entries(HANDLER_OF)) {
-      if (handlers[capability]) session.onRequest(method, (params, context) => answerServerRequest(handlers, method, params, context));
-    }
-  }
+  if (s.era === "legacy" && answer && options.handlers) options.hosting?.serve(session, answer, options.handlers);
   for (const [method, handler] of Object.entries(options.requestHandlers ?? {})) session.onRequest(method, handler);
   const onLog = options.onServerLog;
   session.onNotification((method, params) => {

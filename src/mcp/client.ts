@@ -32,8 +32,6 @@ import {
   type ServerInfo,
 } from "./types.js";
 import { isSupportedModernVersion, MODERN_ERRORS, pickVersion, type Era } from "./versions.js";
-import { capabilitiesFor } from "./handlers.js";
-import { limitHandlers } from "./handler-limits.js";
 import { establish, modernMeta, type ClientIdentity } from "./handshake.js";
 import { completeWithInput } from "./input-rounds.js";
 import { Subscriptions } from "./listen.js";
@@ -100,10 +98,12 @@ export class McpClient {
   static async connect(transport: Transport, options: ClientOptions = {}): Promise<McpClient> {
     checkOptions("McpClient.connect", options, CLIENT_OPTIONS);
     if (options.tasks && typeof options.tasks.follow !== "function") throw new ConfigError("McpClient.connect: option tasks must be taskCalls");
-    // Before anything starts: capabilitiesFor checks the handlers.
+    // Before anything starts: the host handlers' module checks the handlers (V6, X3).
+    const { handlers, hosting } = options;
+    if (handlers !== undefined && typeof hosting?.answerer !== "function") throw new ConfigError("McpClient.connect: option handlers needs { hosting: hostHandlers }");
     const who: ClientIdentity = {
       clientInfo: { ...(options.clientInfo ?? DEFAULT_CLIENT_INFO) },
-      capabilities: { ...capabilitiesFor(options.handlers), ...options.capabilities },
+      capabilities: { ...(handlers && hosting?.capabilities(handlers)), ...options.capabilities },
     };
     const name = options.name ?? transport.description;
     const session = new JsonRpcSession(transport, { name, logger: options.logger });
@@ -129,7 +129,7 @@ export class McpClient {
         session,
         name,
         who,
-        handlers: options.handlers && limitHandlers(options.handlers),
+        answer: handlers && hosting?.answerer(handlers),
         logLevel: modern ? options.logLevel : undefined,
         requestTimeoutMs: options.requestTimeoutMs === undefined ? DEFAULT_REQUEST_TIMEOUT_MS : options.requestTimeoutMs,
         paramHeaders: modern && http ? new Map() : undefined,
@@ -405,7 +405,7 @@ export class McpClient {
       era: s.era,
       capabilities: s.capabilities,
       session: s.session,
-      handlers: s.handlers,
+      answer: s.answer,
       requestTimeoutMs: s.requestTimeoutMs,
       rpc: (method, p, o) => this.#rpc(method, p, o),
       callTimeoutMs: opts.timeoutMs ?? null,
@@ -429,7 +429,7 @@ export class McpClient {
     const first = answer ?? (await this.#rpc("tools/call", params, opts, once));
     if (!needsInput(first)) return first;
     const where = `${this.#s.name}: tools/call ${name.slice(0, MAX_QUOTED_CHARS)}`;
-    return completeWithInput(where, "tools/call", params, (p) => this.#rpc("tools/call", p, opts, once), this.#s.handlers, signal, first);
+    return completeWithInput(where, "tools/call", params, (p) => this.#rpc("tools/call", p, opts, once), this.#s.answer, signal, first);
   }
 
   /** Lists every resource, following `nextCursor` (V3). */
@@ -531,7 +531,7 @@ export class McpClient {
     where = `${this.#s.name}: ${method}`,
     once = false,
   ): Promise<T> {
-    return parse(await completeWithInput(where, method, params, (p) => this.#rpc(method, p, options, once), this.#s.handlers, signal), where);
+    return parse(await completeWithInput(where, method, params, (p) => this.#rpc(method, p, options, once), this.#s.answer, signal), where);
   }
 
 }

@@ -10,7 +10,7 @@ import { HttpError, LimitError, ProtocolError, TransportError, UnauthorizedError
 import { RpcErrorReply } from "../jsonrpc/session.js";
 import { sentBefore } from "../transport/not-sent.js";
 import { MAX_INPUT_REQUESTS, MAX_INPUT_ROUNDS, MAX_QUOTED_CHARS } from "../limits.js";
-import { answerServerRequest, type ClientHandlers } from "./handlers.js";
+import type { HostAnswer } from "./host-module.js";
 import { isRecord, readFields, type JsonRecord } from "./fields.js";
 
 /** Methods on which a server may answer `input_required` (spec 2026-07-28 "Multi Round-Trip Requests"). */
@@ -35,7 +35,7 @@ export async function completeWithInput(
   method: string,
   params: JsonRecord,
   send: SendOnce,
-  handlers: ClientHandlers | undefined,
+  answer: HostAnswer | undefined,
   signal: AbortSignal | undefined,
   first?: JsonRecord,
 ): Promise<JsonRecord> {
@@ -63,7 +63,7 @@ export async function completeWithInput(
     });
     if (inputRequests === undefined && requestState === undefined) throw new ProtocolError(`${where}: input_required without inputRequests or requestState`);
     const next: JsonRecord = {};
-    if (inputRequests) next.inputResponses = await answerAll(where, inputRequests, handlers, signal);
+    if (inputRequests) next.inputResponses = await answerAll(where, inputRequests, answer, signal);
     // The state is echoed exactly as received, and only on this retry (never invented).
     if (requestState !== undefined) next.requestState = requestState;
     extra = next;
@@ -81,12 +81,12 @@ function takenBefore(e: unknown, where: string): unknown {
 }
 
 /**
- * Answers a set of input requests through the host handlers (also used by the
+ * Answers a set of input requests through the host handlers' `answer` (also used by the
  * tasks extension's `inputRequests`, V8).
  *
  * @throws LimitError (`limit`) past `MAX_INPUT_REQUESTS`; ProtocolError (`protocol`); UnauthorizedError (`unauthorized`).
  */
-export async function answerAll(where: string, requests: JsonRecord, handlers: ClientHandlers | undefined, signal: AbortSignal | undefined): Promise<JsonRecord> {
+export async function answerAll(where: string, requests: JsonRecord, answer: HostAnswer | undefined, signal: AbortSignal | undefined): Promise<JsonRecord> {
   const context = { signal: signal ?? new AbortController().signal };
   // The keys are the server's: collected as pairs, so "__proto__" stays an own key.
   const out: [string, JsonRecord][] = [];
@@ -101,7 +101,9 @@ export async function answerAll(where: string, requests: JsonRecord, handlers: C
       throw new ProtocolError(`${where}: input request '${key.slice(0, MAX_QUOTED_CHARS)}' needs a method and object params`);
     }
     try {
-      out.push([key, await answerServerRequest(handlers ?? {}, request.method, params, context, false)]);
+      // Without host handlers nothing answers: the same refusal a missing handler gives.
+      if (!answer) throw new RpcErrorReply(-32601, "Method not found");
+      out.push([key, await answer(request.method, params, context, false)]);
     } catch (e) {
       // There is no error-shaped input response: the request is abandoned.
       throw e instanceof RpcErrorReply ? new UnauthorizedError(`${where}: this client cannot answer the server's ${request.method.slice(0, MAX_QUOTED_CHARS)} (${e.message})`) : e;

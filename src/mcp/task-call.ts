@@ -10,7 +10,7 @@ import type { JsonRpcSession, Progress, RequestOptions } from "../jsonrpc/sessio
 import type { RequestId } from "../jsonrpc/messages.js";
 import { DEFAULT_TASK_TIMEOUT_MS } from "../limits.js";
 import { isRecord, type JsonRecord } from "./fields.js";
-import type { ClientHandlers } from "./handlers.js";
+import type { HostAnswer } from "./host-module.js";
 import type { ClientIdentity, Established } from "./handshake.js";
 import { followTask, parseTask, serverCancelsTasks, serverTakesToolTasks, TASKS_EXTENSION, type TaskSupport } from "./tasks.js";
 import { parseCallToolResult, type CallToolResult } from "./types.js";
@@ -50,7 +50,7 @@ export interface TaskCallContext {
   era: Era;
   capabilities: JsonRecord;
   session: JsonRpcSession;
-  handlers: ClientHandlers | undefined;
+  answer: HostAnswer | undefined;
   requestTimeoutMs: number | null;
   rpc(method: string, params: JsonRecord, options: RequestOptions): Promise<JsonRecord>;
   /** The call's bound; `null` = `DEFAULT_TASK_TIMEOUT_MS`. */
@@ -88,7 +88,7 @@ export async function followToolTask(raw: JsonRecord, where: string, c: TaskCall
     where,
     rpc: c.rpc,
     onNotification: (listener: Parameters<JsonRpcSession["onNotification"]>[0]) => c.session.onNotification(listener),
-    handlers: c.handlers,
+    answer: c.answer,
     requestTimeoutMs: c.requestTimeoutMs,
     canCancel: serverCancelsTasks(c.era, c.capabilities),
     listen: c.listen,

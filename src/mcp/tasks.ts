@@ -39,7 +39,7 @@ import {
 } from "../limits.js";
 import { startTimer } from "../util/sleep.js";
 import { isRecord, type JsonRecord } from "./fields.js";
-import type { ClientHandlers } from "./handlers.js";
+import type { HostAnswer } from "./host-module.js";
 import { answerAll } from "./input-rounds.js";
 import type { Era } from "./versions.js";
 
@@ -135,7 +135,7 @@ export interface TaskHost {
   /** One request in the client's era (modern `_meta` included). */
   rpc(method: string, params: JsonRecord, options: RequestOptions): Promise<JsonRecord>;
   onNotification(listener: NotificationListener): () => void;
-  handlers: ClientHandlers | undefined;
+  answer: HostAnswer | undefined;
   /** Bound on each `tasks/get` / `tasks/update`; `null` = only the task's own bound. */
   requestTimeoutMs: number | null;
   /** Whether `tasks/cancel` may be sent. */
@@ -355,7 +355,7 @@ async function answerInputs(
   if (answered.size + fresh.length > MAX_TASK_INPUT_KEYS) {
     throw new LimitError("MAX_TASK_INPUT_KEYS", MAX_TASK_INPUT_KEYS, `${host.where}: the task asked for more than ${MAX_TASK_INPUT_KEYS} inputs`);
   }
-  const inputResponses = await answerAll(host.where, Object.fromEntries(fresh), host.handlers, signal);
+  const inputResponses = await answerAll(host.where, Object.fromEntries(fresh), host.answer, signal);
   for (const [key] of fresh) answered.add(key);
   await host.rpc("tasks/update", { taskId, inputResponses }, options);
 }

@@ -17,6 +17,7 @@ import type { Transport } from "../transport/types.js";
 import { legacySse } from "../transport/legacy-fallback.js";
 import { taskCalls } from "../mcp/task-module.js";
 import { mcpWrites } from "../tools/action-tools.js";
+import { mcpResources } from "../tools/resources.js";
 import type { McpAccess } from "../tools/gate.js";
 import { reconnectingMcp as webReconnectingMcp, type ReconnectOptions } from "../tools/reconnect.js";
 import type { ReadTool, Tool } from "../tools/types.js";
@@ -50,15 +51,16 @@ export function stdioTransportFactory(server: McpServerConfig, context: Transpor
   return new StdioTransport(params);
 }
 
-// Stdio, and every module of connectMcp on (writes, tasks, the HTTP+SSE fallback, traces)
+// Stdio, and every module of connectMcp on (writes, resource tools, tasks, the HTTP+SSE fallback, traces)
 // unless the host gave its own: the Node entry's connectMcp carries everything.
 function withStdio<O extends ConnectOptions>(options: O | undefined): O {
-  return { transportFactory: nodeTransportFactory, writes: mcpWrites, tasks: taskCalls, fallback: legacySse, tracing: mcpTracing, ...options } as O;
+  return { transportFactory: nodeTransportFactory, writes: mcpWrites, resourceTools: mcpResources, tasks: taskCalls, fallback: legacySse, tracing: mcpTracing, ...options } as O;
 }
 
 /**
  * {@link webConnectMcp | connectMcp} for Node: stdio and HTTP configurations, with
- * every module on: write and confirmed tools (`writes: mcpWrites`), task-augmented
+ * every module on: write and confirmed tools (`writes: mcpWrites`), resource tools
+ * (`resourceTools: mcpResources`), task-augmented
  * tools (`tasks: taskCalls`) and the HTTP+SSE fallback (`fallback: legacySse`),
  * unless `options` gives its own.
  *

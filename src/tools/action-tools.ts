@@ -14,11 +14,16 @@ import { compile } from "./read-tool.js";
 import type { SelectedRoles } from "./roles.js";
 import type { ConfirmTool, Identity, WriteTool } from "./types.js";
 import { mcpWriteTool } from "./write-tool.js";
+import { checkRoleNames, selectWriteRoles } from "./write-roles.js";
 
 /** What {@link ConnectOptions} `writes` takes: {@link mcpWrites}. */
 export interface McpWrites {
   /** Builds the write and confirmed tools of a connection (internal). */
   readonly tools: typeof actionTools;
+  /** Checks the configuration's roles against each other, before anything starts (internal). */
+  readonly checkRoles: typeof checkRoleNames;
+  /** Selects every role of a listing: reads, writes and confirmed tools (internal). */
+  readonly roles: typeof selectWriteRoles;
 }
 
 /** What {@link actionTools} needs from connectMcp. */
@@ -80,4 +85,4 @@ export async function actionTools({ config, roles, gate, client, identity, timeo
  * );
  * ```
  */
-export const mcpWrites: McpWrites = Object.freeze({ tools: actionTools });
+export const mcpWrites: McpWrites = Object.freeze({ tools: actionTools, checkRoles: checkRoleNames, roles: selectWriteRoles });

@@ -30,10 +30,10 @@ import { bindIdentity, checkCaller, type ConnectionGate, type McpAccess } from "
 import { assertUniqueToolNames } from "./names.js";
 import { checkPromptArgs, promptText, type McpPromptText } from "./prompts.js";
 import { mcpReadTool } from "./read-tool.js";
-import { resourceTools } from "./resources.js";
+import type { McpResources } from "./resources.js";
 import { checkOptions } from "../util/options.js";
 import { quote } from "../util/text.js";
-import { checkRoleNames, roleEntries, selectRoles, type SelectedRoles } from "./roles.js";
+import { roleEntries, selectRoles, type SelectedRoles } from "./roles.js";
 import type { Authorize, ConfirmTool, Identity, ReadTool, Tool, WriteTool } from "./types.js";
 import type { McpWrites } from "./action-tools.js";
 import type { AsyncDisposer } from "../util/dispose.js";
@@ -69,6 +69,11 @@ export interface ConnectOptions extends TraceOptions {
    * `writeTools` or `confirmTools` needs it. `yada-mcp/node`'s connectMcp passes it.
    */
   writes?: McpWrites;
+  /**
+   * The resource tools (T11): `mcpResources`. A configuration with `resources: true`
+   * needs it. `yada-mcp/node`'s connectMcp passes it.
+   */
+  resourceTools?: McpResources;
   /**
    * Task-augmented calls (V8): `taskCalls`. Without it a tool the server runs only as
    * a task (`execution.taskSupport: "required"`) is left out of the read tools (with a
@@ -192,13 +197,14 @@ function withoutTaskOnly(config: McpServerConfig, reads: McpTool[], skip: (tool:
  * after approval executes them. See docs/server-contract.md for the envelopes.
  *
  * Pay for what you use: the web entry's connectMcp carries only read tools over
- * Streamable HTTP; writes (`writes: mcpWrites`), task-augmented tools
- * (`tasks: taskCalls`) and the HTTP+SSE fallback (`fallback: legacySse`) are
- * modules passed in the options. `yada-mcp/node`'s connectMcp passes all three.
+ * Streamable HTTP; writes (`writes: mcpWrites`), resource tools
+ * (`resourceTools: mcpResources`), task-augmented tools (`tasks: taskCalls`), the
+ * HTTP+SSE fallback (`fallback: legacySse`) and traces (`tracing: mcpTracing`) are
+ * modules passed in the options. `yada-mcp/node`'s connectMcp passes them all.
  *
  * @throws ConfigError (`config`) for an invalid configuration, identity or option
  * (never echoing header values), overlapping roles, `writeTools` or `confirmTools` without
- * `writes: mcpWrites`, a `readTools` tool that runs only as a task without `tasks: taskCalls`, a helper not annotated
+ * `writes: mcpWrites`, `resources: true` without `resourceTools: mcpResources`, a `readTools` tool that runs only as a task without `tasks: taskCalls`, a helper not annotated
  * `readOnlyHint: true` or a mutation annotated so; ToolNotFoundError (`tool_not_found`)
  * for a missing `readTools`, `writeTools` (mutation or helper) or `confirmTools` name; LimitError (`limit`) for a name over 64 characters or too many
  * pages; SchemaError (`schema`) for an input or output schema that does not compile;
@@ -224,14 +230,17 @@ export function connectMcp(server: McpServerConfig, access: McpAccess, options?:
 export async function connectMcp(server: McpServerConfig, access: McpAccess, options: ConnectOptions = {}): Promise<McpConnection<Tool>> {
   const config = parseServerConfig(server);
   const name = config.name;
-  checkOptions(`connectMcp ${name}`, options, "timeoutMs:n signal:a transportFactory logger fetch fallback writes:o tasks:o tracer:o tracing:o");
+  checkOptions(`connectMcp ${name}`, options, "timeoutMs:n signal:a transportFactory logger fetch fallback writes:o resourceTools:o tasks:o tracer:o tracing:o");
   if (options.tracer !== undefined && typeof options.tracing?.session !== "function") throw new ConfigError(`${name}: option tracer needs { tracing: mcpTracing }`);
-  checkRoleNames(config);
   // McpClient.connect checks `tasks` (taskCalls); `writes` is checked here, before anything starts.
   const { writes, tasks } = options;
-  if (writes ? typeof writes.tools !== "function" : config.writeTools !== undefined || config.confirmTools !== undefined) {
+  if (writes ? typeof writes.tools !== "function" || typeof writes.roles !== "function" : config.writeTools !== undefined || config.confirmTools !== undefined) {
     throw new ConfigError(`${name}: writeTools and confirmTools need { writes: mcpWrites }`);
   }
+  // W1, W7: roles never overlap (without write roles, readTools holds distinct names already).
+  writes?.checkRoles(config);
+  const { resourceTools } = options;
+  if (config.resources === true && typeof resourceTools?.tools !== "function") throw new ConfigError(`${name}: resources: true needs { resourceTools: mcpResources }`);
   if (!isRecord(access) || typeof access.authorize !== "function") throw new ConfigError("connectMcp needs {identity, authorize: function}");
   const authorize = access.authorize as Authorize;
   // T1: a frozen copy, so later changes to the host's object cannot rebind the connection.
@@ -307,16 +316,16 @@ export async function connectMcp(server: McpServerConfig, access: McpAccess, opt
     const skip = (tool: string, reason: string): void => logger("warn", "left out a read tool", { server: name, tool: tool.slice(0, MAX_QUOTED_CHARS), reason });
     // The roles of a listing, the same way at connect and on every comparison after a change (T13).
     const rolesOf = (list: McpTool[], onSkip = (_tool: string, _reason: string): void => {}): SelectedRoles => {
-      const selected = selectRoles(config, list, onSkip);
+      const selected = selectRoles(config, list, onSkip, writes);
       if (!tasks) selected.reads = withoutTaskOnly(config, selected.reads, onSkip);
       return selected;
     };
     const roles = rolesOf(listed, skip);
     const tools: Tool[] = roles.reads.map((remote) => mcpReadTool(gate, connected, name, remote, timeoutMs));
-    if (config.resources === true) tools.push(...resourceTools(gate, connected, name));
+    if (config.resources === true && resourceTools) tools.push(...resourceTools.tools(gate, connected, name));
     if (writes) tools.push(...(await writes.tools({ config, roles, gate, client: connected, identity, timeoutMs })));
     assertUniqueToolNames(tools);
-    const contract = contractOf(name, roleEntries(config, listed, roles));
+    const contract = contractOf(name, roleEntries(config, roles));
 
     /**
      * T13: reads the catalog again and compares the exposed contract. Calls wait
@@ -332,7 +341,7 @@ export async function connectMcp(server: McpServerConfig, access: McpAccess, opt
           const relisted = await connected.listTools();
           let now: string | undefined;
           try {
-            now = contractOf(name, roleEntries(config, relisted, rolesOf(relisted)));
+            now = contractOf(name, roleEntries(config, rolesOf(relisted)));
           } catch {
             // a configured read tool disappeared or turned mutating
           }

@@ -74,3 +74,25 @@ export function resourceTools(gate: ConnectionGate, client: McpClient, server: s
     ),
   ];
 }
+
+/** What {@link ConnectOptions} `resourceTools` takes: {@link mcpResources}. */
+export interface McpResources {
+  /** Builds the two resource tools of a connection (internal). */
+  readonly tools: typeof resourceTools;
+}
+
+/**
+ * connectMcp's resource tools (T11) as a module the host passes in, for
+ * `connectMcp({ ..., resources: true }, access, { resourceTools: mcpResources })`: a
+ * connection without `resources: true` does not carry them, so a bundler drops them
+ * when unused (X3). Without it a configuration with `resources: true` fails before
+ * anything starts, with a ConfigError (`config`) naming this export.
+ * `yada-mcp/node`'s `connectMcp`, `reconnectingMcp` and the CLI pass it themselves.
+ *
+ * @example
+ * ```ts
+ * import { connectMcp, mcpResources } from "yada-mcp";
+ * const connection = await connectMcp({ name: "docs", url: "https://docs.example/mcp", resources: true }, { identity, authorize }, { resourceTools: mcpResources });
+ * ```
+ */
+export const mcpResources: McpResources = Object.freeze({ tools: resourceTools });

@@ -39,13 +39,15 @@ import {
   YADA_RUN_STOP_REASON,
   YADA_TOOL_EFFECT,
 } from "./names.js";
+import { tracedResume } from "./actions.js";
 import { contentOf, inSpan, markError, quietly, spanName } from "./span.js";
 import type { Trace, TraceAttributes, TraceSpan } from "./types.js";
 
-/** A run being traced: its trace and its `invoke_agent` span. */
+/** A run being traced: its trace, its `invoke_agent` span and the module that makes its spans. */
 export interface RunSpan {
   trace: Trace;
   span: TraceSpan;
+  tracing: RunTracing;
 }
 
 // OpenTelemetry's well-known provider names where ours differ (gen_ai.provider.name).
@@ -87,7 +89,7 @@ interface RunOutcome {
 export function tracedRun<R extends RunOutcome>(trace: Trace | undefined, provider: unknown, run: (traced: RunSpan | undefined) => Promise<R>): Promise<R> {
   if (!trace) return run(undefined);
   const attributes = { [GEN_AI_OPERATION_NAME]: OP_INVOKE_AGENT, ...providerAttributes(provider as Partial<Provider> | undefined) };
-  return inSpan(trace, OP_INVOKE_AGENT, { kind: KIND_INTERNAL, attributes }, (span) => run({ trace, span }), (span, result) => {
+  return inSpan(trace, OP_INVOKE_AGENT, { kind: KIND_INTERNAL, attributes }, (span) => run({ trace, span, tracing: runTracing }), (span, result) => {
     span.setAttribute(YADA_RUN_STOP_REASON, result.stopReason);
     span.setAttribute(YADA_RUN_STEPS, result.steps);
     setUsage(span, result.usage);
@@ -147,3 +149,33 @@ export function tracedTool<T extends ToolResult | undefined>(traced: RunSpan | u
     else if (trace.content) span.setAttribute(GEN_AI_TOOL_CALL_RESULT, contentOf(result) ?? "");
   });
 }
+
+/** What {@link RunOptions} `tracing` takes: {@link runTracing}. */
+export interface RunTracing {
+  /** Runs a whole run inside its `invoke_agent` span (internal). */
+  readonly run: typeof tracedRun;
+  /** Names the run's conversation (internal). */
+  readonly name: typeof nameConversation;
+  /** One model call inside its `chat` span (internal). */
+  readonly chat: typeof tracedChat;
+  /** One tool call inside its `execute_tool` span (internal). */
+  readonly tool: typeof tracedTool;
+  /** The `resume_action` spans of the actions a resumed run read back (internal). */
+  readonly resume: typeof tracedResume;
+}
+
+/**
+ * The run's spans (O1) as a module the host passes in, for
+ * `run({ ..., tracer, tracing: runTracing })` and `runStream`: the run's
+ * `invoke_agent` span, each model call's `chat` span, each tool call's
+ * `execute_tool` span and a resumed run's `resume_action` spans. A run without a
+ * tracer does not carry them, so a bundler drops them when unused (X3). A `tracer`
+ * without it is a ConfigError (`config`) naming this export, before anything runs.
+ *
+ * @example
+ * ```ts
+ * import { run, runTracing } from "yada-mcp";
+ * await run({ provider, tools, identity, input: "What is A-1?", tracer: trace.getTracer("my-agent"), tracing: runTracing });
+ * ```
+ */
+export const runTracing: RunTracing = Object.freeze({ run: tracedRun, name: nameConversation, chat: tracedChat, tool: tracedTool, resume: tracedResume });
