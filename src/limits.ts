@@ -426,6 +426,10 @@ export const TOKEN_LOCK_WAIT_MS = 2_000;
 export const TOKEN_LOCK_RETRY_MS = 10;
 /** Longest a worker's batch of moves waits for an action in flight that is slow to ask for its move (W9, W12; ours: normally none waits, a batch goes out once every action on its way has asked). */
 export const COALESCE_MAX_WAIT_MS = 5;
+/** Argument digests a process keeps, to check stored arguments against without a digest (W8; ours: a worker's actions in flight and the approvals waiting). */
+export const HASH_MEMO_ENTRIES = 64;
+/** Longest canonical arguments text whose digest is kept (W8; ours: 64 of them hold at most 256 Ki characters). */
+export const HASH_MEMO_MAX_CHARS = 4096;
 /** Bytes of one group commit of the file store: changes past it wait for the next write (W9; ours: one write, one fdatasync). */
 export const FILE_STORE_GROUP_COMMIT_BYTES = 8 * 1024 * 1024;
 

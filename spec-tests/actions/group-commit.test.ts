@@ -45,7 +45,8 @@ async function timersFired<T>(run: () => Promise<T>): Promise<{ value: T; fired:
 const item = (r: ActionRecord, patch: ActionTransition["patch"]): ActionTransition => ({ id: r.id, expected: { state: r.state, fence: r.fence }, patch });
 
 describe("W9: a worker's moves go out in whole batches, without a timer", { timeout: 60_000 }, () => {
-  test("W9, W13: with 8 actions in flight the moves of different actions share batches, one executing per batch, and no timer fires", async () => {
+  /** Eight approved actions through a worker with 8 in flight on `execute`: the sizes of its batches, and the timers that fired. */
+  async function eightThrough(execute: ConfirmTool["execute"]): Promise<{ sizes: number[]; fired: number[] }> {
     const store = new MemoryActionStore();
     const hash = await argumentsHash({ from: "a.txt", to: "b.txt" });
     const actions = await approvedIn(store, 8, hash);
@@ -68,18 +69,31 @@ describe("W9: a worker's moves go out in whole batches, without a timer", { time
       effect: "confirm",
       version: "v1:abc",
       prepare: async (args) => ({ tool: "files__rename", version: "v1:abc", arguments: args as Record<string, unknown> }),
-      // A tool says when its request was handed over (W13): the next action's executing may go out then.
-      execute: async (_, context) => (context.onSent?.(), { status: "succeeded", result: { content: [], isError: false } }),
+      execute,
     };
     const worker = createWorker({ store: view, resolveTool: () => tool, concurrency: 8 });
     const { value: handled, fired } = await timersFired(() => worker.runOnce());
     assert.equal(handled, 8);
+    assert.ok(executingPerBatch.every((n) => n <= 1), "never two executing moves in one batch");
+    for (const a of actions) assert.equal((await store.get(a.id))?.state, "succeeded");
+    return { sizes, fired };
+  }
+
+  test("W9, W13: with 8 actions in flight the moves of different actions share batches, one executing per batch, and no timer fires", async () => {
+    // A tool says when its request was handed over (W13): the next action's executing may go out then.
+    const { sizes, fired } = await eightThrough(async (_, context) => (context.onSent?.(), { status: "succeeded", result: { content: [], isError: false } }));
     // W13: executing is recorded one send at a time (a worker that dies strands at most one),
     // so each batch holds one action's executing and the outcome of the action before it.
     assert.deepEqual(sizes, [1, 2, 2, 2, 2, 2, 2, 2, 1], "each batch: the next action's executing with the previous outcome");
-    assert.ok(executingPerBatch.every((n) => n <= 1), "never two executing moves in one batch");
     assert.deepEqual(fired, [], "no timer fired: neither a turn of the event loop per batch nor the bounded wait");
-    for (const a of actions) assert.equal((await store.get(a.id))?.state, "succeeded");
+  });
+
+  test("W9, W13: a tool that never calls onSent frees the send lane as its execute resolves, and the next executing still goes out with that outcome", async () => {
+    // The lane's grant puts the next action on its way at once, so the outcome waits for its
+    // executing (one batch, one sync) instead of going out alone just before it.
+    const { sizes, fired } = await eightThrough(async () => ({ status: "succeeded", result: { content: [], isError: false } }));
+    assert.deepEqual(sizes, [1, 2, 2, 2, 2, 2, 2, 2, 1], "each batch: the next action's executing with the previous outcome");
+    assert.deepEqual(fired, [], "no timer fired");
   });
 
   test("W9: one action alone asks, and its move goes out at once: no timer is set", async () => {
@@ -171,6 +185,28 @@ describe("W9: the file store's group commit", { timeout: 60_000 }, () => {
     for (const r of fs.held.splice(0)) r();
     await Promise.all([one, ...more]);
     assert.equal(fs.syncs - s0, 3, "the create alone, then the eight approvals together");
+    await store.close();
+  });
+
+  test("W9, W15: a change costs one write, one fdatasync and one stat (the fence): no fstat, open or second sync", async () => {
+    const calls: string[] = [];
+    const fs: StoreFs = { ...nodeStoreFs };
+    for (const k of Object.keys(nodeStoreFs) as (keyof StoreFs)[]) {
+      const real = nodeStoreFs[k] as (...a: unknown[]) => unknown;
+      (fs as unknown as Record<string, unknown>)[k] = (...a: unknown[]) => (calls.push(k), real(...a));
+    }
+    const store = await openFileStoreWith(join(tempDir(), "actions.jsonl"), {}, { fs });
+    const made = await store.create(newRecord()); // the journal's directory entry is synced with the first change
+    calls.length = 0;
+    const approved = await store.transition(made.id, { state: made.state, fence: made.fence }, { state: "approved", approval }, Date.now());
+    assert.deepEqual(calls, ["write", "datasync", "stat"]);
+    calls.length = 0;
+    await store.create(newRecord());
+    assert.deepEqual(calls, ["write", "datasync", "stat"]);
+    calls.length = 0;
+    // A compare-and-swap that does not hold is refused before the journal: no file is touched.
+    await assert.rejects(store.transition(approved.id, { state: approved.state, fence: approved.fence + 1 }, { state: "executing" }, Date.now()), (e: Coded) => e.code === "conflict");
+    assert.deepEqual(calls, []);
     await store.close();
   });
 

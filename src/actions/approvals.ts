@@ -13,7 +13,7 @@ import { MAX_ACTION_REASON_CHARS, MAX_RESOLUTION_NOTE_CHARS } from "../limits.js
 import type { Logger } from "../log.js";
 import type { Identity, PreparedAction } from "../tools/types.js";
 import { isRec } from "../util/record.js";
-import { argumentsHash } from "./hash.js";
+import { argumentsHash, rehash } from "./hash.js";
 import { checkIdentity, proposer, type OnAwaitingApproval, type ProposeContext } from "./propose.js";
 import type { ActionRecord, ActionStore } from "./types.js";
 import { tracedMove } from "../trace/actions.js";
@@ -178,7 +178,7 @@ export function createActions(options: ActionsOptions): Actions {
     for (const f of BOUND_FIELDS) {
       if (shown[f] !== action[f]) throw new ActionConflictError(action.id, `${verb} ${action.tool}: the action's ${f} is not what was shown; it needs a new proposal`);
     }
-    if ((await argumentsHash(action.arguments)) !== action.argumentsHash) throw new StoreError(`${verb} ${action.tool}: the stored arguments do not match their hash`);
+    if ((await rehash(action.arguments)) !== action.argumentsHash) throw new StoreError(`${verb} ${action.tool}: the stored arguments do not match their hash`);
     // What the person read is bound too: arguments or a preview handed back with the binding must be the stored ones.
     const seen = shown as { arguments?: unknown; preview?: unknown };
     if (seen.arguments !== undefined && (!isRec(seen.arguments) || (await argumentsHash(seen.arguments)) !== action.argumentsHash)) {

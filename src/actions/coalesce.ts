@@ -36,7 +36,12 @@ export type Transition = (item: ActionTransition) => Promise<ActionRecord>;
 
 /** A {@link Transition} that also knows the worker's actions in flight (see the module comment). */
 export interface CoalescingTransition extends Transition {
-  /** Action `id` is in flight: batches wait for its move (unless it is away). */
+  /**
+   * Action `id` is in flight: batches wait for its move (unless it is away). Said again of
+   * an action away on work that just ended, it is on its way from now, before that work's
+   * promise resolves (the lane handing it the next send: the move of the action before it
+   * then waits for its `executing`, and both go out together).
+   */
   join(id: string): void;
   /** Action `id` waits on `work` (a host call): batches do not wait for it meanwhile. Resolves as `work`. */
   away<T>(id: string, work: T | PromiseLike<T>): Promise<T>;

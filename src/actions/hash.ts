@@ -3,9 +3,21 @@
  * arguments (keys sorted, depth bounded by `MAX_INSTANCE_DEPTH`), as lowercase hex.
  * Web-standard (`crypto.subtle`).
  *
+ * Stored arguments are hashed again where an approval is checked and before the send
+ * (W8), usually in the process that proposed them. Those checks ({@link rehash}) are
+ * answered from the digests this process made, keyed by the whole canonical JSON (equal
+ * text, equal digest), which spares each a digest: a thread-pool round trip in Node. A
+ * proposal's own hash is always computed, so the time a proposal takes never tells
+ * whether its arguments were seen before, and neither does a binding's arguments shown
+ * (approvals.ts digests those anew).
+ *
  * @module
  */
+import { HASH_MEMO_ENTRIES, HASH_MEMO_MAX_CHARS } from "../limits.js";
 import { canonicalKey } from "../schema/equal.js";
+
+/** Canonical JSON → digest, of recent calls (bounded by count and by text; emptied when full). */
+const recent = new Map<string, string>();
 
 const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
 
@@ -30,6 +42,18 @@ export function toHex(bytes: ArrayBuffer | Uint8Array): string {
  * ```
  */
 export async function argumentsHash(args: unknown): Promise<string> {
-  const data = new TextEncoder().encode(canonicalKey(args));
-  return toHex(await crypto.subtle.digest("SHA-256", data));
+  const key = canonicalKey(args);
+  const hash = toHex(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(key)));
+  if (key.length <= HASH_MEMO_MAX_CHARS) recent.set(key, hash);
+  if (recent.size > HASH_MEMO_ENTRIES) recent.clear();
+  return hash;
+}
+
+/**
+ * @internal The {@link argumentsHash} of arguments read back from a store, to compare
+ * with the hash stored beside them: the same digest, reused when this process hashed
+ * the same canonical JSON.
+ */
+export async function rehash(args: unknown): Promise<string> {
+  return recent.get(canonicalKey(args)) ?? argumentsHash(args);
 }

@@ -47,9 +47,7 @@ export class MemoryActionStore implements ActionStore {
   }
 
   async create(record: ActionRecord): Promise<ActionRecord> {
-    const r = this.#table.checkCreate(record);
-    this.#table.commit(r, JSON.stringify(r));
-    return structuredClone(r);
+    return this.#table.keep(this.#table.checkCreate(record));
   }
 
   async get(id: string): Promise<ActionRecord | undefined> {
@@ -77,17 +75,13 @@ export class MemoryActionStore implements ActionStore {
   }
 
   #claim(options: ClaimOptions, limit: number): ActionRecord[] {
-    const leased = this.#table.pickClaims(options, limit);
-    for (const r of leased) this.#table.commit(r, JSON.stringify(r));
-    return leased.map((r) => structuredClone(r));
+    return this.#table.pickClaims(options, limit).map((r) => this.#table.keep(r));
   }
 
   async transitionMany(items: readonly ActionTransition[], now: number): Promise<TransitionOutcome[]> {
     checkBatch(items, now);
     return eachItem(items, (item) => {
-      const next = this.#table.checkTransition(item.id, item.expected, item.patch, now);
-      this.#table.commit(next, JSON.stringify(next));
-      return { ok: true, record: structuredClone(next) };
+      return { ok: true, record: this.#table.keep(this.#table.checkTransition(item.id, item.expected, item.patch, now)) };
     });
   }
 }

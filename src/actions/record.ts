@@ -184,7 +184,9 @@ export function parseNewRecord(value: unknown): ActionRecord {
 
 /**
  * The compare-and-swap every store's `transition` performs on the stored record
- * `current`: returns the new record, or throws and changes nothing.
+ * `current`: returns the new record, or throws and changes nothing. The new record
+ * shares the members the patch leaves alone with `current` (a store's records are never
+ * changed in place) and holds a copy of the patch's.
  *
  * @throws ActionConflictError (`conflict`) when state or fence differ or the move is not allowed;
  * ValidationError (`validation`) for a patch member that may not change; LimitError (`limit`) when the result is too large.
@@ -204,7 +206,7 @@ export function applyTransition(current: ActionRecord, expected: ActionExpectati
   }
   checkResolutionPatch(current.state, patch);
   if (typeof now !== "number" || !Number.isFinite(now)) throw new ValidationError("a transition needs a finite now");
-  const next: Rec = { ...structuredClone(current) };
+  const next: Rec = { ...current };
   for (const [k, v] of Object.entries(structuredClone(patch))) {
     if (v === undefined) delete next[k];
     else next[k] = v;
@@ -234,15 +236,12 @@ export function isClaimable(record: ActionRecord, now: number): boolean {
   }
 }
 
-/** The leased copy of a claimed record: fence bumped, owner and lease set, state unchanged. */
+/**
+ * The leased record of a claimed one (sharing its other members): fence bumped, owner and
+ * lease set, state unchanged. `options` were checked ({@link checkClaim}) by the claim.
+ */
 export function leaseRecord(record: ActionRecord, options: ClaimOptions): ActionRecord {
-  checkClaim(options);
-  const next = structuredClone(record);
-  next.fence = record.fence + 1;
-  next.leaseOwner = options.workerId;
-  next.leaseUntil = options.now + options.leaseMs;
-  next.updatedAt = options.now;
-  return next;
+  return { ...record, fence: record.fence + 1, leaseOwner: options.workerId, leaseUntil: options.now + options.leaseMs, updatedAt: options.now };
 }
 
 /** Checks the options of a claim. @throws ValidationError (`validation`). */

@@ -86,10 +86,12 @@ export class RecordTable {
     this.#indexed = this.#data.size;
   }
 
-  /** A copy of the action, or `undefined`. @throws StoreError (`store`) for an impossible stored record. */
+  /** A copy of the action (its stored JSON, parsed again), or `undefined`. @throws StoreError (`store`) for an impossible stored record. */
   get(id: string): ActionRecord | undefined {
     const raw = this.#data.get(id);
-    return raw === undefined ? undefined : structuredClone(this.#read(id, raw));
+    if (raw === undefined) return undefined;
+    this.#read(id, raw);
+    return JSON.parse(raw) as ActionRecord;
   }
 
   /**
@@ -177,11 +179,21 @@ export class RecordTable {
     return found.sort(byAge).slice(0, limit).map((r) => leaseRecord(r, options));
   }
 
-  /** Stores `record` (checked by one of the methods above) as `text`, its JSON. */
+  /** {@link RecordTable.commit} of `record` as its JSON; answers the caller's copy (that JSON, parsed). */
+  keep(record: ActionRecord): ActionRecord {
+    const text = JSON.stringify(record);
+    this.commit(record, text);
+    return JSON.parse(text) as ActionRecord;
+  }
+
+  /**
+   * Stores `record` (checked by one of the methods above) as `text`, its JSON. The table
+   * keeps `record` itself as the parsed form: the caller hands it over and answers copies.
+   */
   commit(record: ActionRecord, text: string): void {
     const isNew = !this.#data.has(record.id);
     this.#data.set(record.id, text);
-    this.#parsed.set(record.id, { raw: text, record: structuredClone(record) });
+    this.#parsed.set(record.id, { raw: text, record });
     this.#counts.note(record.id, text, record);
     if (isNew) {
       this.#ops.set(record.operationId, record.id);

@@ -77,15 +77,17 @@ export function checkedOutcome(o: unknown): ActionOutcome {
  * strands at most one action recorded `executing` whose request never left.
  */
 export interface Lane {
-  enter(): Promise<() => void>;
+  /** `granted` is called at the moment the lane is this caller's, before the promise resolves. */
+  enter(granted?: () => void): Promise<() => void>;
 }
 
 /** A fresh {@link Lane}, free. */
 export function createLane(): Lane {
   let busy = false;
   const waiting: Array<() => void> = [];
-  const grant = (resolve: (leave: () => void) => void): void => {
+  const grant = (resolve: (leave: () => void) => void, granted?: () => void): void => {
     busy = true;
+    granted?.();
     let left = false;
     resolve(() => {
       if (left) return;
@@ -96,10 +98,10 @@ export function createLane(): Lane {
     });
   };
   return {
-    enter: () =>
+    enter: (granted) =>
       new Promise((resolve) => {
-        if (busy) waiting.push(() => grant(resolve));
-        else grant(resolve);
+        if (busy) waiting.push(() => grant(resolve, granted));
+        else grant(resolve, granted);
       }),
   };
 }

@@ -22,7 +22,7 @@ import {
 import type { ActionOutcome, ApprovedAction, ConfirmTool, Identity, Tool, WriteTool } from "../tools/types.js";
 import { checkClaim } from "./record.js";
 import { coalescingTransition } from "./coalesce.js";
-import { argumentsHash } from "./hash.js";
+import { rehash } from "./hash.js";
 import type { ActionPatch, ActionRecord, ActionStore } from "./types.js";
 import { boundResult, checkedOutcome, createLane, errorResult, notSentDelay, reasonOf, reconcileDelay, wasNotSent } from "./worker-outcomes.js";
 import { tracedMove } from "../trace/actions.js";
@@ -263,10 +263,11 @@ export function createWorker(options: WorkerOptions): ActionWorker {
     const refused = refusal(claimed, tool);
     if (refused) return void (await fail(claimed, ...refused));
     // W8: what is sent is what was approved: the stored arguments are hashed again.
-    if ((await argumentsHash(claimed.arguments)) !== claimed.argumentsHash) return void (await fail(claimed, "arguments_changed", "the stored arguments do not match the approved hash; nothing was sent"));
+    if ((await rehash(claimed.arguments)) !== claimed.argumentsHash) return void (await fail(claimed, "arguments_changed", "the stored arguments do not match the approved hash; nothing was sent"));
     // W13: executing is recorded inside the lane, which this action leaves once its request
     // was handed over: a worker that dies strands at most this one unsent.
-    let leave = await transition.away(claimed.id, lane.enter());
+    // The lane's grant puts this action back on its way at once: the move before it waits for its executing.
+    let leave = await transition.away(claimed.id, lane.enter(() => transition.join(claimed.id)));
     let executing: ActionRecord | undefined;
     try {
       // Durable before the send: from here on, a crash means "maybe sent". The lease restarts
@@ -293,7 +294,7 @@ export function createWorker(options: WorkerOptions): ActionWorker {
         }
         const again = refusal(claimed, tool);
         if (again) return void (await fail(executing, ...again));
-        leave = await transition.away(claimed.id, lane.enter());
+        leave = await transition.away(claimed.id, lane.enter(() => transition.join(claimed.id)));
         // A retry only under a lease that is still this worker's: once it lapsed, another worker may
         // have taken the action over and declared its outcome uncertain, so nothing may be sent again.
         if (!(await transition.away(claimed.id, stillHeld(executing).catch(() => false)))) {

@@ -77,6 +77,9 @@ export interface FileStoreSeams {
 
 const encoder = new TextEncoder();
 
+/** The caller's copy of a record the table owns (which it never changes, and shares with no caller). */
+const copy = (r: ActionRecord): ActionRecord => structuredClone(r);
+
 const lockedBy = (path: string, holder: { pid?: number; host?: string; where: string }): StoreError =>
   new StoreError(
     holder.pid === undefined
@@ -233,7 +236,7 @@ export class FileActionStore implements ActionStore, AsyncDisposable {
     this.#usable();
     const r = this.#writer.table.checkCreate(record);
     await this.#writer.commit([r]);
-    return structuredClone(r);
+    return copy(r);
   }
 
   async get(id: string): Promise<ActionRecord | undefined> {
@@ -274,7 +277,7 @@ export class FileActionStore implements ActionStore, AsyncDisposable {
     this.#usable();
     const picked = this.#writer.table.pickClaims(options, limit);
     await this.#writer.commit(picked);
-    return picked.map((r) => structuredClone(r));
+    return picked.map(copy);
   }
 
   /** Applies each compare-and-swap that holds, with one journal append and one sync (see ActionStore.transitionMany). */
@@ -300,7 +303,7 @@ export class FileActionStore implements ActionStore, AsyncDisposable {
       }
     }
     await this.#writer.commit(next);
-    return out.map((o) => (o.ok ? { ok: true, record: structuredClone(o.record) } : o));
+    return out.map((o) => (o.ok ? { ok: true, record: copy(o.record) } : o));
   }
 
   /**

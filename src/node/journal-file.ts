@@ -19,7 +19,7 @@ import { StoreError } from "../errors.js";
 import { FILE_STORE_GROUP_COMMIT_BYTES } from "../limits.js";
 import { isRec } from "../util/record.js";
 import { holderLine, sealLine } from "./journal.js";
-import { syncDir, type StoreFs } from "./store-fs.js";
+import { syncDir, type FileInfo, type StoreFs } from "./store-fs.js";
 
 const encoder = new TextEncoder();
 
@@ -40,6 +40,8 @@ export class JournalFile {
   readonly #shown: string;
   readonly #holder: string;
   #fd: number | undefined;
+  /** The device and inode of `#fd`, which an open file keeps: the fence compares the path's with them. */
+  #id: FileInfo;
   #end: number;
   /** Written before the next append's lines: a newline closing a torn line and the holder line, after a failed append. */
   #prefix = "";
@@ -50,6 +52,7 @@ export class JournalFile {
     this.#shown = shown;
     this.#holder = holder;
     this.#fd = fd;
+    this.#id = fs.fstat(fd);
     this.#end = size;
   }
 
@@ -118,10 +121,10 @@ export class JournalFile {
    * bytes not found whole: the fence does not hold.
    */
   async #fence(fd: number, when: string, from = this.#end, own: Uint8Array = new Uint8Array(0), exclusive = false): Promise<void> {
-    const mine = this.#fs.fstat(fd);
-    const atPath = this.#fs.stat(this.#real);
+    // One stat per append: the file at the path is this file when device and inode match, and then its size is this file's.
+    const mine = this.#fs.stat(this.#real);
     const fail = () => new StoreError(`another process wrote the action journal ${this.#shown} ${when}: this store is closed and nothing more is acknowledged on it (open it again)`);
-    if (atPath === undefined || atPath.ino !== mine.ino || atPath.dev !== mine.dev || mine.size < this.#end) throw fail();
+    if (mine === undefined || mine.ino !== this.#id.ino || mine.dev !== this.#id.dev || mine.size < this.#end) throw fail();
     if (mine.size === this.#end) return;
     // Bytes this writer did not write: judged line by line, within a bound on the work.
     const extra = mine.size - this.#end;
@@ -166,9 +169,11 @@ export class JournalFile {
     const tmp = `${this.#real}.compact`;
     let fd: number | undefined;
     let size = 0;
+    let id: FileInfo | undefined;
     try {
       if (fs.stat(tmp) !== undefined) fs.unlink(tmp);
       fd = fs.open(tmp, "ax+", 0o600);
+      id = fs.fstat(fd);
       const data = encoder.encode(holderLine(this.#holder, process.pid, Date.now()) + lines().join(""));
       for (let at = 0; at < data.length; ) at += fs.write(fd, data, at, data.length - at);
       size = data.length;
@@ -182,6 +187,7 @@ export class JournalFile {
     }
     const old = this.#fd;
     this.#fd = fd;
+    this.#id = id!;
     this.#end = size;
     this.#prefix = "";
     if (old !== undefined) fs.close(old);
