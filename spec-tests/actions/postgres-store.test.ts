@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import pg from "pg";
 import { PostgresActionStore } from "../../src/actions/postgres-store.js";
 import { migrationSql } from "../../src/actions/postgres-schema.js";
-import { transitionManySql } from "../../src/actions/postgres-batch.js";
+import { itemParams, transitionManySql } from "../../src/actions/postgres-batch.js";
 import { isYadaError } from "../../src/errors.js";
 import { startPostgres, freshTable, type TestPostgres } from "../helpers/postgres.js";
 import { approval, approved, newAction } from "./durable-support.js";
@@ -103,7 +103,7 @@ test("W12: with prepared, every claim and transition statement goes through it u
   });
   await store.migrate();
   const { id } = await approved(store, { expiresAt: Date.now() + 3_600_000 });
-  assert.deepEqual(viaPrepared.map(([, text]) => text.includes("json_to_recordset")), [true], "a single transition is a batch of one, prepared");
+  assert.deepEqual(viaPrepared.map(([, text]) => /UPDATE .* FROM \(VALUES \(/s.test(text)), [true], "a single transition is a batch of one, prepared");
   viaQuery.length = 0;
   viaPrepared.length = 0;
   const [leased] = await store.claimMany({ workerId: "w1", now: Date.now(), leaseMs: 60_000, limit: 4 });
@@ -192,7 +192,7 @@ test("W14: migrate upgrades a version 2 schema with the resolution column, whose
     { i: 0, id: c.id, es: "outcome_unknown", ef: 0, ns: "succeeded", tenant: null, p: { state: "succeeded" } },
     { i: 1, id: e.id, es: "executing", ef: 0, ns: "succeeded", tenant: "acme", p: { state: "succeeded", resolution: { ...resolution, outcome: "succeeded" } } },
   ];
-  const { rows: moved } = await db.query(transitionManySql(table), [JSON.stringify(raw), JSON.stringify(raw.map((r) => r.id))]);
+  const { rows: moved } = await db.query(transitionManySql(table, raw.length), raw.flatMap(itemParams));
   assert.deepEqual(moved, []);
   assert.deepEqual(await store.get(c.id), c);
   assert.deepEqual(await store.get(e.id), e);
