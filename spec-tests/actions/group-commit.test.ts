@@ -82,6 +82,28 @@ describe("W9: a worker's moves go out in whole batches, without a timer", { time
     for (const a of actions) assert.equal((await store.get(a.id))?.state, "succeeded");
   });
 
+  test("W9, W13: a tool that never says its request left: the next action's executing still shares a statement with the outcome before it", async () => {
+    const store = new MemoryActionStore();
+    const hash = await argumentsHash({ from: "a.txt", to: "b.txt" });
+    const actions = await approvedIn(store, 8, hash);
+    const batches: string[][] = [];
+    const many = store.transitionMany.bind(store);
+    store.transitionMany = (items, now) => (batches.push(items.map((i) => i.patch.state)), many(items, now));
+    // No onSent: the lane is left when execute returns, in the same turn as its outcome is asked for.
+    const tool: ConfirmTool = {
+      name: "files__rename", description: "", inputSchema: { type: "object" }, effect: "confirm", version: "v1:abc",
+      prepare: async (args) => ({ tool: "files__rename", version: "v1:abc", arguments: args as Record<string, unknown> }),
+      execute: async () => ({ status: "succeeded", result: { content: [], isError: false } }),
+    };
+    const worker = createWorker({ store, resolveTool: () => tool, concurrency: 8 });
+    const { value: handled, fired } = await timersFired(() => worker.runOnce());
+    assert.equal(handled, 8);
+    const pair = ["succeeded", "executing"];
+    assert.deepEqual(batches, [["executing"], pair, pair, pair, pair, pair, pair, pair, ["succeeded"]], "one statement per action: its executing with the outcome before it");
+    assert.deepEqual(fired, [], "no timer fired: the batch waited only for the move it knew was coming");
+    for (const a of actions) assert.equal((await store.get(a.id))?.state, "succeeded");
+  });
+
   test("W9: one action alone asks, and its move goes out at once: no timer is set", async () => {
     const store = new MemoryActionStore();
     const [a] = await approvedIn(store, 1);

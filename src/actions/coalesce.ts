@@ -40,6 +40,12 @@ export interface CoalescingTransition extends Transition {
   join(id: string): void;
   /** Action `id` waits on `work` (a host call): batches do not wait for it meanwhile. Resolves as `work`. */
   away<T>(id: string, work: T | PromiseLike<T>): Promise<T>;
+  /**
+   * Action `id`, away, is on its way to a move again from now on, before the work it
+   * was away for has resolved (it was just granted what it waited for): a batch that
+   * goes out meanwhile waits for its move.
+   */
+  resume(id: string): void;
   /** Action `id` is done: batches never wait for it again. */
   leave(id: string): void;
 }
@@ -108,6 +114,7 @@ export function coalescingTransition(store: ActionStore, now: () => number): Coa
       back(id);
     }
   };
+  transition.resume = back;
   transition.leave = (id) => {
     joined.delete(id);
     busy.delete(id);

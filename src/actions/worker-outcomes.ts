@@ -77,15 +77,17 @@ export function checkedOutcome(o: unknown): ActionOutcome {
  * strands at most one action recorded `executing` whose request never left.
  */
 export interface Lane {
-  enter(): Promise<() => void>;
+  /** Waits for the lane; `onGrant` is called the moment it is granted, before the promise settles. */
+  enter(onGrant?: () => void): Promise<() => void>;
 }
 
 /** A fresh {@link Lane}, free. */
 export function createLane(): Lane {
   let busy = false;
   const waiting: Array<() => void> = [];
-  const grant = (resolve: (leave: () => void) => void): void => {
+  const grant = (resolve: (leave: () => void) => void, onGrant?: () => void): void => {
     busy = true;
+    onGrant?.();
     let left = false;
     resolve(() => {
       if (left) return;
@@ -96,10 +98,10 @@ export function createLane(): Lane {
     });
   };
   return {
-    enter: () =>
+    enter: (onGrant) =>
       new Promise((resolve) => {
-        if (busy) waiting.push(() => grant(resolve));
-        else grant(resolve);
+        if (busy) waiting.push(() => grant(resolve, onGrant));
+        else grant(resolve, onGrant);
       }),
   };
 }

@@ -266,7 +266,10 @@ export function createWorker(options: WorkerOptions): ActionWorker {
     if ((await argumentsHash(claimed.arguments)) !== claimed.argumentsHash) return void (await fail(claimed, "arguments_changed", "the stored arguments do not match the approved hash; nothing was sent"));
     // W13: executing is recorded inside the lane, which this action leaves once its request
     // was handed over: a worker that dies strands at most this one unsent.
-    let leave = await transition.away(claimed.id, lane.enter());
+    // Granted the lane, this action is on its way to its move at once: a move asked for in the
+    // same turn (the previous action's outcome, as that one left the lane) waits for it, and the
+    // two go in one statement.
+    let leave = await transition.away(claimed.id, lane.enter(() => transition.resume(claimed.id)));
     let executing: ActionRecord | undefined;
     try {
       // Durable before the send: from here on, a crash means "maybe sent". The lease restarts
@@ -293,7 +296,7 @@ export function createWorker(options: WorkerOptions): ActionWorker {
         }
         const again = refusal(claimed, tool);
         if (again) return void (await fail(executing, ...again));
-        leave = await transition.away(claimed.id, lane.enter());
+        leave = await transition.away(claimed.id, lane.enter(() => transition.resume(claimed.id)));
         // A retry only under a lease that is still this worker's: once it lapsed, another worker may
         // have taken the action over and declared its outcome uncertain, so nothing may be sent again.
         if (!(await transition.away(claimed.id, stillHeld(executing).catch(() => false)))) {
