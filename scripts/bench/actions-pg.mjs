@@ -18,7 +18,8 @@
 // (utime + stime in /proc, Linux), (2) from pg_stat_statements (loaded by the
 // server settings below) the statements run and their execution + planning time.
 // PostgreSQL's background processes (WAL writer, checkpointer) are not counted on
-// either side. Both include the empty polls each side makes while working.
+// either side. Both include the empty polls each side makes while working. Each worker
+// opens both connections of its pool before the start, so both backends are counted.
 //   node scripts/build.mjs --no-types && node scripts/bench/actions-pg.mjs
 //   ACTIONS=1000 WORKERS=1,2,4 PGBOSS_BATCH=100 CONCURRENCY=8 REPEAT=1 (environment; CONCURRENCY unset: the
 //   worker's default; REPEAT=3 runs three interleaved rounds and prints medians)
@@ -72,7 +73,8 @@ async function child(kind, cfg) {
       execute: async () => ({ status: "succeeded", result: { content: [], isError: false } }),
       reconcile: async () => ({ status: "unknown", reason: "not used" }),
     };
-    await pool.query("SELECT 1");
+    // Both connections of the pool open now, so the bench counts both backends from the start.
+    await Promise.all([pool.query("SELECT pg_sleep(0.05)"), pool.query("SELECT pg_sleep(0.05)")]);
     const worker = createWorker({ store, resolveTool: () => tool, leaseMs: 60_000, pollMs: 20, ...(cfg.concurrency ? { concurrency: cfg.concurrency } : {}) });
     begin = () => {
       worker.start();
@@ -83,6 +85,9 @@ async function child(kind, cfg) {
     const boss = new PgBoss({ ...cfg.db, max: 2, supervise: false, schedule: false, migrate: false });
     boss.on("error", () => undefined);
     await boss.start();
+    // Both connections of its pool open now, as on the yada side.
+    const bossDb = boss.getDb();
+    await Promise.all([bossDb.executeSql("SELECT pg_sleep(0.05)"), bossDb.executeSql("SELECT pg_sleep(0.05)")]);
     begin = () => boss.work(cfg.queue, { batchSize: cfg.batch, pollingIntervalSeconds: 0.5 }, async () => undefined);
   }
   process.stdout.write("ready\n");
@@ -139,6 +144,8 @@ async function timed(kind, workers, cfg, doneCount, q, n = N) {
     // Counted from here: the workers' connections are open, their setup done.
     await q("SELECT pg_stat_statements_reset()");
     const pids = (await q("SELECT pid FROM pg_stat_activity WHERE usename = $1", [WORKER_ROLE])).rows.map((r) => r.pid);
+    // Every worker's connections are open (two each): a backend opened later would go uncounted.
+    if (pids.length < 2 * workers) throw new Error(`${kind}: ${pids.length} worker backends, expected ${2 * workers}`);
     const before = await serverCost(q, pids);
     const t0 = performance.now();
     for (const k of kids) k.c.stdin.write("go\n");

@@ -55,6 +55,25 @@ test("W12: a batched claim stops at its batch on the work index, and a batch of 
   assert.match(plan, new RegExp(`"Index Name":"${table}_pkey"`), "the rows are found by the primary key");
 });
 
+test("W12: on a small table too, a claim's update finds its leased rows by primary key, never by a scan of the table, and a read builds each row's JSON once", { timeout: 60_000 }, async () => {
+  const table = freshTable();
+  const sent: Array<{ text: string; params: (string | null)[] }> = [];
+  const store = new PostgresActionStore({ query: (text, params) => (sent.push({ text, params: params ?? [] }), db.query(text, params)), table });
+  await store.migrate();
+  await fill(table, 300, Date.now() - 60_000);
+  sent.length = 0;
+  const leased = await store.claimMany({ workerId: "w1", now: Date.now(), leaseMs: 60_000, limit: 8 });
+  assert.equal(leased.length, 8);
+  const claimPlan = JSON.stringify((await db.query(`EXPLAIN (FORMAT JSON) ${sent[0]!.text}`, sent[0]!.params)).rows);
+  assert.doesNotMatch(claimPlan, /"Seq Scan"/, "the leased rows are not looked for by a scan of the table");
+  assert.match(claimPlan, new RegExp(`"Index Name":"${table}_pkey"`), "they are found by primary key");
+  sent.length = 0;
+  assert.equal((await store.get(leased[0]!.id))?.fence, leased[0]!.fence);
+  // The bounded read checks the size of the row's JSON and returns it: computed once, not once per use.
+  const readPlan = JSON.stringify((await db.query(`EXPLAIN (VERBOSE, FORMAT JSON) ${sent[0]!.text}`, sent[0]!.params)).rows);
+  assert.equal(readPlan.split("json_build_object(").length - 1, 1, readPlan);
+});
+
 test("W12: leases follow the database's clock: a worker clock 10 minutes ahead cannot steal a live lease, one 10 minutes behind cannot set a lapsed one", { timeout: 60_000 }, async () => {
   const table = freshTable();
   const store = new PostgresActionStore({ query: db.query, table });

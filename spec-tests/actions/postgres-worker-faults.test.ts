@@ -14,9 +14,10 @@ import { argumentsHash } from "../../src/actions/hash.js";
 import { freshTable, startPostgres, type TestPostgres } from "../helpers/postgres.js";
 import { alice, performed, renameLines, renameTool, startContract, type ContractServer } from "./support.js";
 
-// The Bind message's JSON parameter of a transition batch names its new state as
-// `"ns":"executing"`: only a transition to executing carries it.
-const EXECUTING_PARAM = Buffer.from('"ns":"executing"');
+// A Bind message parameter whose whole value is `executing` (its 4-byte length, then the
+// text): a transition's new or expected state, never a statement's text, where the word is
+// quoted. After arming, the first statement that carries one is the move to executing.
+const EXECUTING_PARAM = Buffer.from("\x00\x00\x00\x09executing", "latin1");
 
 type Cut = "none" | "before-database" | "after-commit";
 

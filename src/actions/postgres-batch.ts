@@ -1,6 +1,6 @@
 /**
  * Batched compare-and-swap on PostgreSQL (W9, W12): several transitions in ONE
- * `UPDATE … FROM json_to_recordset($1)` statement. Each row is compared on its own
+ * `UPDATE … FROM (VALUES …)` statement, one row of plain parameters per item. Each row is compared on its own
  * (id, state, fence, allowed move, the decision's tenant, the effect's rules, a
  * resolution exactly on the move out of `outcome_unknown`), so
  * the batch is a set of independent compare-and-swaps that commit together: a
@@ -31,30 +31,72 @@ const RELATIVE = new Set(["lease_until", "not_before"]);
 /** The columns a transition writes: every field a patch may change, `state` and `updatedAt` (never `fence`). */
 const WRITTEN = Object.entries(MUTABLE_COLUMNS).filter(([k]) => k !== "fence");
 
+/** The columns an item sets only when its patch names them (`state` is always set, `updated_at` is always the database's clock). */
+const OPTIONAL = WRITTEN.filter(([, [c]]) => c !== "state" && c !== "updated_at");
+
+/** The SQL type of each column of an item's row of parameters, in order. */
+const ITEM_TYPES: readonly string[] = ["int", "text", "text", "bigint", "text", "text", "int", ...OPTIONAL.map(([, [, type]]) => type)];
+
+/** The names of those columns: item number, id, expected state and fence, new state, the decision's tenant, the bit mask of the columns named, their values. */
+const ITEM_COLUMNS = ["i", "id", "es", "ef", "ns", "tenant", "named", ...OPTIONAL.map(([, [c]]) => c)];
+
+/** Parameters per item of {@link transitionManySql}. */
+export const ITEM_PARAMS = ITEM_COLUMNS.length;
+
 /**
- * The statement: `$1` is a JSON array of items (see {@link itemRow}), `$2` their ids
- * (so the rows are found by the primary key, never by a scan of the table). Each item's
- * `p` holds the columns its patch names (null clears one; a lease or back-off time as
- * ms from the transition's `now`); `json_populate_record` keeps the stored value of
- * every column it does not name; `updated_at` is the database's clock. It returns the changed
- * rows (bounded, as every read) and the item number `batch_item` of each.
+ * The statement for a batch of `k` items: a `VALUES` list of `k` rows of typed
+ * parameters (see {@link itemParams}), joined to the table by primary key. Each row
+ * is its own compare-and-swap; each column its item does not name keeps its stored
+ * value (bit `n` of `named` says whether the item names the `n`-th optional column;
+ * null clears one); a lease or back-off time is ms from the transition's `now`, stored
+ * from the database's clock; `updated_at` is the database's clock. It returns the
+ * changed rows (bounded, as every read) and the item number `batch_item` of each.
+ * Plain parameters, no JSON to take apart and no record to rebuild per row: the cost
+ * of a move is the row's own update.
  */
-export function transitionManySql(t: string): string {
-  const cols = WRITTEN.map(([, [c]]) => c);
-  const value = (c: string): string =>
-    c === "updated_at" ? DB_NOW : RELATIVE.has(c) ? `CASE WHEN x.p::jsonb ? '${c}' THEN ${DB_NOW} + r.${c} ELSE r.${c} END` : `r.${c}`;
-  return `WITH x AS (SELECT * FROM json_to_recordset($1::json) AS x(i int, id text, es text, ef bigint, ns text, tenant text, p json)),
-u AS (UPDATE ${t} a SET (${cols.join(", ")}) = (SELECT ${cols.map(value).join(", ")} FROM json_populate_record(a, x.p) r)
-  FROM x WHERE a.id = ANY(ARRAY(SELECT json_array_elements_text($2::json))) AND a.id = x.id AND a.state = x.es AND a.fence = x.ef AND (a.state || '>' || x.ns) IN (${MOVES_SQL})
+export function transitionManySql(t: string, k: number): string {
+  const rows = Array.from({ length: k }, (_, j) => `(${ITEM_TYPES.map((type, n) => `$${j * ITEM_PARAMS + n + 1}::${type}`).join(", ")})`);
+  const set = WRITTEN.map(([, [c]]) => {
+    if (c === "state") return "state = x.ns";
+    if (c === "updated_at") return `updated_at = ${DB_NOW}`;
+    const bit = 1 << OPTIONAL.findIndex(([, [o]]) => o === c);
+    return `${c} = CASE WHEN x.named & ${bit} <> 0 THEN ${RELATIVE.has(c) ? `${DB_NOW} + x.${c}` : `x.${c}`} ELSE a.${c} END`;
+  });
+  return `WITH u AS (UPDATE ${t} a SET ${set.join(", ")}
+  FROM (VALUES ${rows.join(", ")}) AS x(${ITEM_COLUMNS.join(", ")})
+  WHERE a.id = x.id AND a.state = x.es AND a.fence = x.ef AND (a.state || '>' || x.ns) IN (${MOVES_SQL})
   AND (x.tenant IS NULL OR a.tenant_id = x.tenant)
   AND NOT (a.effect = 'confirm' AND x.ns = 'reconciling') AND NOT (a.effect = 'write' AND x.ns = 'outcome_unknown' AND a.state <> 'reconciling')
-  AND (a.state = 'outcome_unknown') = coalesce(json_typeof(x.p -> 'resolution') = 'object', false)
+  AND (a.state = 'outcome_unknown') = coalesce(json_typeof(x.resolution) = 'object', false)
   RETURNING a.*, x.i AS batch_item)
 ${ROW_SELECT("u", "batch_item")}`;
 }
 
+/** One item of a batch as the statement reads it: the columns its patch names (a lease or back-off time as ms from `now`). */
+export interface ItemRow {
+  i: number;
+  id: string;
+  es: string;
+  ef: number;
+  ns: string;
+  tenant: string | null;
+  p: Record<string, unknown>;
+}
+
+/** The parameters of one item's row of {@link transitionManySql}, in order. */
+export function itemParams({ i, id, es, ef, ns, tenant, p }: ItemRow): (string | null)[] {
+  let named = 0;
+  const values = OPTIONAL.map(([, [c, type]], n) => {
+    if (!Object.hasOwn(p, c)) return null;
+    named |= 1 << n;
+    const v = p[c];
+    return v === null || v === undefined ? null : type === "json" ? JSON.stringify(v) : String(v);
+  });
+  return [String(i), id, es, String(ef), ns, tenant, String(named), ...values];
+}
+
 /** What checking one item before the statement found. */
-export type Prepared = { kind: "row"; row: Record<string, unknown> } | { kind: "error"; error: YadaError } | { kind: "refused" };
+export type Prepared = { kind: "row"; row: ItemRow } | { kind: "error"; error: YadaError } | { kind: "refused" };
 
 /**
  * Checks one item as a single transition would, and builds its JSON row; the

@@ -51,11 +51,16 @@ const mutableJson = `json_build_object(${[
 /** Some slack over the record bound for the JSON envelope and the column copies. */
 const ROW_BOUND = MAX_ACTION_RECORD_BYTES + 4_096;
 
-/** The select list of a bounded row read from relation `from` (a table or a CTE), with column `extra` of it passed through. */
-export const ROW_SELECT = (from: string, extra?: string): string =>
+/**
+ * The select list of a bounded row read from relation `from` (a table or a CTE), with
+ * column `extra` of it passed through, in `order` if given. `OFFSET 0` keeps the inner query from being
+ * merged into the outer one, which would build each row's JSON three times (once for
+ * each use of `b` and `m`) instead of once.
+ */
+export const ROW_SELECT = (from: string, extra?: string, order?: string): string =>
   `SELECT ${extra ? `${extra}, ` : ""}CASE WHEN octet_length(b) + octet_length(m) <= ${ROW_BOUND} THEN b END AS b,
   CASE WHEN octet_length(b) + octet_length(m) <= ${ROW_BOUND} THEN m END AS m
-  FROM (SELECT ${extra ? `${extra}, ` : ""}body::text AS b, ${mutableJson} AS m FROM ${from}) s`;
+  FROM (SELECT ${extra ? `${extra}, ` : ""}body::text AS b, ${mutableJson} AS m FROM ${from}${order ? ` ORDER BY ${order}` : ""} OFFSET 0) s`;
 
 const parseJson = (text: unknown, where: string): unknown => {
   if (typeof text !== "string") throw new StoreError(`${where}: a stored action is larger than ${MAX_ACTION_RECORD_BYTES} bytes or unreadable; it is not used`);

@@ -16,12 +16,26 @@
  * - v4: an index by (tenant, state, created_at, id): a page of one state of a tenant
  *   (the approval inbox's pending list) and its count read only that state's index
  *   entries, however many actions of other states the table holds.
+ * - v5: free room on every new page of the table (fillfactor {@link FILLFACTOR}). A claim
+ *   rewrites only columns no index holds (fence, lease, updated time), so with room on
+ *   its page it is a HOT update: the new version stays on the page and no index gets
+ *   an entry for it (without room, each claimed row moved to another page and every
+ *   index, five of them, got a new entry). The moves that change the state still
+ *   write the indexes, but put their new version on the same page. Pages written
+ *   before the upgrade keep their fill until their rows move.
  *
  * @module
  */
 
 /** The schema version this code reads and writes. */
-export const SCHEMA_VERSION = 4;
+export const SCHEMA_VERSION = 5;
+
+/**
+ * Percent of each table page new rows fill (v5): the rest is room for the next versions
+ * of its rows (about three of a page's ten or so rows of typical size), what a claim
+ * needs to be a HOT update.
+ */
+export const FILLFACTOR = 70;
 
 const steps = (t: string): readonly string[] => [
   `CREATE TABLE ${t} (
@@ -61,6 +75,7 @@ const steps = (t: string): readonly string[] => [
   `ALTER TABLE ${t} ADD COLUMN resolution json;
   ALTER TABLE ${t} ADD CONSTRAINT ${t}_resolution CHECK (resolution IS NULL OR (state IN ('succeeded', 'failed') AND resolution ->> 'outcome' = state));`,
   `CREATE INDEX ${t}_tenant_state ON ${t} (tenant_id, state, created_at, id);`,
+  `ALTER TABLE ${t} SET (fillfactor = ${FILLFACTOR});`,
 ];
 
 /**

@@ -34,7 +34,7 @@ import { sleep, startTimer } from "../util/sleep.js";
 import { quote } from "../util/text.js";
 import { checkBatch, checkClaimMany, failed, itemError, single } from "./batch.js";
 import { canTransition } from "./states.js";
-import { DB_NOW, itemRow, transitionManySql, type Prepared } from "./postgres-batch.js";
+import { DB_NOW, itemParams, itemRow, transitionManySql, type Prepared } from "./postgres-batch.js";
 import { listStates } from "./record-check.js";
 import { byAge, checkClaim, parseNewRecord } from "./record.js";
 import { checkCountQuery, queryPage } from "./query.js";
@@ -149,8 +149,10 @@ export class PostgresActionStore implements ActionStore {
   #listening: Promise<void> | undefined;
   #wakers = new Set<() => void>();
   #pendingWake = false;
-  readonly #sql: Readonly<Record<"insert" | "get" | "claimWork" | "claimExpiry" | "transitionMany", string>>;
+  readonly #sql: Readonly<Record<"insert" | "get" | "claimWork" | "claimExpiry", string>>;
   readonly #lists = new Map<string, string>();
+  /** The transition statement of each batch size asked for so far (at most `MAX_TRANSITION_BATCH` of them). */
+  readonly #moves = new Map<number, string>();
 
   constructor(options: PostgresActionStoreOptions) {
     if (!isRec(options) || typeof options.query !== "function") throw new ValidationError("postgres store: options.query must be a function");
@@ -172,7 +174,6 @@ VALUES ($1, $2, $3, $4, $5, $6::float8, $7::float8, $8::json, $9, $10::bigint, $
   $15::float8, $16::json, $17::json, $18::json, $19::json)
 ON CONFLICT DO NOTHING RETURNING id`,
       get: ROW_SELECT(`${t} WHERE id = $1`),
-      transitionMany: transitionManySql(t),
       // Work (approved; reconciling past its back-off; executing whose lease lapsed), oldest first: the
       // order of the work index, so the scan stops after `limit` rows whatever the backlog.
       // A negative fence or count is impossible: such a row is never leased (and reads as a store error).
@@ -182,7 +183,20 @@ ON CONFLICT DO NOTHING RETURNING id`,
       claimExpiry: claimSql(t, `state = 'awaiting_approval' AND expires_at <= ${DB_NOW}`, "expires_at, id"),
     };
     // Named by a hash of the text (which holds the table), so that a new text never reuses a name.
-    for (const text of [this.#sql.claimWork, this.#sql.claimExpiry, this.#sql.transitionMany]) this.#names.set(text, `yada_${text.length}_${fnv1a(text)}`);
+    for (const text of [this.#sql.claimWork, this.#sql.claimExpiry]) this.#name(text);
+  }
+
+  /** Gives hot-path statement `text` its prepared statement name. */
+  #name(text: string): string {
+    this.#names.set(text, `yada_${text.length}_${fnv1a(text)}`);
+    return text;
+  }
+
+  /** The transition statement for a batch of `k` items, built once per size. */
+  #movesSql(k: number): string {
+    let text = this.#moves.get(k);
+    if (text === undefined) this.#moves.set(k, (text = this.#name(transitionManySql(this.#table, k))));
+    return text;
   }
 
   /**
@@ -272,9 +286,9 @@ ON CONFLICT DO NOTHING RETURNING id`,
     const dir = newest ? " DESC" : "";
     const sql = count
       ? `SELECT count(*)::text AS n FROM ${t} WHERE ${where}`
-      : // The outer ORDER BY is the page's own order (the planner keeps it without sorting again).
+      : // The inner and outer ORDER BY are the page's own order (the planner keeps it without sorting again).
         `${ROW_SELECT(`(SELECT * FROM ${t} WHERE ${where}${cursor ? ` AND (created_at, id) ${newest ? "<" : ">"} ($5::float8, $6::text)` : ""}
-  ORDER BY created_at${dir}, id${dir} LIMIT $4::int) l`, "created_at, id")} ORDER BY created_at${dir}, id${dir}`;
+  ORDER BY created_at${dir}, id${dir} LIMIT $4::int) l`, "created_at, id", `created_at${dir}, id${dir}`)} ORDER BY created_at${dir}, id${dir}`;
     this.#lists.set(shape, sql);
     return sql;
   }
@@ -298,7 +312,7 @@ ON CONFLICT DO NOTHING RETURNING id`,
     const rows = prepared.flatMap((p) => (p.kind === "row" ? [p.row] : []));
     const done = new Map<number, ActionRecord>();
     if (rows.length > 0) {
-      const got = await this.#run("transition", this.#sql.transitionMany, [JSON.stringify(rows), JSON.stringify(rows.map((r) => r["id"]))]);
+      const got = await this.#run("transition", this.#movesSql(rows.length), rows.flatMap(itemParams));
       const records = parseRows(got, rows.length, this.#where);
       got.forEach((row, k) => {
         const i = Number(isRec(row) ? row["batch_item"] : NaN);
@@ -446,8 +460,8 @@ function claimSql(t: string, where: string, order: string): string {
   AND ($4::json IS NULL OR EXISTS (SELECT 1 FROM json_array_elements_text($4::json) AS p(prefix) WHERE left(body->>'tool', length(p.prefix)) = p.prefix))
   ORDER BY ${order} LIMIT $3::int FOR UPDATE SKIP LOCKED
 ), u AS (UPDATE ${t} a SET fence = a.fence + 1, lease_owner = $1, lease_until = ${DB_NOW} + $2::float8, updated_at = ${DB_NOW}
-  FROM next CROSS JOIN (SELECT set_config('synchronous_commit', 'off', true)) AS async_commit
-  WHERE a.id = next.id RETURNING a.*) ${ROW_SELECT("u")}`;
+  FROM (SELECT set_config('synchronous_commit', 'off', true)) AS async_commit
+  WHERE a.id = ANY(ARRAY(SELECT id FROM next)) RETURNING a.*) ${ROW_SELECT("u")}`;
 }
 
 /** The `$2` of a list or count: null (every state), the one state, or the states as a JSON array. */
