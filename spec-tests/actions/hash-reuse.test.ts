@@ -8,6 +8,7 @@ import { createActions } from "../../src/actions/approvals.js";
 import { MemoryActionStore } from "../../src/actions/memory-store.js";
 import { createWorker } from "../../src/actions/worker.js";
 import type { ConfirmTool } from "../../src/tools/types.js";
+import { HASH_MEMO_ENTRIES, HASH_MEMO_MAX_CHARS } from "../../src/limits.js";
 import { alice, bob } from "./support.js";
 
 const tool: ConfirmTool = {
@@ -73,5 +74,27 @@ test("W8: arguments edited in the store after the approval are digested anew, an
     assert.equal(done?.state, "failed");
     assert.match(done.outcome?.reason ?? "", /do not match the approved hash/);
     assert.equal(digests(), before + 1, "the edited arguments were digested");
+  });
+});
+
+test("W8: the memo of this process's digests is bounded: arguments over HASH_MEMO_MAX_CHARS, and any past HASH_MEMO_ENTRIES proposals, are digested again", async () => {
+  await countingDigests(async (digests) => {
+    const store = new MemoryActionStore();
+    const actions = createActions({ store, mayApprove: () => true });
+    const approveBinding = async (a: Awaited<ReturnType<typeof actions.propose>>): Promise<void> => {
+      const { arguments: _shown, ...binding } = a;
+      await actions.approve(binding, bob);
+    };
+    // Over the length bound: never kept, so the approval digests it again.
+    const big = await actions.propose(await tool.prepare({ path: "x".repeat(HASH_MEMO_MAX_CHARS) }, { identity: alice }), { identity: alice, effect: "confirm" });
+    let before = digests();
+    await approveBinding(big);
+    assert.equal(digests(), before + 1, "a long argument list was taken from the memo");
+    // Past the count bound, the first proposal's digest is gone.
+    const first = await actions.propose(await tool.prepare({ path: "/srv/0" }, { identity: alice }), { identity: alice, effect: "confirm" });
+    for (let i = 1; i <= HASH_MEMO_ENTRIES; i++) await actions.propose(await tool.prepare({ path: `/srv/${i}` }, { identity: alice }), { identity: alice, effect: "confirm" });
+    before = digests();
+    await approveBinding(first);
+    assert.equal(digests(), before + 1, "the memo held more than HASH_MEMO_ENTRIES digests");
   });
 });

@@ -10,7 +10,7 @@ import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync,
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { EXIT } from "../../src/cli/exit.js";
-import { CLI_STORE_BUSY_WAIT_MS, CLI_WORKER_PASS_CLAIM_MS, MAX_CLI_CONFIG_BYTES, MAX_CLI_WORKER_CONNECTIONS } from "../../src/limits.js";
+import { CLI_STORE_BUSY_POLL_MS, CLI_STORE_BUSY_WAIT_MS, CLI_WORKER_PASS_CLAIM_MS, CLI_WORKER_YIELD_MS, MAX_CLI_CONFIG_BYTES, MAX_CLI_WORKER_CONNECTIONS } from "../../src/limits.js";
 import { createActions } from "../../src/actions/approvals.js";
 import { openFileStore } from "../../src/node/file-store.js";
 import { connectMcp } from "../../src/node/tools.js";
@@ -195,7 +195,7 @@ describe("U6: yada worker", T, () => {
     }
   });
 
-  test("U6: a pass of the worker claims for at most CLI_WORKER_PASS_CLAIM_MS, then closes the store, so yada actions gets it while work is left", T, async () => {
+  test("U6: a pass of the worker claims for at most CLI_WORKER_PASS_CLAIM_MS, then leaves the store free (up to CLI_WORKER_YIELD_MS) for a yada actions that waits, trying every CLI_STORE_BUSY_POLL_MS, while work is left", T, async () => {
     const w = world("pass", ["--execute-delay-ms", "1500"]);
     const config = JSON.parse(readFileSync(w.config, "utf8")) as McpServerConfig[];
     const owner = { actorId: "cli", tenantId: "local" };
@@ -217,6 +217,8 @@ describe("U6: yada worker", T, () => {
     }
     // Three sends of 1.5 s each, one at a time: longer than a pass claims.
     assert.ok(CLI_WORKER_PASS_CLAIM_MS < 1_500);
+    // The worker waits long enough for several of the waiting command's tries.
+    assert.ok(CLI_WORKER_YIELD_MS >= 4 * CLI_STORE_BUSY_POLL_MS);
     const worker = startWorker(["--server", "contract", "--config", w.config, "--store", w.store]);
     try {
       await worker.waitFor(new RegExp(`${ids[0]}  contract__rename  executing`));
