@@ -115,11 +115,9 @@ export function selectRoles(config: McpServerConfig, listed: readonly McpTool[],
  * The contract entries of everything a configuration exposes (T13, W10): reads,
  * resource tools, writes (the reviewed version and all three tools' specs) and
  * confirmed tools. A change in any of them makes the connection stale. `roles`:
- * what {@link selectRoles} made of `listed` already, when at hand.
- *
- * @throws what {@link selectRoles} throws.
+ * what {@link selectRoles} made of a listing.
  */
-export function roleEntries(config: McpServerConfig, listed: readonly McpTool[], roles: SelectedRoles = selectRoles(config, listed)): ContractEntry[] {
+export function roleEntries(config: McpServerConfig, roles: SelectedRoles): ContractEntry[] {
   const { reads, writes, confirms } = roles;
   const entries: ContractEntry[] = reads.map((t) => ({ remote: t.name, effect: "read", spec: toolSpec(t) }));
   if (config.resources === true) {
