@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // The tool layer against the agent frameworks (T1, T4, T5, T6, T7, T15): one tool
 // call as an agent makes it, over stdio to the same lean echo server (this script
-// with --serve 0, one process per client; its CPU per call is printed), in one run:
+// with --serve 0, one process per client; each client's CPU per call is printed), in one run:
 //   yada        connectMcp's read tool `execute`: identity check, the host's authorize
 //               awaited, arguments checked against the input schema and bounded, the
 //               result rendered and bounded for the model (what `run` calls)
@@ -15,7 +15,10 @@
 // sequential calls and 16 in flight; ratios are the other's time ÷ yada's, per round
 // and over every round. Then connect + list: a fresh server of 200 tools (this script
 // with --serve 200) launched, initialized and its catalog turned into tools, one
-// connection at a time, paired the same way.
+// connection at a time, paired the same way; then over HTTP (--serve-http 200, one
+// server process for every connection). Beside the paired ratios: the median wall time
+// and this process's CPU per connect of each, and the bare client's connect + listTools
+// (not judged: the floor under any tool layer, the server's launch included over stdio).
 //
 // Usage: node scripts/build.mjs --no-types && node scripts/bench/tools.mjs
 //   [--rounds R] [--blocks B] [--calls N] [--connects C] [--tools T]
@@ -145,7 +148,7 @@ async function main() {
   const CONNECTS = arg("--connects", 12);
   const TOOLS = arg("--tools", 200);
   const { concurrentMs, cpuPerCall, describe, pairedRatio, sequentialMs } = await import("./paired.mjs");
-  const { McpClient, connectMcp } = await import("../../dist/yada-node.js");
+  const { HttpTransport, McpClient, connectMcp } = await import("../../dist/yada-node.js");
   const { createMCPClient } = await import("@ai-sdk/mcp");
   const { Experimental_StdioMCPTransport } = await import("@ai-sdk/mcp/mcp-stdio");
   const { MCPServerStdio, MCPServerStreamableHttp, RunContext, getAllMcpTools, mcpToFunctionTool } = await import("@openai/agents");
@@ -178,9 +181,11 @@ async function main() {
       const t = tool === "echo" ? mcpToFunctionTool((await server.listTools()).find((x) => x.name === tool), server, false) : undefined;
       return { tools: tools.length, call: (i) => t.invoke(context, JSON.stringify({ text: `m${i}` })), close: () => server.close() };
     },
-    async bare(to) {
-      const client = await McpClient.connectStdio("node", to.args);
-      return { tools: 0, call: (i) => client.callTool("echo", { text: `m${i}` }), close: () => client.close() };
+    // Connect + list: the client's own listTools (every tool parsed and checked), no tool layer.
+    async bare(to, tool = "echo") {
+      const client = to.url ? await McpClient.connect(new HttpTransport(to.url), { name: "srv" }) : await McpClient.connectStdio("node", to.args);
+      const tools = tool === "echo" ? 0 : (await client.listTools()).length;
+      return { tools, call: (i) => client.callTool("echo", { text: `m${i}` }), close: () => client.close() };
     },
   };
 
@@ -243,17 +248,23 @@ async function main() {
   const httpServer = spawn(process.execPath, [self, "--serve-http", String(TOOLS)], { stdio: ["pipe", "pipe", "inherit"] });
   const port = await new Promise((resolve) => httpServer.stdout.once("data", (d) => resolve(Number(String(d).trim()))));
   const targets = { stdio: { args: [self, "--serve", String(TOOLS)] }, http: { url: `http://127.0.0.1:${port}/mcp` } };
+  // Wall time of one connect until its tools are ready, and this process's CPU meanwhile.
+  const cpus = {};
   const connectOnce = async (name, to) => {
+    const u0 = process.cpuUsage();
     const t0 = performance.now();
     const c = await clients[name](to, "tool_0");
     const ms = performance.now() - t0;
+    const u = process.cpuUsage(u0);
+    (cpus[name] ??= []).push((u.user + u.system) / 1000);
     if (c.tools !== TOOLS + 1) throw new Error(`${name} made ${c.tools} tools of ${TOOLS + 1}`);
     await c.close();
     return ms;
   };
   for (const [via, to] of Object.entries(targets)) {
-    const times = { yada: [], "ai-sdk": [], agents: [] };
+    const times = { yada: [], "ai-sdk": [], agents: [], bare: [] };
     for (const name of Object.keys(times)) for (let i = 0; i < (via === "http" ? 5 : 1); i++) await connectOnce(name, to); // warm-up
+    for (const name of Object.keys(times)) cpus[name] = [];
     const connectPairs = {};
     const pairs = via === "http" ? CONNECTS * ROUNDS * 4 : CONNECTS * ROUNDS;
     for (const o of ["ai-sdk", "agents"]) {
@@ -268,9 +279,13 @@ async function main() {
       }
       connectPairs[o] = summary(ratios);
     }
+    // Not judged: the same connect + list by the client alone, the floor under the tool layer.
+    for (let b = 0; b < pairs / 2; b++) times.bare.push(await connectOnce("bare", to));
     const med = (xs) => summary(xs).median.toFixed(1);
     const what = via === "stdio" ? "spawn, initialize, tools/list, tools built" : "one server process; initialize, tools/list, tools built";
-    console.log(`\nconnect + list over ${via}, a server of ${TOOLS + 1} tools (${what}), ${pairs} pairs each, median ms: yada ${med(times.yada)}, ai-sdk ${med(times["ai-sdk"])}, agents ${med(times.agents)}`);
+    console.log(`\nconnect + list over ${via}, a server of ${TOOLS + 1} tools (${what}), ${pairs} pairs each`);
+    console.log(`  median ms:         ${Object.keys(times).map((n) => `${n} ${med(times[n])}`).join(", ")} (bare: McpClient connect + listTools, not judged)`);
+    console.log(`  median client CPU: ${Object.keys(times).map((n) => `${n} ${med(cpus[n])}`).join(", ")} ms`);
     for (const o of ["ai-sdk", "agents"]) console.log(verdictLine(`vs ${o}:`, connectPairs[o], 1.5));
   }
   httpServer.stdin.end();

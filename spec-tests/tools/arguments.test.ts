@@ -5,6 +5,7 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { MAX_TOOL_ARGUMENT_BYTES } from "../../src/limits.js";
 import { connectMcp } from "../../src/node/tools.js";
+import { compile } from "../../src/tools/read-tool.js";
 import { alice, allowAll, bytes, calls, envelope, everything, inlineServer, KINDS, recording, rejection, T, textOf, tool, using, withCatalog } from "./helpers.js";
 
 /** An inline server listing one tool `t` with the given input schema, answering "ran". */
@@ -85,6 +86,33 @@ describe("T5: argument validation", { concurrency: true }, () => {
     assert.equal(e.code, "schema");
     assert.match(e.message, /inline: tool "t" input schema/);
     assert.equal(fetched, 0);
+  });
+
+  test("T5, T9: a tool's schema is checked when listed and compiled at its first call, once; one that does not compile is refused before its tool is offered", () => {
+    // What the schema object holds when it is compiled shows when that happens.
+    const schema: Record<string, unknown> = { type: "object", properties: { a: { type: "integer" } } };
+    const input = compile(schema, 'srv: tool "t" input schema');
+    schema.required = ["a"]; // after the check, before the first call: the first call compiles it
+    const first = input.validate({});
+    assert.equal(first.valid, false, "compiled at the first call, not when listed");
+    schema.required = ["b"]; // after the first call: compiled once, and kept
+    assert.equal(input.validate({ a: 1 }).valid, true);
+    assert.equal(input.validate({ a: "x" }).valid, false);
+    for (const bad of [{ $ref: "https://example.com/remote.json" }, { type: "string", pattern: "(" }, { $async: true }]) {
+      assert.throws(() => compile(bad, 'srv: tool "u" input schema'), (e: Error & { code?: string }) => e.code === "schema" && /srv: tool "u" input schema/.test(e.message));
+    }
+  });
+
+  test("T9: an output schema that does not compile fails at connect", T, async () => {
+    const server = inlineServer(
+      "inline",
+      `(m) => m.method === "tools/list"
+        ? { tools: [{ name: "t", inputSchema: { type: "object" }, outputSchema: { type: "object", properties: { n: { $ref: "#/nowhere" } } }, annotations: { readOnlyHint: true } }] }
+        : { content: [{ type: "text", text: "ran" }] }`,
+    );
+    const e = await rejection(connectMcp(server, { identity: alice, authorize: allowAll }));
+    assert.equal(e.code, "schema");
+    assert.match(e.message, /inline: tool "t" output schema/);
   });
 
   test("T5: a schema with $async fails at connect", T, async () => {

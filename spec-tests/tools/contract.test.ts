@@ -5,6 +5,8 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { MAX_INSTANCE_DEPTH } from "../../src/limits.js";
 import { contractOf, type ContractEntry } from "../../src/tools/contract.js";
+import { connectMcp } from "../../src/node/tools.js";
+import { alice, allowAll, inlineServer, rejection, T, using } from "./helpers.js";
 
 const entry = (remote: string, spec: unknown): ContractEntry => ({ remote, effect: "read", spec });
 
@@ -45,4 +47,37 @@ test("T13: a spec nested deeper than MAX_INSTANCE_DEPTH is a limit error, not a 
   let fits: unknown = 1;
   for (let i = 0; i < MAX_INSTANCE_DEPTH - 6; i++) fits = [fits];
   assert.doesNotThrow(() => contractOf("srv", [entry("t", { annotations: { fits } })]));
+});
+
+/**
+ * An inline server listing an exposed tool `t` (read-only) and a hidden tool `w`
+ * (not read-only), whose annotations nest `exposed` and `hidden` arrays deep.
+ */
+function nestingServer(exposed: number, hidden: number) {
+  return inlineServer(
+    "nest",
+    `(m) => {
+      const deep = (n) => { let d = 1; for (let i = 0; i < n; i++) d = [d]; return d; };
+      return m.method === "tools/list"
+        ? { tools: [
+            { name: "t", inputSchema: { type: "object" }, annotations: { readOnlyHint: true, deep: deep(${exposed}) } },
+            { name: "w", inputSchema: { type: "object" }, annotations: { deep: deep(${hidden}) } },
+          ] }
+        : { content: [{ type: "text", text: "ran" }] };
+    }`,
+  );
+}
+
+test("T13: an exposed tool nested past MAX_INSTANCE_DEPTH is refused when the catalog enters, though the contract string is built on first use", T, async () => {
+  const e = await rejection(connectMcp(nestingServer(MAX_INSTANCE_DEPTH, 1), { identity: alice, authorize: allowAll }));
+  assert.equal(e.code, "limit");
+  assert.equal((e as { limit?: string }).limit, "MAX_INSTANCE_DEPTH");
+  // The bound is the contract's own: a tool the connection does not expose is not in it,
+  // and the deepest exposed spec that fits connects, its contract read later without error.
+  // {server, tools: [{spec: {annotations: {deep}}}]}: `deep` itself sits 5 levels down.
+  await using(await connectMcp(nestingServer(MAX_INSTANCE_DEPTH - 6, 1_000), { identity: alice, authorize: allowAll }), async (c) => {
+    assert.deepEqual(c.tools.map((t) => t.name), ["nest__t"]);
+    assert.match(c.contract, /"remote":"t"/);
+    assert.doesNotMatch(c.contract, /"remote":"w"/);
+  });
 });

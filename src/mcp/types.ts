@@ -7,6 +7,7 @@
 import { MAX_INSTANCE_DEPTH, MAX_QUOTED_CHARS } from "../limits.js";
 import { LimitError, ProtocolError } from "../errors.js";
 import { asRecord, isRecord, readFields, readList, type FieldRules, type JsonRecord } from "./fields.js";
+import { shallowEnough } from "../util/record.js";
 
 export { isRecord, type JsonRecord } from "./fields.js";
 
@@ -212,15 +213,6 @@ export function parseContentBlock(v: unknown, where: string): ContentBlock {
   const block: JsonRecord = { type };
   if (type === "resource") block.resource = parseResourceContents(o.resource, at);
   return readFields(o, at, rules, block);
-}
-
-/** Does `v` nest no deeper than `MAX_INSTANCE_DEPTH` levels below `depth`? */
-function shallowEnough(v: unknown, depth: number): boolean {
-  if (typeof v !== "object" || v === null) return true;
-  if (depth >= MAX_INSTANCE_DEPTH) return false;
-  if (Array.isArray(v)) return v.every((item) => shallowEnough(item, depth + 1));
-  for (const key in v) if (!shallowEnough((v as JsonRecord)[key], depth + 1)) return false;
-  return true;
 }
 
 /**

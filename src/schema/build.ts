@@ -137,12 +137,7 @@ export class Build {
     readonly hooks: CompilerHooks,
     readonly raw: Record<string, unknown>,
     readonly place: Place,
-  ) {
-    this.#present = new Set(Object.keys(raw));
-  }
-
-  /** Own keys of the subschema (looked up once: most keywords are absent). */
-  readonly #present: ReadonlySet<string>;
+  ) {}
 
   get dialect(): Dialect {
     return this.place.res.dialect;
@@ -157,11 +152,11 @@ export class Build {
 
   /** Is keyword `kw` present (own property) and enabled by the vocabulary? */
   has(kw: string): boolean {
-    return this.#present.has(kw) && enabled(this.place, kw);
+    return Object.hasOwn(this.raw, kw) && enabled(this.place, kw);
   }
 
   get(kw: string): unknown {
-    return this.#present.has(kw) ? this.raw[kw] : undefined;
+    return Object.hasOwn(this.raw, kw) ? this.raw[kw] : undefined;
   }
 
   add(kind: Kind, check: Check): void {

@@ -13,11 +13,10 @@
 import { CancelledError, LimitError, UnauthorizedError, ValidationError, YadaError } from "../errors.js";
 import { MAX_SENT_OPERATIONS_REMEMBERED, MAX_CONTRACT_OPERATION_ID_CHARS, MAX_CONTRACT_STATE_VERSION_CHARS, MAX_QUOTED_TEXT_CHARS, MAX_TOOL_ARGUMENT_BYTES } from "../limits.js";
 import { isRecord, type CallToolResult, type JsonRecord } from "../mcp/types.js";
-import type { CompiledSchema } from "../schema/index.js";
 import { cutChars, utf8Length } from "./bound.js";
 import { isOperationId, isStateVersion } from "./envelope.js";
 import type { ConnectionGate } from "./gate.js";
-import { describeIssue } from "./read-tool.js";
+import { describeIssue, type SchemaValidator } from "./read-tool.js";
 import { errorResult } from "./render.js";
 import type { ActionOutcome, ApprovedAction, ToolCallContext } from "./types.js";
 
@@ -30,7 +29,7 @@ import type { ActionOutcome, ApprovedAction, ToolCallContext } from "./types.js"
  * @throws ValidationError (`validation`) for a non-object, a `_meta` member or a
  * schema mismatch; LimitError (`limit`) for the size; what `validate` throws (depth).
  */
-export function checkedArguments(name: string, args: unknown, schemas: readonly CompiledSchema[]): JsonRecord {
+export function checkedArguments(name: string, args: unknown, schemas: readonly SchemaValidator[]): JsonRecord {
   if (!isRecord(args)) throw new ValidationError(`${name}: arguments must be a JSON object`);
   let json: string;
   try {
@@ -169,7 +168,7 @@ export interface ApprovedSend {
   name: string;
   version: string;
   sent: SentOperations;
-  input: CompiledSchema;
+  input: SchemaValidator;
   /** Write tools need a state version. */
   needsStateVersion: boolean;
   /** The remote names `authorize` must allow. */

@@ -8,9 +8,9 @@
 import { JsonRpcError, UnauthorizedError } from "../errors.js";
 import type { McpClient } from "../mcp/client.js";
 import type { McpTool } from "../mcp/types.js";
-import type { CompiledSchema } from "../schema/index.js";
 import { quote } from "../util/text.js";
 import { admit, checkedArguments, sendApproved, sentOperations, type ApprovedSend } from "./action-call.js";
+import type { SchemaValidator } from "./read-tool.js";
 import type { ConnectionGate } from "./gate.js";
 import { prefixedToolName } from "./names.js";
 import { renderToolResult, toolFailed } from "./render.js";
@@ -22,7 +22,7 @@ export interface ConfirmToolParts {
   client: McpClient;
   server: string;
   remote: McpTool;
-  input: CompiledSchema;
+  input: SchemaValidator;
   /** From {@link confirmVersion}. */
   version: string;
   timeoutMs: number | undefined;

@@ -20,6 +20,8 @@ import { DEFAULT_HANDSHAKE_TIMEOUT_MS, MAX_QUOTED_CHARS } from "../limits.js";
 import { silentLogger, type Logger } from "../log.js";
 import { McpClient } from "../mcp/client.js";
 import { isRecord, type McpPrompt, type McpTool } from "../mcp/types.js";
+import { shallowEnough } from "../util/record.js";
+import { tooDeep } from "../schema/equal.js";
 import { HttpTransport, type FetchFunction, type LegacyFallback } from "../transport/http.js";
 import type { TaskCalls } from "../mcp/task-module.js";
 import type { Transport } from "../transport/types.js";
@@ -264,15 +266,17 @@ export async function connectMcp(server: McpServerConfig, access: McpAccess, opt
    * throws says `notSent` (W5): the call it admits has not been sent, whatever became
    * of the earlier call whose failure made the connection unusable.
    */
-  const settled = async (): Promise<void> => {
-    while (checking) await checking;
+  // A promise only while a check is in progress (then checked again once it settles):
+  // a call pays for waiting only when it waits.
+  const settled = (): Promise<void> | void => {
+    if (checking) return checking.then(settled);
     if (closed) throw new ConnectionClosedError(`${name}: the MCP connection is closed`, {}, { notSent: true });
     if (failure) throw refusedBefore(failure, failure.message);
   };
   const gate: ConnectionGate = {
-    async enter(caller) {
+    enter(caller) {
       checkCaller(name, identity, caller);
-      await settled();
+      return settled();
     },
     async permit(remoteName) {
       const allowed = await authorize(identity, remoteName);
@@ -325,7 +329,14 @@ export async function connectMcp(server: McpServerConfig, access: McpAccess, opt
     if (config.resources === true && resourceTools) tools.push(...resourceTools.tools(gate, connected, name));
     if (writes) tools.push(...(await writes.tools({ config, roles, gate, client: connected, identity, timeoutMs })));
     assertUniqueToolNames(tools);
-    const contract = contractOf(name, roleEntries(config, roles));
+    // T13: the contract string is built when first needed (read, or compared after a
+    // change): canonicalizing every exposed spec was most of a large catalog's setup.
+    // What it keeps is bounded now, as the catalog enters, so building it cannot fail.
+    const entries = roleEntries(config, roles);
+    // The entries sit one level down in what contractOf canonicalizes ({ server, tools }).
+    if (!shallowEnough(entries, 1)) throw tooDeep();
+    let contract: string | undefined;
+    const contractNow = (): string => (contract ??= contractOf(name, entries));
 
     /**
      * T13: reads the catalog again and compares the exposed contract. Calls wait
@@ -345,7 +356,7 @@ export async function connectMcp(server: McpServerConfig, access: McpAccess, opt
           } catch {
             // a configured read tool disappeared or turned mutating
           }
-          if (now !== contract) break;
+          if (now !== contractNow()) break;
           if (!again || !usable()) return;
         }
       } catch (e) {
@@ -393,7 +404,9 @@ export async function connectMcp(server: McpServerConfig, access: McpAccess, opt
     return {
       server: name,
       tools: Object.freeze(tools),
-      contract,
+      get contract() {
+        return contractNow();
+      },
       isConnected: () => usable() && !connected.isClosed,
       prompts: (caller, opts = {}) => hostCall(caller, "list_prompts", () => connected.listPrompts({ signal: opts.signal })),
       getPrompt: (caller, prompt, args, opts = {}) =>

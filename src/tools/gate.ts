@@ -63,13 +63,16 @@ export function checkCaller(server: string, bound: Identity, identity: unknown):
 export interface ConnectionGate {
   /**
    * Admits one call: checks the identity, waits for a contract check in progress
-   * (T13), then checks the connection is open.
+   * (T13), then checks the connection is open. Returns undefined when the call is
+   * admitted at once (no check in progress: the common case, without a promise), and
+   * a promise of the admission while a check runs; `await` takes either.
    *
    * @throws UnauthorizedError (`unauthorized`) unless `identity` has the bound actor
    * and tenant (T1); ConnectionClosedError (`connection_closed`) after close(); the
    * recorded failure (`stale_contract`, `session_expired`, `connection_closed`).
+   * (Thrown, or the promise rejected with it.)
    */
-  enter(identity: unknown): Promise<void>;
+  enter(identity: unknown): Promise<void> | void;
   /**
    * Awaits the host's `authorize(identity, remoteName)` (T4); then waits for a
    * contract check in progress and re-checks the connection, which may have closed

@@ -10,7 +10,7 @@ import { CancelledError, SchemaError, YadaError, type ValidationIssue } from "..
 import { MAX_TOOL_ARGUMENT_BYTES } from "../limits.js";
 import type { McpClient } from "../mcp/client.js";
 import { isRecord, type CallToolResult, type JsonRecord, type McpTool } from "../mcp/types.js";
-import type { CompiledSchema } from "../schema/index.js";
+import type { CompiledSchema, ValidationResult } from "../schema/index.js";
 import { compileWith } from "../schema/compile.js";
 import { quote } from "../util/text.js";
 import { utf8Length } from "./bound.js";
@@ -70,7 +70,7 @@ export function readTool(name: string, description: string, inputSchema: JsonSch
  *
  * @throws what `schema.validate` throws (a `limit` on instance depth).
  */
-export function checkArguments(name: string, args: unknown, schema?: CompiledSchema): ToolResult | undefined {
+export function checkArguments(name: string, args: unknown, schema?: SchemaValidator): ToolResult | undefined {
   if (!isRecord(args)) return errorResult("invalid_arguments", `${name}: arguments must be a JSON object`);
   // The size first: validation of an oversized value would be paid for nothing.
   let json: string;
@@ -122,7 +122,7 @@ export function guardedTool(
   gate: ConnectionGate,
   authorizeAs: string,
   { name, description, inputSchema }: ToolBase,
-  input: CompiledSchema,
+  input: SchemaValidator,
   run: (args: JsonRecord, context: ToolCallContext) => Promise<ToolResult>,
 ): ReadTool {
   return readTool(name, description, inputSchema, async (args, context) => {
@@ -137,23 +137,47 @@ export function guardedTool(
   });
 }
 
+/** What checking a value against a tool's schema needs: what {@link compile} returns, or a {@link CompiledSchema}. */
+export interface SchemaValidator {
+  /** As {@link CompiledSchema.validate}, with the compile's options. */
+  validate(instance: unknown): ValidationResult;
+}
+
 /**
- * Compiles a tool's schema, naming the tool in the error.
+ * A tool's schema, checked now and compiled for validation at its first use, once
+ * (T5, T9). Compiling walks every subschema and finds every error a schema can
+ * cause, so a schema that does not compile is refused here, before its tool is
+ * offered; what that walk builds is not kept. A connection to a catalog of hundreds
+ * of tools, most never called, then holds their listings only (measured: keeping a
+ * compiled schema for every tool doubled a large catalog's connect, in garbage
+ * collection); a tool that is called compiles once more, at its first call, and keeps it.
  *
- * @throws SchemaError (`schema`) prefixed with `where`.
+ * @throws SchemaError (`schema`) prefixed with `where`; LimitError (`limit`) for a
+ * schema past the compile bounds. (From `validate`) as {@link CompiledSchema.validate}.
+ *
+ * @example
+ * ```ts
+ * const input = compile(tool.inputSchema, 'catalog: tool "lookup" input schema');
+ * input.validate({ sku: "ABC-123" }); // compiled now, kept for the next call
+ * ```
  */
-export function compile(schema: Record<string, unknown>, where: string): CompiledSchema {
-  try {
-    return compileWith(schema, {}, null);
-  } catch (e) {
-    if (e instanceof SchemaError) throw new SchemaError(`${where}: ${e.message}`);
-    throw e;
-  }
+export function compile(schema: Record<string, unknown>, where: string): SchemaValidator {
+  const now = (): CompiledSchema => {
+    try {
+      return compileWith(schema, {}, null);
+    } catch (e) {
+      if (e instanceof SchemaError) throw new SchemaError(`${where}: ${e.message}`);
+      throw e;
+    }
+  };
+  now();
+  let compiled: CompiledSchema | undefined;
+  return { validate: (instance) => (compiled ??= now()).validate(instance) };
 }
 
 /**
  * The read tool for one selected MCP tool, named `server__tool` (T2) with its
- * schemas compiled (T5, T9): a {@link guardedTool} that calls `tools/call` with
+ * schemas checked now and compiled at first use ({@link compile}; T5, T9): a {@link guardedTool} that calls `tools/call` with
  * the remote name, bounded by `timeoutMs` and the context's signal, then renders
  * the result (T7), wraps `isError` results as `tool_failed` (T8) and checks
  * `structuredContent` against the output schema (T9, error `invalid_output`).
@@ -173,7 +197,7 @@ export function mcpReadTool(gate: ConnectionGate, client: McpClient, server: str
   const name = prefixedToolName(server, remote.name);
   const where = `${server}: tool ${quote(remote.name)}`;
   const input = compile(remote.inputSchema, `${where} input schema`);
-  const output = remote.outputSchema === undefined ? undefined : compile(remote.outputSchema, `${where} output schema`);
+  const output = remote.outputSchema && compile(remote.outputSchema, `${where} output schema`);
   const base = { name, description: remote.description ?? remote.title ?? "", inputSchema: remote.inputSchema };
   return guardedTool(gate, remote.name, base, input, async (args, context) => {
     const result = await callRemote(client, remote.name, args, context, timeoutMs);

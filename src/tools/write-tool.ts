@@ -9,9 +9,9 @@
 import { ToolFailedError, UnauthorizedError } from "../errors.js";
 import type { McpClient } from "../mcp/client.js";
 import { isRecord, type CallToolResult } from "../mcp/types.js";
-import type { CompiledSchema } from "../schema/index.js";
 import { quote } from "../util/text.js";
 import { admit, checkAction, checkedArguments, failureReason, sendApproved, sentOperations, type ApprovedSend } from "./action-call.js";
+import type { SchemaValidator } from "./read-tool.js";
 import { actionMeta, parsePrepareEnvelope, parseReceiptEnvelope, type ReceiptEnvelope } from "./envelope.js";
 import type { WriteTrio } from "./fingerprint.js";
 import type { ConnectionGate } from "./gate.js";
@@ -27,7 +27,7 @@ export interface WriteToolParts {
   identity: Identity;
   trio: WriteTrio;
   /** The compiled input schemas of the mutation and the preparation helper. */
-  inputs: { mutation: CompiledSchema; prepare: CompiledSchema };
+  inputs: { mutation: SchemaValidator; prepare: SchemaValidator };
   /** From {@link writeVersion}. */
   version: string;
   timeoutMs: number | undefined;
