@@ -96,13 +96,28 @@ test("T5: date, time, date-time and hostname checks agree with their grammars on
 // answer as the RFC 5321 / RFC 3986 grammars written as regexes do.
 test("T5: email and URI checks agree with their grammars on generated values", () => {
   const LOCAL = /^(?:[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*|"(?:[^"\\\r\n]|\\.)*")$/;
-  const CHARS = /^(?:[A-Za-z0-9\-._~:/?#[\]@!$&'()*+,;=]|%[0-9A-Fa-f]{2})*$/;
-  const URI = /^[A-Za-z][A-Za-z0-9+.-]*:(?:[A-Za-z0-9\-._~:/?#[\]@!$&'()*+,;=]|%[0-9A-Fa-f]{2})*$/;
+  // RFC 3986 appendix A: URI and relative-ref; an IP literal's inside is checked apart.
+  const h = "%[0-9A-Fa-f]{2}";
+  const reg = "A-Za-z0-9\\-._~!$&'()*+,;=";
+  const pchar = `(?:[${reg}:@]|${h})`;
+  const authority = `(?:(?:[${reg}:]|${h})*@)?(?:\\[(?<lit>[^\\]/?#@]*)\\]|(?:[${reg}]|${h})*)(?::[0-9]*)?`;
+  const segs = `(?:/${pchar}*)*`;
+  const tail = `(?:\\?(?:${pchar}|[/?])*)?(?:#(?:${pchar}|[/?])*)?`;
+  const URI = new RegExp(`^[A-Za-z][A-Za-z0-9+.-]*:(?://${authority}${segs}|/(?:${pchar}+${segs})?|${pchar}+${segs}|)${tail}$`);
+  const RELATIVE = new RegExp(`^(?://${authority}${segs}|/(?:${pchar}+${segs})?|(?:[${reg}@]|${h})+${segs}|)${tail}$`);
+  const ipv6 = compileSchema({ format: "ipv6" }, { formats: "assert" });
+  const literalOk = (lit: string | undefined) =>
+    lit === undefined || ipv6.validate(lit).valid || new RegExp(`^[vV][0-9A-Fa-f]+\\.[${reg}:]+$`).test(lit);
+  const grammar = (re: RegExp, u: string) => {
+    const m = re.exec(u);
+    return m !== null && literalOk(m.groups?.["lit"]);
+  };
   const [email, uri, ref] = ["email", "uri", "uri-reference"].map((format) => compileSchema({ format }, { formats: "assert" }));
   let seed = 7;
   const r = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
   const alphabet = 'aZ9.-+_:/%@"\\ #[]!~?éF0\u00a0😀';
   const word = (max: number) => Array.from({ length: Math.floor(r() * max) }, () => alphabet[Math.floor(r() * alphabet.length)]).join("");
+  const hosts = ["example.com", "[::1]", "[v1.x:y]", "[1::2:3]", "[::ffff:1.2.3.4]", "[::ffff:01.2.3.4]", "u:p@h", "h:80", "h:8a", "a@b@c", ""];
   for (let i = 0; i < 4000; i++) {
     const local = r() < 0.8 ? word(8) : `"${word(6)}"`;
     const address = `${local}@${r() < 0.9 ? "example.com" : word(6)}`;
@@ -110,9 +125,10 @@ test("T5: email and URI checks agree with their grammars on generated values", (
     const host = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
     const expected = at > 0 && LOCAL.test(address.slice(0, at)) && host.test(address.slice(at + 1));
     assert.equal(email?.validate(address).valid, expected, address);
-    const u = r() < 0.5 ? `${word(4)}:${word(10)}` : word(12);
-    assert.equal(uri?.validate(u).valid, URI.test(u), u);
-    assert.equal(ref?.validate(u).valid, CHARS.test(u), u);
+    const authority = r() < 0.4 ? `//${r() < 0.6 ? (hosts[Math.floor(r() * hosts.length)] as string) : word(6)}` : "";
+    const u = r() < 0.5 ? `${word(4)}:${authority}${word(10)}` : `${authority}${word(12)}`;
+    assert.equal(uri?.validate(u).valid, grammar(URI, u), u);
+    assert.equal(ref?.validate(u).valid, grammar(URI, u) || grammar(RELATIVE, u), u);
   }
 });
 

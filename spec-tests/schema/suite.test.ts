@@ -2,69 +2,17 @@
 // tests only) against a committed pass table that may only shrink.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
-import { join, relative, sep } from "node:path";
+import { existsSync, readdirSync } from "node:fs";
+import { join } from "node:path";
 import { compileSchema } from "../../src/schema/index.js";
+import { readJson, registry, root, suite, type SuiteCase } from "./suite-data.js";
 
-// Tests run from the repository root; the suite is test data of the repository.
-const root = process.cwd();
-const suite = join(root, "fixtures", "json-schema-test-suite");
 const expectedFile = join(root, "spec-tests", "schema", "suite-expected.json");
 
 interface Expected {
   total: number;
   passed: number;
   knownFailures: { test: string; reason: string }[];
-}
-interface SuiteTest {
-  description: string;
-  data: unknown;
-  valid: boolean;
-}
-interface SuiteCase {
-  description: string;
-  schema: unknown;
-  tests: SuiteTest[];
-}
-
-function readJson(path: string): unknown {
-  return JSON.parse(readFileSync(path, "utf8"));
-}
-
-function walk(dir: string, out: string[] = []): string[] {
-  for (const name of readdirSync(dir).sort()) {
-    const p = join(dir, name);
-    if (statSync(p).isDirectory()) walk(p, out);
-    else if (p.endsWith(".json")) out.push(p);
-  }
-  return out;
-}
-
-/**
- * The suite's remotes, served from memory as http://localhost:1234/..., plus the
- * dialect's meta-schemas (the suite ships none; the ajv dev dependency does).
- */
-function registry(dialect: "draft7" | "draft2020-12"): Map<string, unknown> {
-  const reg = new Map<string, unknown>();
-  const remotes = join(suite, "remotes");
-  for (const file of walk(remotes)) {
-    const rel = relative(remotes, file).split(sep).join("/");
-    const top = rel.split("/")[0] ?? "";
-    // Root-level files plus this dialect's folder (suite README).
-    if (rel.includes("/") && top !== dialect && !top.startsWith("baseUriChange") && top !== "nested") continue;
-    reg.set(`http://localhost:1234/${rel}`, readJson(file));
-  }
-  const refs = join(root, "node_modules", "ajv", "dist", "refs");
-  const metas =
-    dialect === "draft7"
-      ? [join(refs, "json-schema-draft-07.json")]
-      : [join(refs, "json-schema-2020-12", "schema.json"), ...walk(join(refs, "json-schema-2020-12", "meta"))];
-  for (const file of metas) {
-    if (!existsSync(file)) continue;
-    const doc = readJson(file) as { $id?: unknown };
-    if (typeof doc.$id === "string") reg.set(doc.$id, doc);
-  }
-  return reg;
 }
 
 /** Runs every required test of one dialect; returns the total and the names that failed. */

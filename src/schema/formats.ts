@@ -23,16 +23,138 @@ const REL_JSON_POINTER = /^(?:0|[1-9]\d*)(?:#|(?:\/(?:[^~/]|~[01])*)*)$/;
 const VARSPEC = "(?:[A-Za-z0-9_]|%[0-9A-Fa-f]{2})(?:\\.?(?:[A-Za-z0-9_]|%[0-9A-Fa-f]{2}))*(?::[1-9][0-9]{0,3}|\\*)?";
 const URI_TEMPLATE = new RegExp(`^(?:[^\\x00-\\x20"%<>\\\\^\`{|}\\x7f]|%[0-9A-Fa-f]{2}|\\{[+#./;?&=,!@|]?${VARSPEC}(?:,${VARSPEC})*\\})*$`);
 const QUOTED_LOCAL = /^"(?:[^"\\\r\n]|\\.)*"$/;
-// RFC 3986 §2: characters that never appear unencoded in a URI; a `%` must start an escape.
-// Unrolled (runs of plain characters between escapes): the engine matches runs faster
-// than one alternation per character, and "%" starts no run, so nothing backtracks.
-const URI_CHARS = /^[A-Za-z0-9\-._~:/?#[\]@!$&'()*+,;=]*(?:%[0-9A-Fa-f]{2}[A-Za-z0-9\-._~:/?#[\]@!$&'()*+,;=]*)*$/;
 const IRI_CHARS = /^(?:[A-Za-z0-9\-._~:/?#[\]@!$&'()*+,;=\u00a0-\ud7ff\ue000-\ufffd\u{10000}-\u{10ffff}]|%[0-9A-Fa-f]{2})*$/u;
 const SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:/;
-// A scheme, then URI characters (the scheme's characters are URI characters): one pass.
-// These literals cannot backtrack (each character has one way to match); the engine
-// runs them faster than a loop over the characters would (measured).
-const URI = new RegExp(SCHEME.source + URI_CHARS.source.slice(1));
+
+// RFC 3986 §2 character classes by ASCII code, read in place by the URI checks.
+/** unreserved and sub-delims: the characters of a reg-name. */
+const REG = 1;
+/** A hexadecimal digit. */
+const HEX = 2;
+/** A scheme character after the first (letters, digits, "+", "-", "."). */
+const SCH = 4;
+const URI_CLASS = new Uint8Array(128);
+for (let c = 0; c < 128; c++) {
+  const ch = String.fromCharCode(c);
+  URI_CLASS[c] = (/[A-Za-z0-9\-._~!$&'()*+,;=]/.test(ch) ? REG : 0) | (/[0-9A-Fa-f]/.test(ch) ? HEX : 0) | (/[A-Za-z0-9+.-]/.test(ch) ? SCH : 0);
+}
+
+/** Does `s` hold a percent-encoded octet ("%" and two hexadecimal digits) at `i`? */
+function isEscape(s: string, i: number): boolean {
+  const a = s.charCodeAt(i + 1);
+  const b = s.charCodeAt(i + 2);
+  return a < 128 && (URI_CLASS[a] as number) & HEX && b < 128 && (URI_CLASS[b] as number) & HEX ? true : false;
+}
+
+/** RFC 3986 §3.2.2 IP-literal between `from` and `to` (the brackets excluded): IPv6 or IPvFuture. */
+function isIpLiteral(s: string, from: number, to: number): boolean {
+  if ((s.charCodeAt(from) | 32) !== 118) return isIpv6(s.slice(from, to));
+  // IPvFuture: "v" 1*HEXDIG "." 1*( unreserved / sub-delims / ":" ).
+  let i = from + 1;
+  while (i < to && s.charCodeAt(i) < 128 && (URI_CLASS[s.charCodeAt(i)] as number) & HEX) i++;
+  if (i === from + 1 || s.charCodeAt(i) !== 46 || ++i === to) return false;
+  for (; i < to; i++) {
+    const c = s.charCodeAt(i);
+    if (!(c === 58 || (c < 128 && (URI_CLASS[c] as number) & REG))) return false;
+  }
+  return true;
+}
+
+/**
+ * RFC 3986 §3.2 authority from `from` of `s`: [ userinfo "@" ] host [ ":" port ].
+ * Returns where it ends (at "/", "?", "#" or the end), or -1.
+ */
+function authorityEnd(s: string, from: number): number {
+  const n = s.length;
+  let end = from;
+  let at = -1;
+  for (; end < n; end++) {
+    const c = s.charCodeAt(end);
+    if (c === 47 || c === 63 || c === 35) break;
+    if (c === 64 && at < 0) at = end;
+  }
+  // userinfo: unreserved, escapes, sub-delims and ":" (so no second "@").
+  let i = from;
+  if (at >= 0) {
+    for (; i < at; i++) {
+      const c = s.charCodeAt(i);
+      if (c === 58 || (c < 128 && (URI_CLASS[c] as number) & REG)) continue;
+      if (c === 37 && isEscape(s, i)) i += 2;
+      else return -1;
+    }
+    i = at + 1;
+  }
+  if (s.charCodeAt(i) === 91) {
+    const close = s.indexOf("]", i);
+    if (close < 0 || close >= end || !isIpLiteral(s, i + 1, close)) return -1;
+    i = close + 1;
+  } else {
+    // reg-name (an IPv4 address is one too).
+    for (; i < end; i++) {
+      const c = s.charCodeAt(i);
+      if (c === 58) break;
+      if (c < 128 && (URI_CLASS[c] as number) & REG) continue;
+      if (c === 37 && isEscape(s, i)) i += 2;
+      else return -1;
+    }
+  }
+  if (i === end) return end;
+  if (s.charCodeAt(i) !== 58) return -1;
+  // port: digits only.
+  for (i++; i < end; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 48 || c > 57) return -1;
+  }
+  return end;
+}
+
+/**
+ * RFC 3986 §4.1 URI-reference (`absolute`: §3 URI, with a scheme), read in place:
+ * scheme, authority (user information, host with IP literals checked, numeric port),
+ * path, query and fragment, each with its own characters; "%" only in escapes.
+ */
+function isUriReference(s: string, absolute: boolean): boolean {
+  const n = s.length;
+  let i = 0;
+  let c = s.charCodeAt(0);
+  // A scheme: a letter, then letters, digits, "+", "-", "." up to ":".
+  if ((c | 32) >= 97 && (c | 32) <= 122) {
+    i = 1;
+    while (i < n && (c = s.charCodeAt(i)) < 128 && (URI_CLASS[c] as number) & SCH) i++;
+    i = c === 58 && i < n ? i + 1 : 0;
+  }
+  if (i === 0 && absolute) return false;
+  // A relative reference's first segment has no ":" (path-noscheme, §4.2).
+  let noColon = i === 0;
+  if (s.charCodeAt(i) === 47 && s.charCodeAt(i + 1) === 47) {
+    i = authorityEnd(s, i + 2);
+    if (i < 0) return false;
+    noColon = false;
+  }
+  // The path: segments of pchar.
+  for (; i < n; i++) {
+    c = s.charCodeAt(i);
+    if (c < 128 && (URI_CLASS[c] as number) & REG) continue;
+    if (c === 47) noColon = false;
+    else if (c === 58) {
+      if (noColon) return false;
+    } else if (c === 37 && isEscape(s, i)) i += 2;
+    else if (c !== 64) break;
+  }
+  if (i === n) return true;
+  // The query ("?") and the fragment ("#"): pchar, "/" and "?".
+  if (c !== 63 && c !== 35) return false;
+  let fragment = c === 35;
+  for (i++; i < n; i++) {
+    c = s.charCodeAt(i);
+    if (c < 128 && (URI_CLASS[c] as number) & REG) continue;
+    if (c === 47 || c === 63 || c === 58 || c === 64) continue;
+    if (c === 37 && isEscape(s, i)) i += 2;
+    else if (c === 35 && !fragment) fragment = true;
+    else return false;
+  }
+  return true;
+}
 
 // RFC 5322 §3.2.3 atext by ASCII code, read in place by the email check (no slice, no regex run).
 const ATEXT = new Uint8Array(128);
@@ -188,8 +310,8 @@ const CHECKS = new Map<string, ((s: string) => boolean) | RegExp>([
   ["hostname", isHostname],
   ["ipv4", IPV4],
   ["ipv6", isIpv6],
-  ["uri", URI],
-  ["uri-reference", URI_CHARS],
+  ["uri", (s: string) => isUriReference(s, true)],
+  ["uri-reference", (s: string) => isUriReference(s, false)],
   ["iri", (s: string) => SCHEME.test(s) && IRI_CHARS.test(s)],
   ["iri-reference", IRI_CHARS],
   ["uuid", UUID],
