@@ -81,14 +81,15 @@ async function approvedRenames(store: ActionStore, tool: WriteTool, n: number, t
 
 let server: ContractServer;
 let db: TestPostgres;
+// Bounded, as every test: a hook that hangs fails the file instead of holding the run.
 before(async () => {
   server = await startContract();
   db = await startPostgres();
-});
+}, { timeout: 120_000 });
 after(async () => {
   await server?.close();
   await db?.stop();
-});
+}, { timeout: 60_000 });
 
 describe("W12: worker concurrency", { timeout: 90_000 }, () => {
   test("W12: a worker keeps up to `concurrency` actions in flight, never more, batches its claims and moves, and performs each once", async () => {

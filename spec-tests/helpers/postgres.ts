@@ -3,7 +3,7 @@
 // process kills the cluster and removes its directory if this process dies without
 // stopping it (a failed test, a SIGKILL), so nothing is ever left running.
 import { spawn } from "node:child_process";
-import { chmodSync, mkdtempSync, rmSync } from "node:fs";
+import { chmodSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -62,6 +62,27 @@ export interface StartOptions {
   settings?: readonly string[];
 }
 
+/** How long a cluster may take to initialise or start, and a pool or a cluster to stop, before the attempt is given up. */
+const START_MS = 60_000;
+const STOP_MS = 15_000;
+
+/** `work`, or a rejection once `ms` passed. */
+function within<T>(ms: number, work: Promise<T>, what: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`postgres ${what} took over ${ms} ms`)), ms)));
+  return Promise.race([work, late]).finally(() => clearTimeout(timer));
+}
+
+/** Kills the postgres whose pid file is in `dataDir` (an attempt that did not start or stop in time). */
+function killCluster(dataDir: string): void {
+  try {
+    const pid = Number(readFileSync(join(dataDir, "postmaster.pid"), "utf8").split("\n")[0]);
+    if (pid > 0) process.kill(pid, "SIGKILL");
+  } catch {
+    // no pid file, or gone
+  }
+}
+
 /** Starts a cluster; the caller must `stop()` it (in an `after` hook). */
 export async function startPostgres(options: StartOptions = {}): Promise<TestPostgres> {
   const dir = mkdtempSync(join(tmpdir(), "yada-pg-"));
@@ -87,11 +108,12 @@ export async function startPostgres(options: StartOptions = {}): Promise<TestPos
       onError: (m: unknown) => void (log.length < 200 && log.push(String(m))),
     });
     try {
-      if (attempt === 0) await cluster.initialise();
-      await cluster.start();
+      if (attempt === 0) await within(START_MS, cluster.initialise(), "initdb");
+      await within(START_MS, cluster.start(), "start");
     } catch (e) {
       lastError = new Error(`postgres did not start: ${String(e)}\n${log.join("").slice(-3000)}`);
-      await cluster.stop().catch(() => undefined);
+      await within(STOP_MS, cluster.stop(), "stop").catch(() => undefined);
+      killCluster(dataDir);
       continue;
     }
     const proc = (cluster as unknown as { process?: { pid?: number } }).process;
@@ -110,8 +132,16 @@ export async function startPostgres(options: StartOptions = {}): Promise<TestPos
       async stop() {
         if (stopped) return;
         stopped = true;
-        await pool.end().catch(() => undefined);
-        await cluster.stop().catch(() => undefined);
+        // Bounded: a client a test left checked out must not keep the run waiting.
+        await within(STOP_MS, pool.end(), "pool end").catch(() => undefined);
+        await within(STOP_MS, cluster.stop(), "stop").catch(() => undefined);
+        if (pid) {
+          try {
+            process.kill(pid, "SIGKILL"); // already gone after a clean stop
+          } catch {
+            // gone
+          }
+        }
         rmSync(dir, { recursive: true, force: true });
       },
     };
