@@ -145,8 +145,13 @@ export async function openCliStore(io: Io, path: string, options: { mustExist: b
         if (!busy || Date.now() > until || options.signal?.aborted) throw e;
         if (!said) {
           io.err(`yada: waiting for the action store: the yada worker (process ${worker.pid}) is using it for a pass\n`);
-          // The worker sees this between two passes and leaves the store free for us.
-          writeFileSync(waitingPath(path), `${JSON.stringify({ pid: process.pid })}\n`, { mode: 0o600 });
+          // The worker sees this between two passes and leaves the store free for us
+          // (a folder we cannot write to only means no hand-off: we wait as before).
+          try {
+            writeFileSync(waitingPath(path), `${JSON.stringify({ pid: process.pid })}\n`, { mode: 0o600 });
+          } catch {
+            // no note
+          }
         }
         said = true;
         await new Promise((resolve) => setTimeout(resolve, CLI_STORE_BUSY_POLL_MS));
