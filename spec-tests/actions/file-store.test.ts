@@ -48,6 +48,27 @@ function child(path: string, body: string) {
 }
 
 describe("W9: file store on disk", { timeout: 60_000 }, () => {
+  test("U1, W9: a count or list while a change is being written answers what is on disk, and the counts after it hold the change", async () => {
+    const store = await openFileStore(join(tempDir(), "actions.jsonl"));
+    try {
+      const a = await store.create(newRecord());
+      const tenant = { tenantId: a.tenantId };
+      const approval = { actorId: "bob", tenantId: a.tenantId, at: Date.now() };
+      assert.equal(await store.count({ ...tenant, state: "awaiting_approval" }), 1); // the kept numbers, built
+      const writing = store.transition(a.id, { state: "awaiting_approval", fence: 0 }, { state: "approved", approval }, Date.now());
+      // Asked while the change is on its way to disk: the old state, read from the text on disk.
+      assert.equal(await store.count({ ...tenant, state: "awaiting_approval" }), 1);
+      assert.deepEqual((await store.list({ ...tenant, state: "awaiting_approval" })).map((r) => r.id), [a.id]);
+      await writing;
+      // That read must not have moved the kept numbers back to the state on disk then.
+      assert.equal(await store.count({ ...tenant, state: "awaiting_approval" }), 0);
+      assert.equal(await store.count({ ...tenant, state: "approved" }), 1);
+      assert.equal((await store.get(a.id))?.state, "approved");
+    } finally {
+      await store.close();
+    }
+  });
+
   test("W9: a torn last line is ignored on open and the journal goes on from the last whole record", async () => {
     const path = join(tempDir(), "actions.jsonl");
     const store = await openFileStore(path);

@@ -50,6 +50,9 @@ export class RecordTable {
   #read(id: string, raw: string): ActionRecord {
     const cached = this.#parsed.get(id);
     if (cached && cached.raw === raw) return cached.record;
+    // Only the stored text is cached and counted: a text read instead of it (`before`, the
+    // file store's view while a change is being written) must not move the kept counts back.
+    const stored = this.#data.get(id) === raw;
     let record: ActionRecord;
     try {
       let value: unknown;
@@ -61,11 +64,13 @@ export class RecordTable {
       record = parseActionRecord(value);
       if (record.id !== id) throw new StoreError("a stored action is filed under another id");
     } catch (e) {
-      this.#counts.note(id, raw, undefined);
+      if (stored) this.#counts.note(id, raw, undefined);
       throw e;
     }
-    this.#parsed.set(id, { raw, record });
-    this.#counts.note(id, raw, record);
+    if (stored) {
+      this.#parsed.set(id, { raw, record });
+      this.#counts.note(id, raw, record);
+    }
     return record;
   }
 
