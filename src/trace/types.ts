@@ -5,7 +5,7 @@
  *
  * Spans nest through the host's context manager, as every OpenTelemetry
  * instrumentation's do (`startActiveSpan`): in Node, Deno and Bun the SDK's
- * AsyncLocalStorage one. What crosses processes (an action's proposal, its
+ * async-context one. What goes from one program to another (an action's proposal, its
  * approval, its execution) is joined by links instead, from the trace context
  * kept on the action record (O2).
  *
@@ -26,7 +26,7 @@ export interface TraceSpanContext {
   spanId: string;
   /** W3C trace flags (bit 0: sampled). */
   traceFlags: number;
-  /** True when the context came from another process. */
+  /** True when the context came from another service or worker. */
   isRemote?: boolean;
   /** Vendor state (`tracestate`), serialized when propagated. */
   traceState?: TraceState;
@@ -40,7 +40,7 @@ export interface TraceState {
   serialize(): string;
 }
 
-/** A link to a span of another trace or process (OpenTelemetry `Link`). */
+/** A link to a span of another trace, service or worker (OpenTelemetry `Link`). */
 export interface TraceLink {
   context: TraceSpanContext;
   attributes?: TraceAttributes;
