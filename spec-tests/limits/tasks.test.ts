@@ -32,6 +32,8 @@ describe("V8: task bounds (2025-11-25 server over stdio)", { concurrency: true }
       // Timers never fire early: the poll waited the default; far less than the longest interval.
       assert.ok(elapsed >= DEFAULT_TASK_POLL_MS - 20, `polled after ${elapsed} ms`);
       assert.ok(elapsed < MAX_TASK_POLL_MS / 2, `polled after ${elapsed} ms`);
+      // The server logs on stderr, which may come in after the answer on stdout (bounded wait).
+      for (let i = 0; i < 100 && seen().length < 2; i++) await new Promise((r) => setTimeout(r, 20));
       assert.deepEqual(seen().map((s) => s.method), ["tasks/get", "tasks/result"]);
     } finally {
       await client.close();
