@@ -14,7 +14,7 @@ import { OAuthError } from "../../src/errors.js";
 import { startFake } from "../auth/fake-as.js";
 import { mockClock } from "../helpers/clock.js";
 import { OAUTH_FLOW_TTL_MS, OAUTH_INTERACTION_TIMEOUT_MS, OAUTH_REQUEST_TIMEOUT_MS } from "../../src/limits.js";
-import { DEFAULT_LEGACY_ENDPOINT_TIMEOUT_MS, DEFAULT_TASK_TIMEOUT_MS, TASK_CANCEL_TIMEOUT_MS, MAX_TASK_POLL_MS, MAX_TASK_POLLS } from "../../src/limits.js";
+import { DEADLINE_SWEEP_MS, DEFAULT_LEGACY_ENDPOINT_TIMEOUT_MS, DEFAULT_TASK_TIMEOUT_MS, TASK_CANCEL_TIMEOUT_MS, MAX_TASK_POLL_MS, MAX_TASK_POLLS } from "../../src/limits.js";
 import { limitNamed } from "./support.js";
 import { connect, text } from "./task-server.js";
 
@@ -36,14 +36,28 @@ async function realWaitFor(predicate: () => boolean, ms: number): Promise<void> 
     await new Promise((r) => setImmediate(r));
   }
 }
+// Counts the (mocked) timers started with delay `ms`, so that a test ticks only once
+// the client has scheduled its next poll: a tick before that would pass unseen on a
+// loaded machine, where the poll's answer can come in after the server's log line.
+// Call after mock.timers.enable; the mock's reset puts the real setTimeout back.
+function countTimers(ms: number): () => number {
+  const mocked = globalThis.setTimeout;
+  let n = 0;
+  globalThis.setTimeout = ((fn: () => void, delay?: number, ...rest: unknown[]) => {
+    if (delay === ms) n++;
+    return mocked(fn, delay, ...rest);
+  }) as typeof setTimeout;
+  return () => n;
+}
 
 describe("V8: task time bounds on mocked timers (2025-11-25 server over stdio)", () => {
   test("V8: a huge suggested poll interval is clamped to MAX_TASK_POLL_MS", T, async (t: TestContext) => {
     const { client, seen } = await connect("slow:1");
     try {
       t.mock.timers.enable({ apis: ["setTimeout"] });
+      const polls = countTimers(MAX_TASK_POLL_MS);
       const call = client.callTool("t", {}, { task: true, timeoutMs: 10 * MAX_TASK_POLL_MS });
-      await realWait(300); // the task answer arrives and the poll is scheduled
+      await realWaitFor(() => polls() === 1, 10_000); // the task answer arrived and the poll is scheduled
       t.mock.timers.tick(MAX_TASK_POLL_MS - 1);
       await realWait(300);
       assert.equal(seen().filter((s) => s.method === "tasks/get").length, 0, "polled before MAX_TASK_POLL_MS");
@@ -58,20 +72,26 @@ describe("V8: task time bounds on mocked timers (2025-11-25 server over stdio)",
 
   test("V8: a task call without a bound of its own ends after DEFAULT_TASK_TIMEOUT_MS", T, async (t: TestContext) => {
     const { client, seen } = await connect("slow:0");
+    assert.ok(DEADLINE_SWEEP_MS < MAX_TASK_POLL_MS);
     try {
       t.mock.timers.enable({ apis: ["setTimeout", "Date"], now: Date.now() });
+      const polls = countTimers(MAX_TASK_POLL_MS);
       let settled: unknown;
       const call = client.callTool("t", {}, { task: true, timeoutMs: null }).then(
         (r) => (settled = r),
         (e: unknown) => (settled = e),
       );
-      await realWait(300);
-      // Polled every MAX_TASK_POLL_MS of mocked time; each poll is a real round trip.
-      for (let elapsed = 0; elapsed < DEFAULT_TASK_TIMEOUT_MS - MAX_TASK_POLL_MS; elapsed += MAX_TASK_POLL_MS) {
+      // Polled every MAX_TASK_POLL_MS of mocked time; each poll is a real round trip,
+      // and mocked time moves on only once the next poll's wait is scheduled (request
+      // bounds share one timer armed at most DEADLINE_SWEEP_MS ahead, so every timer
+      // of MAX_TASK_POLL_MS is a poll's wait).
+      await realWaitFor(() => polls() === 1, 10_000);
+      for (let elapsed = MAX_TASK_POLL_MS; elapsed < DEFAULT_TASK_TIMEOUT_MS; elapsed += MAX_TASK_POLL_MS) {
+        const scheduled = polls();
         const before = seen().length;
         t.mock.timers.tick(MAX_TASK_POLL_MS);
         await realWaitFor(() => seen().length > before, 10_000);
-        await realWait(5);
+        await realWaitFor(() => polls() > scheduled, 10_000);
       }
       assert.equal(settled, undefined, "ended before DEFAULT_TASK_TIMEOUT_MS");
       t.mock.timers.tick(MAX_TASK_POLL_MS);
@@ -156,13 +176,13 @@ describe("H14: the endpoint wait on mocked timers (loopback HTTP+SSE server)", (
     const transport = new LegacySseTransport(server.url);
     try {
       t.mock.timers.enable({ apis: ["setTimeout"] });
+      const waits = countTimers(DEFAULT_LEGACY_ENDPOINT_TIMEOUT_MS);
       let settled: unknown;
       const started = transport.start({ message: () => {}, requestError: () => {}, closed: () => {} }).then(
         () => (settled = "started"),
         (e: unknown) => (settled = e),
       );
-      await realWaitFor(() => server.requests.length > 0, 10_000);
-      await realWait(200);
+      await realWaitFor(() => server.requests.length > 0 && waits() === 1, 10_000);
       t.mock.timers.tick(DEFAULT_LEGACY_ENDPOINT_TIMEOUT_MS - 1);
       await realWait(200);
       assert.equal(settled, undefined, "gave up before DEFAULT_LEGACY_ENDPOINT_TIMEOUT_MS");
@@ -220,12 +240,12 @@ describe("A2, A3: OAuth time bounds on mocked timers (loopback fake authorizatio
     const world = await startFake();
     try {
       t.mock.timers.enable({ apis: ["setTimeout"] });
+      const waits = countTimers(OAUTH_INTERACTION_TIMEOUT_MS);
       let asked = false;
       const out: { value?: unknown } = {};
       const auth = new OAuthClient({ redirectUri: REDIRECT, authorize: () => ((asked = true), new Promise<string>(() => {})) });
       const done = connecting(world.mcpUrl, auth, out, 2 * OAUTH_INTERACTION_TIMEOUT_MS);
-      await realWaitFor(() => asked, 10_000);
-      await realWait(100);
+      await realWaitFor(() => asked && waits() === 1, 10_000);
       t.mock.timers.tick(OAUTH_INTERACTION_TIMEOUT_MS - 1);
       await realWait(200);
       assert.equal(out.value, undefined, "gave up before OAUTH_INTERACTION_TIMEOUT_MS");
