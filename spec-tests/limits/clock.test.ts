@@ -36,36 +36,22 @@ async function realWaitFor(predicate: () => boolean, ms: number): Promise<void> 
     await new Promise((r) => setImmediate(r));
   }
 }
-// Counts the (mocked) timers started with delay `ms`, so that a test ticks only once
-// the client has scheduled its next poll: a tick before that would pass unseen on a
-// loaded machine, where the poll's answer can come in after the server's log line.
-// Call after mock.timers.enable; the mock's reset puts the real setTimeout back.
-function countTimers(ms: number): () => number {
-  const mocked = globalThis.setTimeout;
-  let n = 0;
-  globalThis.setTimeout = ((fn: () => void, delay?: number, ...rest: unknown[]) => {
-    if (delay === ms) n++;
-    return mocked(fn, delay, ...rest);
-  }) as typeof setTimeout;
-  return () => n;
-}
-
 describe("V8: task time bounds on mocked timers (2025-11-25 server over stdio)", () => {
   test("V8: a huge suggested poll interval is clamped to MAX_TASK_POLL_MS", T, async (t: TestContext) => {
     const { client, seen } = await connect("slow:1");
+    const clock = mockClock(t);
     try {
-      t.mock.timers.enable({ apis: ["setTimeout"] });
-      const polls = countTimers(MAX_TASK_POLL_MS);
+      const polls = (): number => clock.armed(MAX_TASK_POLL_MS);
       const call = client.callTool("t", {}, { task: true, timeoutMs: 10 * MAX_TASK_POLL_MS });
       await realWaitFor(() => polls() === 1, 10_000); // the task answer arrived and the poll is scheduled
-      t.mock.timers.tick(MAX_TASK_POLL_MS - 1);
+      clock.tick(MAX_TASK_POLL_MS - 1);
       await realWait(300);
       assert.equal(seen().filter((s) => s.method === "tasks/get").length, 0, "polled before MAX_TASK_POLL_MS");
-      t.mock.timers.tick(1);
+      clock.tick(1);
       await realWaitFor(() => seen().some((s) => s.method === "tasks/result"), 10_000);
       assert.equal(text(await call), "polled 1");
     } finally {
-      t.mock.timers.reset();
+      clock.restore();
       await client.close();
     }
   });
@@ -73,9 +59,9 @@ describe("V8: task time bounds on mocked timers (2025-11-25 server over stdio)",
   test("V8: a task call without a bound of its own ends after DEFAULT_TASK_TIMEOUT_MS", T, async (t: TestContext) => {
     const { client, seen } = await connect("slow:0");
     assert.ok(DEADLINE_SWEEP_MS < MAX_TASK_POLL_MS);
+    const clock = mockClock(t, { date: true });
     try {
-      t.mock.timers.enable({ apis: ["setTimeout", "Date"], now: Date.now() });
-      const polls = countTimers(MAX_TASK_POLL_MS);
+      const polls = (): number => clock.armed(MAX_TASK_POLL_MS);
       let settled: unknown;
       const call = client.callTool("t", {}, { task: true, timeoutMs: null }).then(
         (r) => (settled = r),
@@ -89,19 +75,19 @@ describe("V8: task time bounds on mocked timers (2025-11-25 server over stdio)",
       for (let elapsed = MAX_TASK_POLL_MS; elapsed < DEFAULT_TASK_TIMEOUT_MS; elapsed += MAX_TASK_POLL_MS) {
         const scheduled = polls();
         const before = seen().length;
-        t.mock.timers.tick(MAX_TASK_POLL_MS);
+        clock.tick(MAX_TASK_POLL_MS);
         await realWaitFor(() => seen().length > before, 10_000);
         await realWaitFor(() => polls() > scheduled, 10_000);
       }
       assert.equal(settled, undefined, "ended before DEFAULT_TASK_TIMEOUT_MS");
-      t.mock.timers.tick(MAX_TASK_POLL_MS);
+      clock.tick(MAX_TASK_POLL_MS);
       await realWaitFor(() => settled !== undefined, 10_000);
       await call;
       const e = settled as unknown as Error & { code?: string };
       assert.equal(e.code, "timeout");
       assert.match(e.message, new RegExp(`did not finish within ${DEFAULT_TASK_TIMEOUT_MS} ms`));
     } finally {
-      t.mock.timers.reset();
+      clock.restore();
       await client.close();
     }
   });
@@ -174,26 +160,26 @@ describe("H14: the endpoint wait on mocked timers (loopback HTTP+SSE server)", (
   test("H14: a stream that never sends its endpoint fails after DEFAULT_LEGACY_ENDPOINT_TIMEOUT_MS", T, async (t: TestContext) => {
     const server = await startFixture("legacy-sse", { mode: "no-endpoint" });
     const transport = new LegacySseTransport(server.url);
+    const clock = mockClock(t);
     try {
-      t.mock.timers.enable({ apis: ["setTimeout"] });
-      const waits = countTimers(DEFAULT_LEGACY_ENDPOINT_TIMEOUT_MS);
+      const waits = (): number => clock.armed(DEFAULT_LEGACY_ENDPOINT_TIMEOUT_MS);
       let settled: unknown;
       const started = transport.start({ message: () => {}, requestError: () => {}, closed: () => {} }).then(
         () => (settled = "started"),
         (e: unknown) => (settled = e),
       );
       await realWaitFor(() => server.requests.length > 0 && waits() === 1, 10_000);
-      t.mock.timers.tick(DEFAULT_LEGACY_ENDPOINT_TIMEOUT_MS - 1);
+      clock.tick(DEFAULT_LEGACY_ENDPOINT_TIMEOUT_MS - 1);
       await realWait(200);
       assert.equal(settled, undefined, "gave up before DEFAULT_LEGACY_ENDPOINT_TIMEOUT_MS");
-      t.mock.timers.tick(1);
+      clock.tick(1);
       await realWaitFor(() => settled !== undefined, 10_000);
       await started;
       const e = settled as unknown as Error & { code?: string; timeoutMs?: number };
       assert.equal(e.code, "timeout");
       assert.equal(e.timeoutMs, DEFAULT_LEGACY_ENDPOINT_TIMEOUT_MS);
     } finally {
-      t.mock.timers.reset();
+      clock.restore();
       await transport.close();
       await server.close();
     }
@@ -238,25 +224,25 @@ describe("A2, A3: OAuth time bounds on mocked timers (loopback fake authorizatio
 
   test("A3: an interactive step that never returns fails after OAUTH_INTERACTION_TIMEOUT_MS by default", T, async (t: TestContext) => {
     const world = await startFake();
+    const clock = mockClock(t);
     try {
-      t.mock.timers.enable({ apis: ["setTimeout"] });
-      const waits = countTimers(OAUTH_INTERACTION_TIMEOUT_MS);
+      const waits = (): number => clock.armed(OAUTH_INTERACTION_TIMEOUT_MS);
       let asked = false;
       const out: { value?: unknown } = {};
       const auth = new OAuthClient({ redirectUri: REDIRECT, authorize: () => ((asked = true), new Promise<string>(() => {})) });
       const done = connecting(world.mcpUrl, auth, out, 2 * OAUTH_INTERACTION_TIMEOUT_MS);
       await realWaitFor(() => asked && waits() === 1, 10_000);
-      t.mock.timers.tick(OAUTH_INTERACTION_TIMEOUT_MS - 1);
+      clock.tick(OAUTH_INTERACTION_TIMEOUT_MS - 1);
       await realWait(200);
       assert.equal(out.value, undefined, "gave up before OAUTH_INTERACTION_TIMEOUT_MS");
-      t.mock.timers.tick(1);
+      clock.tick(1);
       await realWaitFor(() => out.value !== undefined, 10_000);
       await done;
       const e: unknown = out.value;
       assert.ok(e instanceof OAuthError && e.kind === "timeout", String(e));
       assert.match(e.message, new RegExp(`within ${OAUTH_INTERACTION_TIMEOUT_MS} ms`));
     } finally {
-      t.mock.timers.reset();
+      clock.restore();
       await world.close();
     }
   });
