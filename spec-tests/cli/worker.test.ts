@@ -171,7 +171,7 @@ describe("U6: yada worker", T, () => {
     assert.equal(performed(w.log), 1);
   });
 
-  test("U6: yada actions waits while the running worker holds the store for a pass (well within CLI_STORE_BUSY_WAIT_MS), and fails at once for another holder", T, async () => {
+  test("U6: yada actions waits while the running worker holds the store for a pass (well within CLI_STORE_BUSY_WAIT_MS), even where it cannot leave its waiting note, and fails at once for another holder", T, async () => {
     const w = world("busy");
     const held = await openFileStore(w.store);
     try {
@@ -181,8 +181,10 @@ describe("U6: yada worker", T, () => {
       assert.equal(refused.code, EXIT.usage);
       assert.match(refused.stderr, /locked by process/);
       assert.ok(Date.now() - t0 < CLI_STORE_BUSY_WAIT_MS / 2);
-      // Held by the worker that serves the store (this process, as its note says): waited for.
+      // Held by the worker that serves the store (this process, as its note says): waited for,
+      // also where no waiting note can be left beside the store (its name taken by a folder).
       writeFileSync(`${w.store}.worker`, JSON.stringify({ pid: process.pid, servers: ["contract"] }));
+      mkdirSync(`${w.store}.waiting`);
       const waiting = yada(["actions", "list", "--store", w.store]);
       await new Promise((resolve) => setTimeout(resolve, 1_500));
       await held.close();
@@ -192,6 +194,7 @@ describe("U6: yada worker", T, () => {
     } finally {
       await held.close();
       rmSync(`${w.store}.worker`, { force: true });
+      rmSync(`${w.store}.waiting`, { recursive: true, force: true });
     }
   });
 
